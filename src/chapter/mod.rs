@@ -1,0 +1,385 @@
+//! The chapter registry: manifests under `book-snapshots/`, the snapshots they
+//! list, and the checks that say whether what is stored is intact and current.
+
+pub mod ids;
+pub mod manifest;
+pub mod normalize;
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+pub use ids::{ChapterKey, Id};
+pub use manifest::{ChapterManifest, Fingerprint, Scope, SnapshotEntry};
+
+use crate::atomic;
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::yaml_io;
+
+/// A loaded chapter: where it lives and what its manifest says.
+#[derive(Debug, Clone)]
+pub struct Chapter {
+    pub key: ChapterKey,
+    pub manifest: ChapterManifest,
+    pub manifest_path: PathBuf,
+}
+
+impl Chapter {
+    /// `book-id/chapter-id`.
+    pub fn key_str(&self) -> String {
+        self.key.to_string()
+    }
+}
+
+/// The chapters registered under one root.
+pub struct Registry {
+    layout: Layout,
+    keys: Vec<ChapterKey>,
+}
+
+impl Registry {
+    /// Lists `book-snapshots/<book>/<chapter>/chapter.yaml` without parsing.
+    pub fn open(layout: &Layout) -> Result<Self> {
+        let root = layout.snapshots_root();
+        let mut keys = Vec::new();
+        if root.is_dir() {
+            for book in read_dir_sorted(&root)? {
+                let Ok(book_id) = Id::parse(&book) else {
+                    continue;
+                };
+                let book_dir = root.join(&book);
+                if !book_dir.is_dir() {
+                    continue;
+                }
+                for chapter in read_dir_sorted(&book_dir)? {
+                    let Ok(chapter_id) = Id::parse(&chapter) else {
+                        continue;
+                    };
+                    let key = ChapterKey {
+                        book: book_id.clone(),
+                        chapter: chapter_id,
+                    };
+                    if layout.chapter_manifest(&key).is_file() {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        Ok(Registry {
+            layout: layout.clone(),
+            keys,
+        })
+    }
+
+    /// Every registered chapter, sorted by book then chapter.
+    pub fn keys(&self) -> &[ChapterKey] {
+        &self.keys
+    }
+
+    /// Finds a chapter by stable id, `<book-id>/<chapter-id>`, or a bare
+    /// chapter id that only one book uses.
+    pub fn resolve(&self, query: &str) -> Result<ChapterKey> {
+        if let Some((book, chapter)) = query.split_once('/') {
+            let key = ChapterKey {
+                book: Id::parse(book)?,
+                chapter: Id::parse(chapter)?,
+            };
+            return match self.keys.contains(&key) {
+                true => Ok(key),
+                false => Err(self.unknown(query)),
+            };
+        }
+        Id::parse(query)?;
+        let bare: Vec<&ChapterKey> = self
+            .keys
+            .iter()
+            .filter(|k| k.chapter.as_str() == query)
+            .collect();
+        match bare.as_slice() {
+            [one] => return Ok((*one).clone()),
+            [] => {}
+            many => {
+                return Err(Error::AmbiguousChapter {
+                    id: query.to_string(),
+                    candidates: many.iter().map(|k| k.to_string()).collect(),
+                });
+            }
+        }
+        for key in &self.keys {
+            if self.load(key)?.manifest.chapter.stable_id == query {
+                return Ok(key.clone());
+            }
+        }
+        Err(self.unknown(query))
+    }
+
+    /// Resolves and loads in one step.
+    pub fn get(&self, query: &str) -> Result<Chapter> {
+        let key = self.resolve(query)?;
+        self.load(&key)
+    }
+
+    /// Loads and checks one chapter's manifest.
+    pub fn load(&self, key: &ChapterKey) -> Result<Chapter> {
+        let path = self.layout.chapter_manifest(key);
+        let manifest: ChapterManifest = yaml_io::read(&path)?;
+        manifest.check().map_err(|m| Error::invalid(&path, m))?;
+        if manifest.book.id != key.book || manifest.chapter.id != key.chapter {
+            return Err(Error::invalid(
+                &path,
+                format!(
+                    "book.id/chapter.id say '{}/{}' but the file is stored under '{key}'",
+                    manifest.book.id, manifest.chapter.id
+                ),
+            ));
+        }
+        Ok(Chapter {
+            key: key.clone(),
+            manifest,
+            manifest_path: path,
+        })
+    }
+
+    /// The layout this registry reads.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn unknown(&self, query: &str) -> Error {
+        let mut names: Vec<String> = Vec::new();
+        for key in &self.keys {
+            names.push(key.to_string());
+            names.push(key.chapter.to_string());
+            if let Ok(ch) = self.load(key) {
+                names.push(ch.manifest.chapter.stable_id);
+            }
+        }
+        let suggestion = names
+            .into_iter()
+            .map(|n| (strsim::normalized_levenshtein(query, &n), n))
+            .filter(|(score, _)| *score >= 0.5)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| n);
+        Error::UnknownChapter {
+            id: query.to_string(),
+            suggestion,
+        }
+    }
+}
+
+fn read_dir_sorted(dir: &std::path::Path) -> Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| Error::io(dir, e))?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Fingerprints a file with `prose-v1`, turning errors into ones that name it.
+pub fn fingerprint_file(path: &std::path::Path) -> Result<Fingerprint> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    normalize::fingerprint_reader(std::io::BufReader::new(file))
+        .map(Fingerprint::prose_v1)
+        .map_err(|e| normalize_error(path, e))
+}
+
+/// Names the file a normalization error happened in.
+pub fn normalize_error(path: &std::path::Path, e: normalize::NormalizeError) -> Error {
+    match e {
+        normalize::NormalizeError::InvalidUtf8 { offset } => Error::InvalidUtf8 {
+            path: path.to_path_buf(),
+            offset,
+        },
+        normalize::NormalizeError::Io(io) => Error::io(path, io),
+    }
+}
+
+/// What `snapshot add` did.
+#[derive(Debug, Serialize)]
+pub enum AddOutcome {
+    /// A new file was stored and made current.
+    Stored(SnapshotEntry),
+    /// The text equals the current snapshot: nothing was written.
+    Unchanged(SnapshotEntry),
+    /// The text equals an older stored snapshot, which is current again.
+    Reverted(SnapshotEntry),
+}
+
+/// A snapshot to store.
+pub struct NewSnapshot<'a> {
+    pub text: &'a str,
+    pub source: String,
+    pub scope: Scope,
+    pub captured_at: DateTime<Utc>,
+}
+
+/// Stores `new` for `chapter` unless its prose is already current, then makes
+/// it current. The snapshot file is written before the manifest, and never over
+/// an existing file, so a failure at any point loses nothing already stored.
+pub fn add_snapshot(
+    layout: &Layout,
+    chapter: &Chapter,
+    new: NewSnapshot<'_>,
+) -> Result<AddOutcome> {
+    let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(new.text));
+    let manifest = &chapter.manifest;
+    if manifest.current().fingerprint == fingerprint && manifest.current().scope == new.scope {
+        return Ok(AddOutcome::Unchanged(manifest.current().clone()));
+    }
+    let mut updated = manifest.clone();
+    let outcome = match manifest
+        .snapshots
+        .iter()
+        .find(|s| s.fingerprint == fingerprint && s.scope == new.scope)
+    {
+        Some(older) => {
+            updated.current_snapshot = older.file.clone();
+            AddOutcome::Reverted(older.clone())
+        }
+        None => {
+            let file = format!(
+                "snapshots/{:04}-{}.txt",
+                manifest.snapshots.len() + 1,
+                &fingerprint.value[..12]
+            );
+            let path = layout.snapshot_file(&chapter.key, &file);
+            atomic::write_new(&path, new.text.as_bytes())?;
+            let entry = SnapshotEntry {
+                file: file.clone(),
+                fingerprint,
+                captured_at: new.captured_at,
+                source: new.source,
+                scope: new.scope,
+                bytes: new.text.len() as u64,
+            };
+            updated.snapshots.push(entry.clone());
+            updated.current_snapshot = file;
+            AddOutcome::Stored(entry)
+        }
+    };
+    write_manifest(&chapter.manifest_path, &updated)?;
+    Ok(outcome)
+}
+
+/// Replaces a chapter.yaml atomically.
+pub fn write_manifest(path: &std::path::Path, manifest: &ChapterManifest) -> Result<()> {
+    let text = yaml_io::to_string(manifest)?;
+    atomic::replace(path, text.as_bytes())
+}
+
+/// Integrity of one stored snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Integrity {
+    Intact,
+    Altered,
+    Missing,
+    Unreadable,
+}
+
+/// The check of one snapshot.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotCheck {
+    pub file: String,
+    pub scope: Scope,
+    pub current: bool,
+    pub integrity: Integrity,
+    pub expected: String,
+    pub actual: Option<String>,
+    /// Why the file could not be read, when it could not.
+    pub problem: Option<String>,
+}
+
+/// How the current snapshot compares with the published fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Currency {
+    /// Same hex digest as the published fingerprint.
+    Matches,
+    /// The current snapshot is an excerpt; the published fingerprint covers the
+    /// whole chapter, so the two cannot match.
+    ExcerptCannotMatch,
+    /// A complete snapshot whose digest differs from the published one.
+    Differs,
+}
+
+/// The outcome of verifying one chapter.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChapterCheck {
+    pub chapter: String,
+    pub title: String,
+    pub snapshots: Vec<SnapshotCheck>,
+    pub current_snapshot: String,
+    pub published_fingerprint: String,
+    pub currency: Currency,
+}
+
+impl ChapterCheck {
+    /// Whether every stored snapshot is intact.
+    pub fn intact(&self) -> bool {
+        self.snapshots
+            .iter()
+            .all(|s| s.integrity == Integrity::Intact)
+    }
+
+    /// The current snapshot's check.
+    pub fn current(&self) -> Option<&SnapshotCheck> {
+        self.snapshots.iter().find(|s| s.current)
+    }
+}
+
+/// Recomputes every stored snapshot's fingerprint and compares the current one
+/// with the published fingerprint.
+pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
+    let m = &chapter.manifest;
+    let snapshots = m
+        .snapshots
+        .iter()
+        .map(|s| {
+            let path = layout.snapshot_file(&chapter.key, &s.file);
+            let (integrity, actual, problem) = if !path.exists() {
+                (
+                    Integrity::Missing,
+                    None,
+                    Some(format!("{} does not exist", path.display())),
+                )
+            } else {
+                match fingerprint_file(&path) {
+                    Ok(fp) if fp == s.fingerprint => (Integrity::Intact, Some(fp.value), None),
+                    Ok(fp) => (Integrity::Altered, Some(fp.value), None),
+                    Err(e) => (Integrity::Unreadable, None, Some(e.to_string())),
+                }
+            };
+            SnapshotCheck {
+                file: s.file.clone(),
+                scope: s.scope,
+                current: s.file == m.current_snapshot,
+                integrity,
+                expected: s.fingerprint.value.clone(),
+                actual,
+                problem,
+            }
+        })
+        .collect();
+    let current = m.current();
+    let currency = if current.fingerprint.value == m.published_fingerprint.value {
+        Currency::Matches
+    } else if current.scope == Scope::Excerpt {
+        Currency::ExcerptCannotMatch
+    } else {
+        Currency::Differs
+    };
+    ChapterCheck {
+        chapter: chapter.key_str(),
+        title: m.chapter.title.clone(),
+        snapshots,
+        current_snapshot: m.current_snapshot.clone(),
+        published_fingerprint: m.published_fingerprint.value.clone(),
+        currency,
+    }
+}

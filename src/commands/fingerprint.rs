@@ -1,0 +1,52 @@
+//! `fingerprint`: sha256sum-style lines for prose-v1 (or raw) fingerprints.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::Context;
+use crate::chapter::normalize::{self, PROSE_V1};
+use crate::chapter::normalize_error;
+use crate::cli::FingerprintArgs;
+use crate::error::{Error, Result};
+
+pub fn run(ctx: &mut Context, args: FingerprintArgs) -> Result<u8> {
+    let files = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files
+    };
+    for file in &files {
+        let name = file.display().to_string();
+        let reader = open(file)?;
+        if args.show_normalized {
+            let out = &mut ctx.out;
+            let mut failed = None;
+            normalize::normalize_stream(reader, |bytes| {
+                if failed.is_none() {
+                    failed = out.bytes(bytes).err();
+                }
+            })
+            .map_err(|e| normalize_error(file, e))?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            ctx.out.line("")?;
+        } else if args.raw {
+            let hex = normalize::sha256_reader(reader).map_err(|e| Error::io(file, e))?;
+            ctx.out.line(format!("{hex}  {name}"))?;
+        } else {
+            let hex =
+                normalize::fingerprint_reader(reader).map_err(|e| normalize_error(file, e))?;
+            ctx.out.line(format!("{PROSE_V1}:{hex}  {name}"))?;
+        }
+    }
+    Ok(0)
+}
+
+fn open(file: &Path) -> Result<Box<dyn Read>> {
+    if file.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    Ok(Box::new(f))
+}

@@ -1,0 +1,39 @@
+//! Glue from the command line to the core: one file per subcommand.
+
+mod chapters;
+mod fingerprint;
+mod verify;
+
+use crate::cli::{Cli, Command};
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::output::Out;
+
+/// What every command gets: where the project lives and where to print.
+pub struct Context {
+    pub layout: Layout,
+    pub out: Out,
+}
+
+/// Runs the parsed command; returns the exit status.
+pub fn run(cli: Cli) -> Result<u8> {
+    let mut ctx = Context {
+        layout: Layout::discover(cli.root),
+        out: Out::default(),
+    };
+    let code = match cli.command {
+        Command::Fingerprint(args) => fingerprint::run(&mut ctx, args),
+        Command::Chapters(args) => chapters::list(&mut ctx, args),
+        Command::Chapter(cmd) => chapters::chapter(&mut ctx, cmd),
+        Command::Snapshot(cmd) => chapters::snapshot(&mut ctx, cmd),
+        Command::Verify(args) => verify::run(&mut ctx, args),
+        Command::Completions(args) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut buf = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "research_companion", &mut buf);
+            ctx.out.bytes(&buf).map(|_| 0)
+        }
+    }?;
+    ctx.out.flush()?;
+    Ok(code)
+}

@@ -1,0 +1,97 @@
+//! Small helpers: a temporary project root seeded from this repository's
+//! book-snapshots/, and a way to run the binary inside it.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+pub const CHAPTER: &str = "pytorch-from-first-principles/06";
+
+/// A temporary project root, removed when dropped.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// A copy of the repository's book-snapshots/ (and nothing else).
+    pub fn seeded() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(
+            &repo().join("book-snapshots"),
+            &dir.path().join("book-snapshots"),
+        );
+        Project { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn chapter_dir(&self) -> PathBuf {
+        self.path(&format!("book-snapshots/{CHAPTER}"))
+    }
+
+    /// The binary, run with this root and a quiet environment.
+    pub fn cmd(&self) -> Command {
+        let mut cmd = Command::cargo_bin("research_companion").unwrap();
+        cmd.current_dir(self.root())
+            .env("RESEARCH_COMPANION_ROOT", self.root())
+            .env_remove("RUST_LOG");
+        cmd
+    }
+
+    /// Every file under the root with its bytes, to prove nothing changed.
+    pub fn state(&self) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut all = Vec::new();
+        walk(self.root(), &mut all);
+        all.sort();
+        all
+    }
+
+    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn walk(dir: &Path, all: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            walk(&e.path(), all);
+        } else {
+            all.push((e.path(), std::fs::read(e.path()).unwrap()));
+        }
+    }
+}
+
+/// Standard output of a finished command as text.
+pub fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Standard error of a finished command as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -1,0 +1,5 @@
+//! The one integration-test binary: every subcommand through the real
+//! executable, in a throwaway copy of the project's data.
+
+mod chapters;
+mod helpers;
