@@ -37,6 +37,10 @@ pub enum Command {
     Snapshot(SnapshotCommand),
     /// Check stored snapshots against their fingerprints and the published one
     Verify(VerifyArgs),
+    /// Run the chapter's sleep/spin pipeline experiment and measure where the loop waits
+    Bench(BenchArgs),
+    /// Print the environment fingerprint recorded with every run
+    Env(EnvArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -112,4 +116,107 @@ pub struct CompletionsArgs {
     /// The shell to generate for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// Output format of `bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    Text,
+    Json,
+    Yaml,
+    Markdown,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Producers to run: sleep, spin (CPU time), spin-wall (wall-clock deadline)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "sleep,spin")]
+    pub producer: Vec<crate::bench::ProducerKind>,
+    /// Per-sample producer cost in milliseconds
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    pub cost_ms: f64,
+    /// Samples per batch
+    #[arg(long, default_value_t = 32)]
+    pub batch_size: usize,
+    /// Consumer's CPU work per batch in milliseconds
+    #[arg(long, default_value_t = 8.0, allow_negative_numbers = true)]
+    pub consumer_ms: f64,
+    /// Worker counts to run
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8")]
+    pub workers: Vec<usize>,
+    /// Measured batches per configuration (after the first batch and the warm-up)
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES)]
+    pub batches: u64,
+    /// Batches to run before measuring
+    #[arg(long, default_value_t = 0)]
+    pub warmup_batches: u64,
+    /// Runs per configuration; rows show medians and the spread of ex/s
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Batches each worker may have outstanding
+    #[arg(long, default_value_t = 2)]
+    pub prefetch_factor: usize,
+    /// Restrict the whole run to this many CPUs, or `all` for no restriction
+    #[arg(long, default_value = "1", value_parser = parse_cpus)]
+    pub cpus: Cpus,
+    /// Workers as OS processes (the chapter's picture) or threads
+    #[arg(long, value_enum, default_value_t = crate::bench::WorkerKind::Process)]
+    pub worker_kind: crate::bench::WorkerKind,
+    /// Take the first ready batch instead of delivering in order
+    #[arg(long)]
+    pub out_of_order: bool,
+    /// Seed for the samples' contents
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Floats per sample tensor
+    #[arg(long, default_value_t = 64)]
+    pub sample_floats: usize,
+    /// Timer slack for the run, in ns (the kernel default is 50000)
+    #[arg(long, default_value_t = 1)]
+    pub timer_slack_ns: u64,
+    /// Add the columns beyond the chapter's: startup, bound, efficiency, run-queue delay, CPU, verdict
+    #[arg(long)]
+    pub wide: bool,
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    pub format: BenchFormat,
+    /// Write the whole run (settings, environment, rows, histograms) as YAML
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Test aid: slow batch INDEX down by MS milliseconds
+    #[arg(long, hide = true, value_parser = parse_delay, value_name = "INDEX:MS")]
+    pub delay_batch: Option<(u64, u64)>,
+}
+
+/// `--cpus N` or `--cpus all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cpus {
+    All,
+    Count(usize),
+}
+
+fn parse_cpus(s: &str) -> Result<Cpus, String> {
+    if s == "all" {
+        return Ok(Cpus::All);
+    }
+    match s.parse::<usize>() {
+        Ok(0) | Err(_) => Err(format!(
+            "expected a number of CPUs (1 or more) or `all`, got '{s}'"
+        )),
+        Ok(n) => Ok(Cpus::Count(n)),
+    }
+}
+
+fn parse_delay(s: &str) -> Result<(u64, u64), String> {
+    let (i, ms) = s.split_once(':').ok_or("expected INDEX:MS")?;
+    Ok((
+        i.parse().map_err(|_| "bad INDEX")?,
+        ms.parse().map_err(|_| "bad MS")?,
+    ))
+}
+
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
 }

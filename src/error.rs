@@ -12,6 +12,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_CHECK_FAILED: u8 = 1;
 /// Exit status: bad input or an operational error; nothing was changed.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit status after Ctrl-C, as shells report SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Errors a user can act on.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +43,8 @@ pub enum Error {
     WouldOverwrite { path: PathBuf },
     #[error("{0}")]
     Usage(String),
+    #[error("interrupted; workers stopped, nothing written")]
+    Interrupted,
     #[error("{0}")]
     Other(String),
 }

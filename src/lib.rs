@@ -6,12 +6,15 @@
 //! way files are written) and `yaml_io` (the one place YAML is read and written).
 
 pub mod atomic;
+pub mod bench;
 pub mod chapter;
 pub mod cli;
 pub mod commands;
+pub mod env;
 pub mod error;
 pub mod layout;
 pub mod output;
+pub mod sys;
 pub mod yaml_io;
 
 pub use error::{Error, Result};

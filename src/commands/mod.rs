@@ -1,5 +1,6 @@
 //! Glue from the command line to the core: one file per subcommand.
 
+mod bench;
 mod chapters;
 mod fingerprint;
 mod verify;
@@ -27,6 +28,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Chapter(cmd) => chapters::chapter(&mut ctx, cmd),
         Command::Snapshot(cmd) => chapters::snapshot(&mut ctx, cmd),
         Command::Verify(args) => verify::run(&mut ctx, args),
+        Command::Bench(args) => bench::run(&mut ctx, args),
+        Command::Env(args) => bench::env(&mut ctx, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();

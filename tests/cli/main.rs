@@ -1,5 +1,6 @@
 //! The one integration-test binary: every subcommand through the real
 //! executable, in a throwaway copy of the project's data.
 
+mod bench;
 mod chapters;
 mod helpers;

@@ -1,0 +1,106 @@
+//! The ideal each configuration can reach: the time a zero-overhead engine
+//! needs for the same batches under the same rules, pipeline fill included.
+//! Computed by stepping through the schedule, so it stays exact for any knobs.
+
+use super::config::{PipelineConfig, ProducerKind};
+
+/// Ideal finish time (seconds) of each batch's step, in batch order.
+pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
+    let n = cfg.total_batches() as usize;
+    let p = cfg.batch_cost().as_secs_f64();
+    let c = cfg.consumer().as_secs_f64();
+    let w = cfg.workers;
+    let mut done = Vec::with_capacity(n);
+    if w == 0 {
+        for j in 0..n {
+            done.push((j + 1) as f64 * (p + c));
+        }
+    } else {
+        let ahead = cfg.max_outstanding();
+        let mut free = vec![0.0f64; w];
+        let mut taken = vec![0.0f64; n];
+        let mut prev_done = 0.0f64;
+        for j in 0..n {
+            // Batch j is handed out at the start, or when batch j - ahead was
+            // handed to the consumer.
+            let handed = if j < ahead { 0.0 } else { taken[j - ahead] };
+            let worker = j % w;
+            let ready = handed.max(free[worker]) + p;
+            free[worker] = ready;
+            taken[j] = ready.max(prev_done);
+            prev_done = taken[j] + c;
+            done.push(prev_done);
+        }
+    }
+    // CPU-bound producers also need the CPU: the run can be no shorter than
+    // all the CPU work spread over the CPUs it may use.
+    if cfg.spec.producer != ProducerKind::Sleep && cpus > 0 {
+        let per_batch = (p + c) / cpus as f64;
+        for (j, d) in done.iter_mut().enumerate() {
+            *d = d.max((j + 1) as f64 * per_batch);
+        }
+    }
+    done
+}
+
+/// Ideal duration (seconds) of the measured window: from iterator creation
+/// when there is no warm-up, else from the end of the last warm-up step.
+pub fn ideal_window(cfg: &PipelineConfig, cpus: usize) -> f64 {
+    let done = ideal_finish_times(cfg, cpus);
+    let end = *done.last().unwrap_or(&0.0);
+    if cfg.warmup_batches == 0 {
+        end
+    } else {
+        end - done[cfg.warmup_batches as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::config::{ProducerSpec, WorkerKind};
+
+    fn cfg(producer: ProducerKind, workers: usize, total: u64) -> PipelineConfig {
+        PipelineConfig {
+            spec: ProducerSpec {
+                producer,
+                cost_ns: 2_000_000,
+                batch_size: 32,
+                sample_floats: 64,
+                seed: 0,
+                timer_slack_ns: 1,
+                delay_batch: None,
+            },
+            consumer_ns: 8_000_000,
+            workers,
+            prefetch_factor: 2,
+            worker_kind: WorkerKind::Thread,
+            in_order: true,
+            batches: total - 1,
+            warmup_batches: 0,
+        }
+    }
+
+    #[test]
+    fn matches_the_worked_examples_in_the_pipeline_notes() {
+        // W = 8, P = 64 ms, C = 8 ms: N = 40 takes 384 ms, N = 200 takes 1,664 ms.
+        let t40 = ideal_window(&cfg(ProducerKind::Sleep, 8, 40), 1);
+        assert!((t40 - 0.384).abs() < 1e-9, "{t40}");
+        let t200 = ideal_window(&cfg(ProducerKind::Sleep, 8, 200), 1);
+        assert!((t200 - 1.664).abs() < 1e-9, "{t200}");
+    }
+
+    #[test]
+    fn inline_and_cpu_bound_cases() {
+        let t = ideal_window(&cfg(ProducerKind::Sleep, 0, 10), 1);
+        assert!((t - 0.72).abs() < 1e-9);
+        // Spin on one CPU: N x (P + C) whatever the worker count.
+        for w in [0, 1, 2, 8] {
+            let t = ideal_window(&cfg(ProducerKind::Spin, w, 10), 1);
+            assert!((t - 0.72).abs() < 1e-9, "w={w} {t}");
+        }
+        // One sleep worker: producer-bound at P per batch after the fill.
+        let t = ideal_window(&cfg(ProducerKind::Sleep, 1, 10), 1);
+        assert!((t - (10.0 * 0.064 + 0.008)).abs() < 1e-9, "{t}");
+    }
+}

@@ -1,0 +1,434 @@
+//! Worker pools: threads in this process, or real processes (this binary
+//! re-executed as the hidden `__worker` subcommand) whose batches cross a pipe.
+//! Both answer the same three calls, so the engine does not care which it has.
+
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::config::ProducerSpec;
+use super::dataset;
+use crate::sys;
+
+/// The hidden subcommand a worker process runs.
+pub const WORKER_SUBCOMMAND: &str = "__worker";
+
+const TAG_BATCH: u8 = 1;
+const TAG_STATS: u8 = 2;
+const STOP: u64 = u64::MAX;
+
+/// A batch a worker finished.
+#[derive(Debug)]
+pub struct Finished {
+    pub index: u64,
+    pub worker: usize,
+    pub data: Vec<f32>,
+}
+
+/// What a worker reports when it stops.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WorkerStats {
+    pub cpu_ns: u64,
+    pub involuntary_switches: u64,
+}
+
+/// Why a pool stopped working.
+#[derive(Debug)]
+pub enum PoolError {
+    /// A worker exited or broke its pipe.
+    WorkerDied { worker: usize, detail: String },
+    /// Plain I/O trouble talking to workers.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for PoolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PoolError::WorkerDied { worker, detail } => write!(f, "worker {worker} {detail}"),
+            PoolError::Io(e) => write!(f, "talking to workers: {e}"),
+        }
+    }
+}
+
+/// A running set of workers.
+pub enum Pool {
+    Threads(ThreadPool),
+    Processes(ProcessPool),
+}
+
+impl Pool {
+    /// Starts `initial.len()` thread workers, handing worker w the batch
+    /// indices `initial[w]` as soon as it exists.
+    pub fn threads(spec: &ProducerSpec, initial: &[Vec<u64>]) -> Result<Pool, PoolError> {
+        let mut pool = ThreadPool::start(spec, initial.len());
+        for (w, tasks) in initial.iter().enumerate() {
+            for &t in tasks {
+                pool.send(w, t)?;
+            }
+        }
+        Ok(Pool::Threads(pool))
+    }
+
+    /// Starts `initial.len()` worker processes by running `exe __worker
+    /// <spec>`. Each gets its first tasks right after it is spawned, so the
+    /// first workers produce while the later ones start.
+    pub fn processes(
+        exe: &Path,
+        spec: &ProducerSpec,
+        initial: &[Vec<u64>],
+    ) -> Result<Pool, PoolError> {
+        ProcessPool::start(exe, spec, initial).map(Pool::Processes)
+    }
+
+    /// Asks `worker` to produce batch `index`.
+    pub fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+        match self {
+            Pool::Threads(p) => p.send(worker, index),
+            Pool::Processes(p) => p.send(worker, index),
+        }
+    }
+
+    /// Waits up to `timeout` for any finished batch.
+    pub fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+        match self {
+            Pool::Threads(p) => p.recv(timeout),
+            Pool::Processes(p) => p.recv(timeout),
+        }
+    }
+
+    /// Stops every worker and collects what each reports.
+    pub fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
+        match self {
+            Pool::Threads(p) => p.finish(),
+            Pool::Processes(p) => p.finish(),
+        }
+    }
+}
+
+enum ThreadMsg {
+    Batch(Finished),
+    Stats(WorkerStats),
+}
+
+/// Workers as threads.
+pub struct ThreadPool {
+    tasks: Vec<mpsc::Sender<u64>>,
+    results: mpsc::Receiver<ThreadMsg>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl ThreadPool {
+    fn start(spec: &ProducerSpec, workers: usize) -> Self {
+        let (done_tx, results) = mpsc::channel();
+        let mut tasks = Vec::new();
+        let mut handles = Vec::new();
+        for worker in 0..workers {
+            let (tx, rx) = mpsc::channel::<u64>();
+            let done = done_tx.clone();
+            let spec = spec.clone();
+            handles.push(std::thread::spawn(move || {
+                let _ = sys::set_timer_slack(spec.timer_slack_ns);
+                for index in rx {
+                    if index == STOP {
+                        break;
+                    }
+                    let data = dataset::produce_batch(&spec, index);
+                    if done
+                        .send(ThreadMsg::Batch(Finished {
+                            index,
+                            worker,
+                            data,
+                        }))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+                let usage = sys::thread_usage();
+                let stats = WorkerStats {
+                    cpu_ns: sys::thread_cpu_ns(),
+                    involuntary_switches: usage.involuntary_switches,
+                };
+                let _ = done.send(ThreadMsg::Stats(stats));
+            }));
+            tasks.push(tx);
+        }
+        ThreadPool {
+            tasks,
+            results,
+            handles,
+        }
+    }
+
+    fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+        self.tasks[worker]
+            .send(index)
+            .map_err(|_| PoolError::WorkerDied {
+                worker,
+                detail: "stopped (its thread ended)".into(),
+            })
+    }
+
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+        match self.results.recv_timeout(timeout) {
+            Ok(ThreadMsg::Batch(b)) => Ok(Some(b)),
+            Ok(ThreadMsg::Stats(_)) => Ok(None),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                match self.handles.iter().position(|h| h.is_finished()) {
+                    Some(worker) => Err(PoolError::WorkerDied {
+                        worker,
+                        detail: "stopped (its thread panicked)".into(),
+                    }),
+                    None => Ok(None),
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(PoolError::WorkerDied {
+                worker: 0,
+                detail: "stopped (every thread ended)".into(),
+            }),
+        }
+    }
+
+    fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
+        for t in &self.tasks {
+            let _ = t.send(STOP);
+        }
+        let mut stats = Vec::new();
+        while stats.len() < self.handles.len() {
+            match self.results.recv_timeout(Duration::from_secs(30)) {
+                Ok(ThreadMsg::Stats(s)) => stats.push(s),
+                Ok(ThreadMsg::Batch(_)) => {}
+                Err(_) => break,
+            }
+        }
+        for h in self.handles {
+            let _ = h.join();
+        }
+        Ok(stats)
+    }
+}
+
+/// Workers as processes, one pipe each way.
+pub struct ProcessPool {
+    children: Vec<Child>,
+    stdins: Vec<ChildStdin>,
+    stdouts: Vec<ChildStdout>,
+}
+
+impl ProcessPool {
+    fn start(exe: &Path, spec: &ProducerSpec, initial: &[Vec<u64>]) -> Result<Self, PoolError> {
+        let arg = serde_json::to_string(spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
+        let mut pool = ProcessPool {
+            children: Vec::new(),
+            stdins: Vec::new(),
+            stdouts: Vec::new(),
+        };
+        for (worker, tasks) in initial.iter().enumerate() {
+            let mut child = Command::new(exe)
+                .arg(WORKER_SUBCOMMAND)
+                .arg(&arg)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .map_err(|e| PoolError::WorkerDied {
+                    worker,
+                    detail: format!("could not start ({}): {e}", exe.display()),
+                })?;
+            pool.stdins.push(child.stdin.take().expect("piped"));
+            pool.stdouts.push(child.stdout.take().expect("piped"));
+            pool.children.push(child);
+            for &t in tasks {
+                pool.send(worker, t)?;
+            }
+        }
+        Ok(pool)
+    }
+
+    fn died(&mut self, worker: usize) -> PoolError {
+        let child = &mut self.children[worker];
+        let pid = child.id();
+        // Give the kernel a moment to report the exit after the pipe closed.
+        let status = (0..50).find_map(|_| match child.try_wait() {
+            Ok(Some(s)) => Some(s),
+            _ => {
+                std::thread::sleep(Duration::from_millis(10));
+                None
+            }
+        });
+        use std::os::unix::process::ExitStatusExt;
+        let how = match status {
+            Some(s) => match s.signal() {
+                Some(sig) => format!("was killed by signal {sig}"),
+                None => format!("exited with {s}"),
+            },
+            None => "closed its pipe".into(),
+        };
+        PoolError::WorkerDied {
+            worker,
+            detail: format!("(pid {pid}) {how}"),
+        }
+    }
+
+    fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+        if self.stdins[worker].write_all(&index.to_le_bytes()).is_err() {
+            return Err(self.died(worker));
+        }
+        Ok(())
+    }
+
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+        let mut fds: Vec<libc::pollfd> = self
+            .stdouts
+            .iter()
+            .map(|s| libc::pollfd {
+                fd: s.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: `fds` is a valid array of pollfd of the length given.
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            return if e.kind() == io::ErrorKind::Interrupted {
+                Ok(None)
+            } else {
+                Err(PoolError::Io(e))
+            };
+        }
+        let Some(worker) = fds.iter().position(|f| f.revents != 0) else {
+            // Nothing ready: check that every worker is still alive.
+            for w in 0..self.children.len() {
+                if let Ok(Some(_)) = self.children[w].try_wait() {
+                    return Err(self.died(w));
+                }
+            }
+            return Ok(None);
+        };
+        match read_message(&mut self.stdouts[worker]) {
+            Ok(Message::Batch(index, data)) => Ok(Some(Finished {
+                index,
+                worker,
+                data,
+            })),
+            Ok(Message::Stats(_)) => Ok(None),
+            Err(_) => Err(self.died(worker)),
+        }
+    }
+
+    fn finish(mut self) -> Result<Vec<WorkerStats>, PoolError> {
+        for w in 0..self.stdins.len() {
+            self.send(w, STOP)?;
+        }
+        let mut stats = Vec::new();
+        for w in 0..self.stdouts.len() {
+            loop {
+                match read_message(&mut self.stdouts[w]) {
+                    Ok(Message::Stats(s)) => {
+                        stats.push(s);
+                        break;
+                    }
+                    Ok(Message::Batch(..)) => {}
+                    Err(_) => return Err(self.died(w)),
+                }
+            }
+        }
+        self.stdins.clear();
+        for c in &mut self.children {
+            let _ = c.wait();
+        }
+        Ok(stats)
+    }
+}
+
+impl Drop for ProcessPool {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            if let Ok(None) = c.try_wait() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+enum Message {
+    Batch(u64, Vec<f32>),
+    Stats(WorkerStats),
+}
+
+fn read_message(r: &mut impl Read) -> io::Result<Message> {
+    let mut tag = [0u8; 1];
+    r.read_exact(&mut tag)?;
+    let mut word = [0u8; 8];
+    match tag[0] {
+        TAG_BATCH => {
+            r.read_exact(&mut word)?;
+            let index = u64::from_le_bytes(word);
+            let mut len = [0u8; 4];
+            r.read_exact(&mut len)?;
+            let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize * 4];
+            r.read_exact(&mut bytes)?;
+            let data = bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            Ok(Message::Batch(index, data))
+        }
+        TAG_STATS => {
+            r.read_exact(&mut word)?;
+            let cpu_ns = u64::from_le_bytes(word);
+            r.read_exact(&mut word)?;
+            Ok(Message::Stats(WorkerStats {
+                cpu_ns,
+                involuntary_switches: u64::from_le_bytes(word),
+            }))
+        }
+        other => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("unknown message tag {other}"),
+        )),
+    }
+}
+
+/// The body of a worker process: read batch indices from stdin, write
+/// finished batches to stdout, report CPU time when told to stop.
+pub fn worker_main(spec_json: &str) -> io::Result<()> {
+    sys::die_with_parent();
+    let spec: ProducerSpec = serde_json::from_str(spec_json).map_err(io::Error::other)?;
+    let _ = sys::set_timer_slack(spec.timer_slack_ns);
+    let mut stdin = io::stdin().lock();
+    let mut stdout = io::stdout().lock();
+    let mut word = [0u8; 8];
+    let mut msg = Vec::new();
+    loop {
+        if stdin.read_exact(&mut word).is_err() {
+            return Ok(()); // the parent went away
+        }
+        let index = u64::from_le_bytes(word);
+        msg.clear();
+        if index == STOP {
+            let usage = sys::thread_usage();
+            msg.push(TAG_STATS);
+            msg.extend_from_slice(&sys::thread_cpu_ns().to_le_bytes());
+            msg.extend_from_slice(&usage.involuntary_switches.to_le_bytes());
+            stdout.write_all(&msg)?;
+            return stdout.flush();
+        }
+        let data = dataset::produce_batch(&spec, index);
+        msg.push(TAG_BATCH);
+        msg.extend_from_slice(&index.to_le_bytes());
+        msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        for v in &data {
+            msg.extend_from_slice(&v.to_le_bytes());
+        }
+        stdout.write_all(&msg)?;
+        stdout.flush()?;
+    }
+}

@@ -1,0 +1,447 @@
+//! Issue 3: the pipeline engine's semantics, the shape of its results, the
+//! `bench` and `env` commands, and how a run fails.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use predicates::prelude::*;
+use research_companion::bench::engine::{self, Measured};
+use research_companion::bench::{BenchRun, PipelineConfig, ProducerKind, Settings, WorkerKind};
+
+use crate::helpers::{Project, stderr, stdout};
+
+/// Benchmarks pin themselves to one CPU; running two at once would make them
+/// compete, so they take turns.
+pub static BENCH_LOCK: Mutex<()> = Mutex::new(());
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    BENCH_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn exe() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_research_companion"))
+}
+
+/// Small, fast settings: costs in tenths of a millisecond.
+fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
+    Settings {
+        producers: vec![producer],
+        cost_ms: 0.1,
+        batch_size: 4,
+        consumer_ms: 0.2,
+        workers: vec![0, 3],
+        batches: 20,
+        warmup_batches: 0,
+        repeat: 1,
+        prefetch_factor: 2,
+        cpus: None,
+        worker_kind: kind,
+        in_order: true,
+        seed: 3,
+        sample_floats: 16,
+        timer_slack_ns: 1,
+        delay_batch: None,
+    }
+}
+
+fn run_one(cfg: &PipelineConfig) -> Measured {
+    engine::run(cfg, exe(), &|| false, || {}).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+#[test]
+fn batches_go_to_workers_round_robin_within_the_outstanding_bound() {
+    let _g = lock();
+    for kind in [WorkerKind::Thread, WorkerKind::Process] {
+        let cfg = small(ProducerKind::Sleep, kind).pipeline(ProducerKind::Sleep, 3);
+        let m = run_one(&cfg);
+        assert_eq!(m.deliveries.len() as u64, cfg.total_batches());
+        for d in &m.deliveries {
+            assert_eq!(
+                d.worker as u64,
+                d.index % 3,
+                "{kind}: batch {} from worker {}",
+                d.index,
+                d.worker
+            );
+        }
+        // In-order delivery: 0, 1, 2, ...
+        let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+        assert_eq!(
+            order,
+            (0..cfg.total_batches()).collect::<Vec<_>>(),
+            "{kind}"
+        );
+        // prefetch_factor x workers outstanding, never more.
+        assert_eq!(m.max_outstanding, 6, "{kind}");
+        assert_eq!(
+            m.workers.len(),
+            3,
+            "{kind}: every worker reports its CPU time"
+        );
+    }
+}
+
+#[test]
+fn out_of_order_takes_the_first_ready_batch() {
+    let _g = lock();
+    for kind in [WorkerKind::Thread, WorkerKind::Process] {
+        let mut s = small(ProducerKind::Sleep, kind);
+        s.delay_batch = Some((0, 150));
+        s.in_order = false;
+        let m = run_one(&s.pipeline(ProducerKind::Sleep, 3));
+        assert_ne!(
+            m.deliveries[0].index, 0,
+            "{kind}: batch 0 is slow, so another comes first"
+        );
+        let mut seen: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+        seen.sort();
+        assert_eq!(
+            seen,
+            (0..21).collect::<Vec<_>>(),
+            "{kind}: every batch exactly once"
+        );
+        // In order, the slow batch still comes first.
+        s.in_order = true;
+        let m = run_one(&s.pipeline(ProducerKind::Sleep, 3));
+        assert_eq!(m.deliveries[0].index, 0, "{kind}");
+    }
+}
+
+#[test]
+fn batch_contents_are_identical_for_every_worker_count_and_kind() {
+    let _g = lock();
+    let mut digests = Vec::new();
+    for kind in [WorkerKind::Thread, WorkerKind::Process] {
+        for w in [0, 1, 3, 8] {
+            let cfg = small(ProducerKind::Sleep, kind).pipeline(ProducerKind::Sleep, w);
+            digests.push((kind, w, run_one(&cfg).data_digest));
+        }
+    }
+    assert!(digests.iter().all(|d| d.2 == digests[0].2), "{digests:?}");
+    // A different seed gives different data, so the digest is not vacuous.
+    let mut s = small(ProducerKind::Sleep, WorkerKind::Thread);
+    s.seed = 4;
+    assert_ne!(
+        run_one(&s.pipeline(ProducerKind::Sleep, 0)).data_digest,
+        digests[0].2
+    );
+}
+
+fn shape(producer: ProducerKind) -> BenchRun {
+    let s = Settings {
+        producers: vec![producer],
+        cost_ms: 0.5,
+        batch_size: 8,
+        consumer_ms: 1.0,
+        workers: vec![0, 4],
+        batches: 40,
+        cpus: Some(1),
+        worker_kind: WorkerKind::Process,
+        ..small(producer, WorkerKind::Process)
+    };
+    research_companion::bench::run_suite(&s, research_companion::env::collect(), exe(), |_| {})
+        .unwrap()
+}
+
+#[test]
+fn a_sleeping_producer_speeds_up_with_workers() {
+    let _g = lock();
+    let run = shape(ProducerKind::Sleep);
+    let w0 = run.row(ProducerKind::Sleep, 0).unwrap();
+    let w4 = run.row(ProducerKind::Sleep, 4).unwrap();
+    // Ideal: 5 ms per batch inline, 1 ms with four workers (5x).
+    assert!(
+        w4.ex_per_s > 2.0 * w0.ex_per_s,
+        "{} vs {}",
+        w4.ex_per_s,
+        w0.ex_per_s
+    );
+    assert!(w4.wait_frac < w0.wait_frac);
+    assert_eq!(
+        w0.verdict,
+        research_companion::bench::Verdict::ProducerBound
+    );
+}
+
+#[test]
+fn a_spinning_producer_on_one_cpu_does_not_speed_up_and_work_grows() {
+    let _g = lock();
+    let run = shape(ProducerKind::Spin);
+    let w0 = run.row(ProducerKind::Spin, 0).unwrap();
+    let w4 = run.row(ProducerKind::Spin, 4).unwrap();
+    let ratio = w4.ex_per_s / w0.ex_per_s;
+    assert!(ratio < 1.4, "spin on one CPU cannot scale, got {ratio:.2}x");
+    assert!(
+        w4.work_ms > 1.5 * w0.work_ms,
+        "work moves into the step: {} -> {}",
+        w0.work_ms,
+        w4.work_ms
+    );
+    assert!(w4.wait_mean_ms < w0.wait_mean_ms, "and the wait falls");
+    assert_eq!(run.cpus_used.len(), 1);
+}
+
+#[test]
+fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
+    let _g = lock();
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--producer",
+            "sleep,spin",
+            "--cost-ms",
+            "0.1",
+            "--batch-size",
+            "4",
+            "--consumer-ms",
+            "0.2",
+            "--workers",
+            "0,2",
+            "--batches",
+            "10",
+            "--out",
+            "run.yaml",
+            "--wide",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("=== producer=sleep 0.1 ms/sample batch=4 consumer=0.2 ms/batch ==="),
+        "{text}"
+    );
+    assert!(
+        text.contains("=== producer=spin 0.1 ms/sample batch=4 consumer=0.2 ms/batch ==="),
+        "{text}"
+    );
+    assert!(
+        text.contains("workers  ex/s  wait_mean  wait_p50  wait_p95  wait_max  work  wait_frac"),
+        "{text}"
+    );
+    assert!(text.contains("verdict"), "--wide adds the verdict: {text}");
+    if cfg!(debug_assertions) {
+        assert!(
+            stderr(&out).contains("DEBUG build"),
+            "a debug build warns loudly"
+        );
+    }
+    // The run file re-loads with every row and its histograms.
+    let yaml = std::fs::read_to_string(p.path("run.yaml")).unwrap();
+    let run: BenchRun = serde_yaml::from_str(&yaml).unwrap();
+    assert_eq!(run.schema, "research_companion.bench-run.v1");
+    assert_eq!(run.results.len(), 4);
+    let r = &run.results[1].repeats[0];
+    let wait = research_companion::bench::deserialize(&r.wait_histogram_ns).unwrap();
+    assert_eq!(wait.len(), 10);
+    assert!((wait.mean() / 1e6 - r.row.wait_mean_ms).abs() < 0.01);
+    assert_eq!(run.environment.env_id.len(), 64);
+    // Never over an existing run file.
+    p.cmd()
+        .args(["bench", "--batches", "1", "--out", "run.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("run.yaml: already exists"));
+}
+
+#[test]
+fn bench_exports_markdown_csv_and_json() {
+    let _g = lock();
+    let p = Project::seeded();
+    let args = [
+        "bench",
+        "--producer",
+        "sleep",
+        "--cost-ms",
+        "0",
+        "--consumer-ms",
+        "0",
+        "--workers",
+        "0,1",
+        "--batches",
+        "3",
+    ];
+    let md = stdout(
+        &p.cmd()
+            .args(args)
+            .args(["--format", "markdown"])
+            .output()
+            .unwrap(),
+    );
+    assert!(md.contains("| workers | ex/s | wait_mean |"), "{md}");
+    let csv = stdout(
+        &p.cmd()
+            .args(args)
+            .args(["--format", "csv"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.starts_with("producer,cost_ms,batch_size,consumer_ms,workers,ex_per_s,"));
+    let json = p
+        .cmd()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["results"][1]["summary"]["workers"], 1);
+}
+
+#[test]
+fn invalid_knobs_are_refused_before_anything_runs() {
+    let p = Project::seeded();
+    for (args, msg) in [
+        (vec!["--batch-size", "0"], "--batch-size must be at least 1"),
+        (
+            vec!["--cost-ms", "-1"],
+            "--cost-ms must be a finite number >= 0",
+        ),
+        (
+            vec!["--cost-ms", "NaN"],
+            "--cost-ms must be a finite number >= 0",
+        ),
+        (vec!["--workers", "0,300"], "--workers must be at most 256"),
+        (
+            vec!["--prefetch-factor", "0"],
+            "--prefetch-factor must be at least 1",
+        ),
+        (vec!["--producer", "yield"], "invalid value 'yield'"),
+        (vec!["--cpus", "4096"], "--cpus 4096: this process may use"),
+    ] {
+        p.cmd()
+            .arg("bench")
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+/// Children of `pid`, from /proc.
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
+        if ppid == pid {
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s[s.rfind(')').unwrap()..].starts_with(") Z"))
+}
+
+/// Starts a long benchmark and waits until its workers exist.
+fn long_bench(p: &Project, extra: &[&str]) -> (std::process::Child, Vec<u32>) {
+    let mut cmd = std::process::Command::new(exe());
+    cmd.current_dir(p.root())
+        .args([
+            "bench",
+            "--producer",
+            "sleep",
+            "--workers",
+            "4",
+            "--batches",
+            "100000",
+            "--cost-ms",
+            "1",
+        ])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    for _ in 0..500 {
+        let workers = children(child.id());
+        if workers.len() == 4 {
+            return (child, workers);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("workers did not start");
+}
+
+/// Waits for the child (a hang guard, not a timing assertion).
+fn wait(child: std::process::Child) -> std::process::Output {
+    let pid = child.id();
+    let guard = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(120));
+        // SAFETY: kill(2) with a pid and a signal.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    });
+    let out = child.wait_with_output().unwrap();
+    drop(guard);
+    out
+}
+
+#[test]
+fn a_killed_worker_fails_the_run_naming_it_and_leaves_no_orphans() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &[]);
+    // SAFETY: kill(2) on a worker we just found.
+    unsafe { libc::kill(workers[2] as i32, libc::SIGKILL) };
+    let out = wait(child);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains("producer=sleep workers=4 failed: worker 2"),
+        "{e}"
+    );
+    assert!(e.contains("killed by signal 9"), "{e}");
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_writes_no_partial_file() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &["--out", "never.yaml"]);
+    // SAFETY: kill(2) on the child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = wait(child);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted"));
+    assert!(!p.path("never.yaml").exists());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn env_prints_the_fingerprint_and_its_id_is_stable() {
+    let p = Project::seeded();
+    p.cmd()
+        .arg("env")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "The environment these numbers came from",
+        ))
+        .stdout(predicate::str::contains(
+            "Volatile readings (not part of env_id)",
+        ));
+    let ids: Vec<String> = (0..2)
+        .map(|_| {
+            let out = p.cmd().args(["env", "--format", "json"]).output().unwrap();
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(v["identity"]["logical_cpus"].as_u64().unwrap() >= 1);
+            v["env_id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(ids[0], ids[1]);
+}
