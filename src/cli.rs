@@ -41,6 +41,14 @@ pub enum Command {
     Bench(BenchArgs),
     /// Print the environment fingerprint recorded with every run
     Env(EnvArgs),
+    /// Record a research run (a report) or an experiment run (a bench run file)
+    Record(RecordArgs),
+    /// List recorded runs, newest first, CURRENT or STALE against the chapter
+    History(HistoryArgs),
+    /// One line per chapter: CURRENT, STALE or NEVER_RESEARCHED
+    Status(HistoryArgs),
+    /// Write a chapter's research data in the book site's schema
+    Publish(PublishArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -183,6 +191,12 @@ pub struct BenchArgs {
     /// Write the whole run (settings, environment, rows, histograms) as YAML
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Store the run as an experiment record of the chapter
+    #[arg(long)]
+    pub record: bool,
+    /// Chapter the run is recorded against [default: the only registered one]
+    #[arg(long, value_name = "ID", requires = "record")]
+    pub chapter: Option<String>,
     /// Test aid: slow batch INDEX down by MS milliseconds
     #[arg(long, hide = true, value_parser = parse_delay, value_name = "INDEX:MS")]
     pub delay_batch: Option<(u64, u64)>,
@@ -219,4 +233,50 @@ fn parse_delay(s: &str) -> Result<(u64, u64), String> {
 pub struct EnvArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("evidence").required(true).args(["report", "run"]))]
+pub struct RecordArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// The research report (Markdown) to record; a copy is stored
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// A run file written by `bench --out`, recorded as an experiment
+    #[arg(long, value_name = "FILE")]
+    pub run: Option<PathBuf>,
+    /// The revision examined: a fingerprint, a unique prefix of one, or a stored
+    /// snapshot file [default: the current snapshot]
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// A note kept with the record
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// The run this one follows [default: the chapter's latest run of the same kind]
+    #[arg(long, value_name = "RUN_ID")]
+    pub previous: Option<String>,
+    /// Refuse a report that lacks any of the seven required sections
+    #[arg(long)]
+    pub strict: bool,
+    /// Commit the new record and its evidence to the git repository
+    #[arg(long)]
+    pub commit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Chapter [default: all]
+    pub chapter: Option<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// Write to FILE instead of standard output (never over an existing file)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }

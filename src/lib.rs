@@ -14,6 +14,8 @@ pub mod env;
 pub mod error;
 pub mod layout;
 pub mod output;
+pub mod provenance;
+pub mod records;
 pub mod sys;
 pub mod yaml_io;
 

@@ -85,11 +85,22 @@ pub fn run(ctx: &mut Context, args: BenchArgs) -> Result<u8> {
     {
         return Err(Error::WouldOverwrite { path: out.clone() });
     }
+    let record_to = if args.record {
+        Some(super::records::record_chapter(
+            ctx,
+            args.chapter.as_deref(),
+        )?)
+    } else {
+        None
+    };
     let run = run_with_progress(&settings)?;
     print_run(ctx, &run, args.format, args.wide)?;
     if let Some(out) = &args.out {
         write_run_file(out, &run)?;
         eprintln!("run written to {}", out.display());
+    }
+    if let Some(chapter) = &record_to {
+        super::records::record_bench_run(ctx, chapter, &run)?;
     }
     Ok(0)
 }

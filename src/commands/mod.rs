@@ -3,6 +3,7 @@
 mod bench;
 mod chapters;
 mod fingerprint;
+mod records;
 mod verify;
 
 use crate::cli::{Cli, Command};
@@ -30,6 +31,10 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Verify(args) => verify::run(&mut ctx, args),
         Command::Bench(args) => bench::run(&mut ctx, args),
         Command::Env(args) => bench::env(&mut ctx, args),
+        Command::Record(args) => records::record(&mut ctx, args),
+        Command::History(args) => records::history(&mut ctx, args),
+        Command::Status(args) => records::status(&mut ctx, args),
+        Command::Publish(args) => records::publish(&mut ctx, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();

@@ -4,3 +4,4 @@
 mod bench;
 mod chapters;
 mod helpers;
+mod records;

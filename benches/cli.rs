@@ -1,0 +1,149 @@
+//! Whole-process benchmarks of the performance targets (run with
+//! `cargo bench --bench cli`; build is release). They print numbers; they
+//! assert nothing, because shared machines are noisy.
+//!
+//! - `fingerprint` on a 64 MiB text file against coreutils `sha256sum`, with
+//!   peak memory (from getrusage of the children);
+//! - `--version` start-up time;
+//! - `history` and `status` over 10,000 generated records.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_research_companion")
+}
+
+/// Runs a command `n` times; returns the median wall time.
+fn time(n: usize, mut make: impl FnMut() -> Command) -> Duration {
+    let mut times: Vec<Duration> = (0..n)
+        .map(|_| {
+            let start = Instant::now();
+            let status = make()
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("runs");
+            assert!(status.success() || status.code() == Some(1));
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[n / 2]
+}
+
+/// Peak resident memory of the largest child waited for so far, in KiB.
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: a zeroed rusage is valid for getrusage to fill.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru);
+        ru.ru_maxrss
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn fingerprint_bench(dir: &Path) {
+    let excerpt =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt",
+        ))
+        .unwrap();
+    let file = dir.join("big.txt");
+    {
+        // Written and dropped before any child starts: a forked child counts
+        // its parent's resident pages in its own peak.
+        let mut text = String::with_capacity(64 << 20);
+        while text.len() < 64 << 20 {
+            text.push_str(&excerpt);
+        }
+        std::fs::write(&file, &text).unwrap();
+    }
+    let ours = time(7, || {
+        let mut c = Command::new(exe());
+        c.arg("fingerprint").arg(&file);
+        c
+    });
+    let rss = children_max_rss_kib();
+    let theirs = time(7, || {
+        let mut c = Command::new("sha256sum");
+        c.arg(&file);
+        c
+    });
+    println!(
+        "fingerprint 64 MiB: {:.3} s (sha256sum {:.3} s), peak RSS {:.1} MiB",
+        ours.as_secs_f64(),
+        theirs.as_secs_f64(),
+        rss as f64 / 1024.0
+    );
+    let version = time(31, || {
+        let mut c = Command::new(exe());
+        c.arg("--version");
+        c
+    });
+    println!("--version: {:.2} ms", version.as_secs_f64() * 1e3);
+}
+
+fn history_bench(root: &Path) {
+    copy_tree(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("book-snapshots"),
+        &root.join("book-snapshots"),
+    );
+    let report = root.join("report.md");
+    std::fs::write(&report, "## 1. Context and provenance\n## 2. Claim audit\n").unwrap();
+    let ok = Command::new(exe())
+        .args(["record", "06", "--report"])
+        .arg(&report)
+        .env("RESEARCH_COMPANION_ROOT", root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let dir = root.join("records/pytorch-from-first-principles/06");
+    let first: PathBuf = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".record.yaml"))
+        .unwrap();
+    let template = std::fs::read_to_string(&first).unwrap();
+    let name = first.file_name().unwrap().to_string_lossy().into_owned();
+    let stem = name.trim_end_matches(".record.yaml");
+    let (stamp, hex) = stem.split_once('-').unwrap();
+    for i in 1..10_000u32 {
+        let new_hex = format!("{i:012x}");
+        let text = template.replace(&format!("{stamp}:{hex}"), &format!("{stamp}:{new_hex}"));
+        std::fs::write(dir.join(format!("{stamp}-{new_hex}.record.yaml")), text).unwrap();
+    }
+    for cmd in ["history", "status"] {
+        let t = time(5, || {
+            let mut c = Command::new(exe());
+            c.arg(cmd).env("RESEARCH_COMPANION_ROOT", root);
+            c
+        });
+        println!("{cmd} over 10,000 records: {:.3} s", t.as_secs_f64());
+    }
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test` builds benches but runs none.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    fingerprint_bench(dir.path());
+    history_bench(&dir.path().join("project"));
+}

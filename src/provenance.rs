@@ -1,0 +1,212 @@
+//! Git provenance for records: which repository, commit and branch the tool
+//! ran in, whether the tree was dirty, and the remote with any credentials
+//! removed. Outside a git repository this says so instead of failing.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Repository, StatusOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Where a record was made, as git sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GitProvenance {
+    /// False when the root is not inside a git repository (or git could not
+    /// read it); `note` says why.
+    pub available: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Reads provenance for the repository containing `root`.
+pub fn collect(root: &Path) -> GitProvenance {
+    match Repository::discover(root) {
+        Ok(repo) => describe(&repo)
+            .unwrap_or_else(|e| unavailable(format!("git could not read the repository: {e}"))),
+        Err(_) => unavailable(format!("{} is not inside a git repository", root.display())),
+    }
+}
+
+fn unavailable(note: String) -> GitProvenance {
+    GitProvenance {
+        available: false,
+        repository: None,
+        commit: None,
+        branch: None,
+        dirty: None,
+        remote: None,
+        note: Some(note),
+    }
+}
+
+fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error> {
+    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+    let head = repo.head().ok();
+    let commit = head
+        .as_ref()
+        .and_then(|h| h.peel_to_commit().ok())
+        .map(|c| c.id().to_string());
+    let branch = head
+        .as_ref()
+        .filter(|h| h.is_branch())
+        .and_then(|h| h.shorthand().ok().map(str::to_string));
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .include_ignored(false)
+        .recurse_untracked_dirs(false);
+    let dirty = !repo.statuses(Some(&mut opts))?.is_empty();
+    let remote = repo
+        .find_remote("origin")
+        .ok()
+        .or_else(|| {
+            let names = repo.remotes().ok()?;
+            let first = names.iter().flatten().next()?.map(str::to_string)?;
+            repo.find_remote(&first).ok()
+        })
+        .and_then(|r| r.url().ok().map(redact_url));
+    Ok(GitProvenance {
+        available: true,
+        repository: Some(root.display().to_string()),
+        commit,
+        branch,
+        dirty: Some(dirty),
+        remote,
+        note: if head.is_none() {
+            Some("the repository has no commits yet".into())
+        } else {
+            None
+        },
+    })
+}
+
+/// Removes any user name, password or token from a remote URL, in both the
+/// `scheme://user:secret@host/path` and the scp-like `user@host:path` forms.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let (authority, path) = match rest.find('/') {
+            Some(i) => rest.split_at(i),
+            None => (rest, ""),
+        };
+        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        return format!("{scheme}://{host}{path}");
+    }
+    // scp-like: user@host:path (no scheme). Only strip when the @ comes
+    // before the first colon, so a path with @ in it is left alone.
+    match (url.find('@'), url.find(':')) {
+        (Some(at), Some(colon)) if at < colon => url[at + 1..].to_string(),
+        _ => url.to_string(),
+    }
+}
+
+/// Commits `files` (absolute paths inside the repository's work tree) on top
+/// of HEAD, and stages them, leaving anything else staged as it was.
+/// Returns the new commit id.
+pub fn commit_files(root: &Path, files: &[PathBuf], message: &str) -> Result<String> {
+    let repo = Repository::discover(root).map_err(|_| {
+        Error::Usage(format!(
+            "--commit: {} is not inside a git repository",
+            root.display()
+        ))
+    })?;
+    let git_err = |e: git2::Error| Error::Other(format!("--commit: {}", e.message()));
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| Error::Usage("--commit: the repository is bare".into()))?
+        .canonicalize()
+        .map_err(|e| Error::io(root, e))?;
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    // The new tree is HEAD's tree plus these files only.
+    let mut tree_index = git2::Index::new().map_err(git_err)?;
+    if let Some(p) = &parent {
+        tree_index
+            .read_tree(&p.tree().map_err(git_err)?)
+            .map_err(git_err)?;
+    }
+    let mut repo_index = repo.index().map_err(git_err)?;
+    for file in files {
+        let abs = file.canonicalize().map_err(|e| Error::io(file, e))?;
+        let rel = abs.strip_prefix(&workdir).map_err(|_| {
+            Error::Usage(format!(
+                "--commit: {} is outside the repository",
+                file.display()
+            ))
+        })?;
+        let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
+        let id = repo.blob(&bytes).map_err(git_err)?;
+        let path = rel.to_string_lossy().replace('\\', "/").into_bytes();
+        let entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o100644,
+            uid: 0,
+            gid: 0,
+            file_size: bytes.len() as u32,
+            id,
+            flags: path.len().min(0xfff) as u16,
+            flags_extended: 0,
+            path,
+        };
+        tree_index.add(&entry).map_err(git_err)?;
+        repo_index.add_path(rel).map_err(git_err)?;
+    }
+    let tree_id = tree_index.write_tree_to(&repo).map_err(git_err)?;
+    let tree = repo.find_tree(tree_id).map_err(git_err)?;
+    let sig = repo
+        .signature()
+        .or_else(|_| git2::Signature::now("research_companion", "research_companion@localhost"))
+        .map_err(git_err)?;
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    let id = repo
+        .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .map_err(git_err)?;
+    repo_index.write().map_err(git_err)?;
+    Ok(id.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_are_removed_from_remote_urls() {
+        assert_eq!(
+            redact_url("https://user:ghp_secret@github.com/o/r.git"),
+            "https://github.com/o/r.git"
+        );
+        assert_eq!(
+            redact_url("https://token@github.com/o/r"),
+            "https://github.com/o/r"
+        );
+        assert_eq!(
+            redact_url("ssh://git@example.com:22/o/r"),
+            "ssh://example.com:22/o/r"
+        );
+        assert_eq!(redact_url("git@github.com:o/r.git"), "github.com:o/r.git");
+        assert_eq!(
+            redact_url("https://github.com/o/r"),
+            "https://github.com/o/r"
+        );
+        assert_eq!(redact_url("/srv/git/r.git"), "/srv/git/r.git");
+    }
+
+    #[test]
+    fn outside_a_repository_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = collect(dir.path());
+        assert!(!p.available);
+        assert!(p.note.unwrap().contains("not inside a git repository"));
+    }
+}

@@ -1,0 +1,152 @@
+//! Checks a research report: the seven required sections, its UNVERIFIED and
+//! UNRUN markers, and the rows of its claim-audit and source-ledger tables.
+
+use serde::{Deserialize, Serialize};
+
+/// The report's required top-level headings, exactly as the prompt asks.
+pub const REQUIRED_SECTIONS: [&str; 7] = [
+    "## 1. Context and provenance",
+    "## 2. Claim audit",
+    "## 3. Source ledger",
+    "## 4. Findings",
+    "## 5. Upgrade proposal",
+    "## 6. Experiment opportunities",
+    "## 7. Review checklist",
+];
+
+/// What the checks found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportCheck {
+    pub sections_present: Vec<String>,
+    pub sections_missing: Vec<String>,
+    pub unverified_markers: usize,
+    pub unrun_markers: usize,
+    pub claim_audit_rows: usize,
+    pub source_ledger_rows: usize,
+}
+
+impl ReportCheck {
+    /// Whether every required section is there.
+    pub fn complete(&self) -> bool {
+        self.sections_missing.is_empty()
+    }
+}
+
+/// Which required section a line opens, if any. The heading may go on after
+/// the required words (`## 2. Claim audit — a table ...`).
+fn section_of(line: &str) -> Option<usize> {
+    let line = line.trim_end();
+    REQUIRED_SECTIONS.iter().position(|h| {
+        line.strip_prefix(h).is_some_and(|rest| {
+            rest.is_empty()
+                || rest.starts_with([' ', '\t', ':', '-', '—', '–', '('])
+                || rest.starts_with(" —")
+        })
+    })
+}
+
+/// Runs every check on the report's text.
+pub fn check(text: &str) -> ReportCheck {
+    let mut present = [false; 7];
+    let mut current: Option<usize> = None;
+    let mut rows = [0usize; 7];
+    let mut in_table = false;
+    let mut table_lines = 0usize;
+    let close_table = |current: Option<usize>, table_lines: &mut usize, rows: &mut [usize; 7]| {
+        if let Some(s) = current {
+            // A table's first two lines are its header and its separator.
+            rows[s] += table_lines.saturating_sub(2);
+        }
+        *table_lines = 0;
+    };
+    for line in text.lines() {
+        if line.starts_with("## ") || line.starts_with("# ") {
+            close_table(current, &mut table_lines, &mut rows);
+            in_table = false;
+            current = section_of(line);
+            if let Some(s) = current {
+                present[s] = true;
+            }
+            continue;
+        }
+        let is_row = line.trim_start().starts_with('|');
+        if is_row {
+            in_table = true;
+            table_lines += 1;
+        } else if in_table {
+            close_table(current, &mut table_lines, &mut rows);
+            in_table = false;
+        }
+    }
+    close_table(current, &mut table_lines, &mut rows);
+    let (sections_present, sections_missing) = REQUIRED_SECTIONS.iter().zip(present).fold(
+        (Vec::new(), Vec::new()),
+        |(mut p, mut m), (h, ok)| {
+            if ok {
+                p.push(h.to_string())
+            } else {
+                m.push(h.to_string())
+            }
+            (p, m)
+        },
+    );
+    ReportCheck {
+        sections_present,
+        sections_missing,
+        unverified_markers: count_word(text, "UNVERIFIED"),
+        unrun_markers: count_word(text, "UNRUN"),
+        claim_audit_rows: rows[1],
+        source_ledger_rows: rows[2],
+    }
+}
+
+/// Occurrences of `word` not inside a longer word.
+fn count_word(text: &str, word: &str) -> usize {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word)
+        .filter(|(i, _)| {
+            let before = text[..*i].chars().next_back();
+            let after = text[i + word.len()..].chars().next();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+        })
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str = "# Report\n\n## 1. Context and provenance — what I read\ntext UNVERIFIED.\n\n\
+## 2. Claim audit\n\n| claim | evidence |\n| --- | --- |\n| 7.4x | table |\n| 454 vs 449 | UNVERIFIED |\n\n\
+## 3. Source ledger\n| source | url |\n|---|---|\n| PyTorch docs | x |\n\n## 4. Findings\n\n## 5. Upgrade proposal\n\n\
+## 6. Experiment opportunities\nA: UNRUN. B: UNRUNNABLE is not a marker.\n\n## 7. Review checklist\n";
+
+    #[test]
+    fn a_complete_report_is_counted() {
+        let c = check(FULL);
+        assert!(c.complete(), "{c:?}");
+        assert_eq!(c.unverified_markers, 2);
+        assert_eq!(c.unrun_markers, 1);
+        assert_eq!(c.claim_audit_rows, 2);
+        assert_eq!(c.source_ledger_rows, 1);
+    }
+
+    #[test]
+    fn missing_and_misnamed_sections_are_listed() {
+        let text = FULL
+            .replace("## 4. Findings", "## 4 Findings")
+            .replace("## 7. Review checklist", "### 7. Review checklist");
+        let c = check(&text);
+        assert_eq!(
+            c.sections_missing,
+            vec!["## 4. Findings", "## 7. Review checklist"]
+        );
+        // A heading that only starts with the words is not the section.
+        assert!(
+            !check("## 2. Claim auditing\n")
+                .sections_present
+                .iter()
+                .any(|s| s.contains("Claim"))
+        );
+    }
+}

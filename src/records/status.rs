@@ -1,0 +1,147 @@
+//! Which research is current: each record against the chapter's current
+//! snapshot, and each chapter's state in the site's vocabulary.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{Record, RunId, RunKind};
+use crate::chapter::Chapter;
+
+/// A record against the chapter as it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Currency {
+    /// It examined the current snapshot.
+    Current,
+    /// The chapter changed since.
+    Stale,
+}
+
+/// A chapter's research state, as the site names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum State {
+    Current,
+    Stale,
+    NeverResearched,
+    /// The latest research run's report lacks required sections.
+    FailedLatest,
+}
+
+impl State {
+    /// The site's label for the state.
+    pub fn label(self) -> &'static str {
+        match self {
+            State::Current => "Current",
+            State::Stale => "Update available",
+            State::NeverResearched => "Not yet researched",
+            State::FailedLatest => "Refresh incomplete",
+        }
+    }
+}
+
+/// Whether `record` examined the chapter's current snapshot.
+pub fn currency(chapter: &Chapter, record: &Record) -> Currency {
+    if record.revision.fingerprint == chapter.manifest.current().fingerprint {
+        Currency::Current
+    } else {
+        Currency::Stale
+    }
+}
+
+/// One line of `history`.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryEntry {
+    pub run_id: RunId,
+    pub kind: RunKind,
+    pub recorded_at: DateTime<Utc>,
+    pub revision: String,
+    pub currency: Currency,
+    /// Research runs: whether the report had all seven sections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_complete: Option<bool>,
+    /// Experiment runs: one line of result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The history lines for one chapter's records (already newest first).
+pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
+    records
+        .iter()
+        .map(|r| HistoryEntry {
+            run_id: r.run_id.clone(),
+            kind: r.kind,
+            recorded_at: r.recorded_at,
+            revision: r.revision.fingerprint.short().to_string(),
+            currency: currency(chapter, r),
+            report_complete: r.report.as_ref().map(|p| p.complete),
+            result: r.experiment.as_ref().map(|e| e.summary.clone()),
+            note: r.note.clone(),
+        })
+        .collect()
+}
+
+/// One chapter's line of `status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChapterStatus {
+    pub chapter: String,
+    pub title: String,
+    pub state: State,
+    /// The label the site shows.
+    pub label: String,
+    /// Why research predates the chapter.
+    pub stale_reasons: Vec<String>,
+    pub research_runs: usize,
+    pub experiment_runs: usize,
+    pub last_researched: Option<DateTime<Utc>>,
+    pub run_id: Option<RunId>,
+    pub previous_run_id: Option<RunId>,
+}
+
+/// The chapter's state from its records (newest first).
+pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
+    let research: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == RunKind::Research)
+        .collect();
+    let latest = research.first().copied();
+    let current = chapter.manifest.current();
+    let (state, stale_reasons) = match latest {
+        None => (State::NeverResearched, Vec::new()),
+        Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
+            (State::FailedLatest, Vec::new())
+        }
+        Some(r) if currency(chapter, r) == Currency::Current => (State::Current, Vec::new()),
+        Some(r) => (
+            State::Stale,
+            vec![format!(
+                "chapter fingerprint changed from {} to {} on {}",
+                r.revision.fingerprint.short(),
+                current.fingerprint.short(),
+                current.captured_at.format("%Y-%m-%d")
+            )],
+        ),
+    };
+    let label = if state == State::NeverResearched
+        && !chapter.manifest.research_objective.trim().is_empty()
+    {
+        "Brief only · not yet researched".to_string()
+    } else {
+        state.label().to_string()
+    };
+    ChapterStatus {
+        chapter: chapter.key_str(),
+        title: chapter.manifest.chapter.title.clone(),
+        state,
+        label,
+        stale_reasons,
+        research_runs: research.len(),
+        experiment_runs: records.len() - research.len(),
+        last_researched: latest.map(|r| r.recorded_at),
+        run_id: latest.map(|r| r.run_id.clone()),
+        previous_run_id: latest.and_then(|r| r.previous_run_id.clone()),
+    }
+}
