@@ -49,6 +49,10 @@ pub enum Command {
     Status(HistoryArgs),
     /// Write a chapter's research data in the book site's schema
     Publish(PublishArgs),
+    /// Compare a measured run with the chapter's published tables, claim by claim
+    Diff(DiffArgs),
+    /// The main job: run the chapter's experiment, compare it, record it
+    Reproduce(ReproduceArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -279,4 +283,63 @@ pub struct PublishArgs {
     /// Write to FILE instead of standard output (never over an existing file)
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// Output format of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Table,
+    Markdown,
+    Json,
+    Yaml,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("which").args(["run_file", "run", "latest"]).required(true))]
+pub struct DiffArgs {
+    /// A run file written by `bench --out`
+    #[arg(value_name = "RUN_FILE")]
+    pub run_file: Option<PathBuf>,
+    /// A recorded experiment run, by run id
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// The chapter's latest recorded experiment run
+    #[arg(long)]
+    pub latest: bool,
+    /// Chapter to compare with [default: the run's, or the only registered one]
+    #[arg(long, value_name = "ID")]
+    pub chapter: Option<String>,
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Also draw ex/s against workers and the wait/work split as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    #[arg(default_value = "06")]
+    pub chapter: String,
+    /// Measured batches per configuration
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES)]
+    pub batches: u64,
+    /// Runs per configuration (medians are compared)
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Workers as OS processes (as the chapter) or threads
+    #[arg(long, value_enum, default_value_t = crate::bench::WorkerKind::Process)]
+    pub worker_kind: crate::bench::WorkerKind,
+    /// Add the columns beyond the chapter's
+    #[arg(long)]
+    pub wide: bool,
+    /// Also write the run file here
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Also draw the comparison as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Do not store an experiment record
+    #[arg(long)]
+    pub no_record: bool,
 }

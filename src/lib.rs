@@ -15,8 +15,10 @@ pub mod error;
 pub mod layout;
 pub mod output;
 pub mod provenance;
+pub mod published;
 pub mod records;
 pub mod sys;
+pub mod text;
 pub mod yaml_io;
 
 pub use error::{Error, Result};

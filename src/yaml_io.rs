@@ -42,12 +42,8 @@ pub fn from_str<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T> {
 
 /// Reads and parses a YAML file.
 pub fn read<T: DeserializeOwned>(path: &Path) -> Result<T> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| Error::InvalidUtf8 {
-        path: path.to_path_buf(),
-        offset: e.valid_up_to() as u64,
-    })?;
-    from_str(text, path)
+    let text = crate::text::read_utf8(path)?;
+    from_str(&text, path)
 }
 
 /// Serializes `value` as YAML text.

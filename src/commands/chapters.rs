@@ -1,13 +1,11 @@
 //! `chapters`, `chapter show` and `snapshot add`.
 
-use std::path::Path;
-
 use serde::Serialize;
 
 use super::Context;
 use crate::chapter::{self, AddOutcome, Chapter, Currency, NewSnapshot, Registry, Scope};
 use crate::cli::{ChapterCommand, ChaptersArgs, ListFormat, SnapshotCommand};
-use crate::error::{EXIT_ERROR, EXIT_OK, Error, Result};
+use crate::error::{EXIT_ERROR, EXIT_OK, Result};
 
 #[derive(Serialize)]
 struct ChapterLine {
@@ -166,7 +164,7 @@ pub fn snapshot(ctx: &mut Context, cmd: SnapshotCommand) -> Result<u8> {
     } = cmd;
     let registry = Registry::open(&ctx.layout)?;
     let ch = registry.get(&id)?;
-    let text = read_utf8(&file)?;
+    let text = crate::text::read_utf8(&file)?;
     let new = NewSnapshot {
         text: &text,
         source: source.unwrap_or_else(|| file.display().to_string()),
@@ -192,15 +190,6 @@ pub fn snapshot(ctx: &mut Context, cmd: SnapshotCommand) -> Result<u8> {
         ))?,
     }
     Ok(EXIT_OK)
-}
-
-/// Reads a whole file that must be UTF-8, naming the file and offset if not.
-pub fn read_utf8(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to() as u64,
-    })
 }
 
 /// One word for an integrity state.

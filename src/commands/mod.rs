@@ -2,6 +2,7 @@
 
 mod bench;
 mod chapters;
+mod diff;
 mod fingerprint;
 mod records;
 mod verify;
@@ -35,6 +36,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::History(args) => records::history(&mut ctx, args),
         Command::Status(args) => records::status(&mut ctx, args),
         Command::Publish(args) => records::publish(&mut ctx, args),
+        Command::Diff(args) => diff::diff(&mut ctx, args),
+        Command::Reproduce(args) => diff::reproduce(&mut ctx, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();

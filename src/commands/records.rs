@@ -16,7 +16,7 @@ use crate::records::{Record, RunId, RunKind, StoredVerdict, publish as site};
 use crate::{atomic, env, provenance, yaml_io};
 
 /// The latest run of `kind` for a chapter, for `--previous`'s default.
-fn latest_of(ctx: &Context, chapter: &Chapter, kind: RunKind) -> Result<Option<RunId>> {
+pub fn latest_of(ctx: &Context, chapter: &Chapter, kind: RunKind) -> Result<Option<RunId>> {
     let (records, _) = store::list(&ctx.layout, &chapter.key)?;
     Ok(records
         .into_iter()
@@ -93,10 +93,11 @@ pub fn record(ctx: &mut Context, args: RecordArgs) -> Result<u8> {
                 format!("not a bench run file (schema '{}')", run.schema),
             ));
         }
+        let verdicts = experiment_verdicts(ctx, &chapter, &revision.snapshot, &run)?;
         let input = ExperimentInput {
             revision,
             source: run_path.display().to_string(),
-            verdicts: experiment_verdicts(ctx, &chapter, &run),
+            verdicts,
             run,
             run_bytes: bytes,
             note: args.note.clone(),
@@ -113,14 +114,16 @@ pub fn record(ctx: &mut Context, args: RecordArgs) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Claim verdicts for an experiment, when the chapter has claims to check.
-/// (Filled in by the published-tables module; none before it exists.)
+/// Claim verdicts for an experiment against the revision it is compared
+/// with; none when that snapshot has no tables.
 pub fn experiment_verdicts(
-    _ctx: &Context,
-    _chapter: &Chapter,
-    _run: &BenchRun,
-) -> Vec<StoredVerdict> {
-    Vec::new()
+    ctx: &Context,
+    chapter: &Chapter,
+    snapshot: &str,
+    run: &BenchRun,
+) -> Result<Vec<StoredVerdict>> {
+    let (comparison, _) = super::diff::compare_run(ctx, chapter, snapshot, run)?;
+    Ok(super::diff::stored_verdicts(&comparison))
 }
 
 fn report_stored(ctx: &mut Context, path: &std::path::Path, record: &Record) -> Result<()> {
@@ -191,7 +194,7 @@ pub fn record_bench_run(ctx: &mut Context, chapter: &Chapter, run: &BenchRun) ->
     let input = ExperimentInput {
         revision: create::current_revision(&chapter),
         source: "bench --record".into(),
-        verdicts: experiment_verdicts(ctx, &chapter, run),
+        verdicts: experiment_verdicts(ctx, &chapter, &chapter.manifest.current_snapshot, run)?,
         run: run.clone(),
         run_bytes: bytes,
         note: None,

@@ -93,11 +93,7 @@ pub struct ResearchInput {
 
 /// Reads a report that must exist, be UTF-8 and not be empty.
 pub fn read_report(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to() as u64,
-    })?;
+    let text = crate::text::read_utf8(path)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(path, "the report is empty"));
     }

@@ -3,5 +3,6 @@
 
 mod bench;
 mod chapters;
+mod diff;
 mod helpers;
 mod records;

@@ -1,0 +1,183 @@
+//! Checks a published table against itself: ex/s against
+//! 1000 x batch / (wait_mean + work), wait_frac against
+//! wait_mean / (wait_mean + work), p50 <= p95 <= max and mean <= max. Each
+//! check allows for the rounding of the printed numbers; ex/s also gets 1%
+//! slack, because it is measured over the whole run (start-up included).
+
+use serde::Serialize;
+
+use super::tables::{Cell, Location, Table};
+
+/// Extra relative slack for ex/s.
+pub const EX_S_SLACK: f64 = 0.01;
+
+/// One inconsistency in a published table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Discrepancy {
+    pub table: String,
+    pub location: Location,
+    pub workers: usize,
+    pub column: String,
+    pub stated: f64,
+    /// What the other cells imply, as a range or a bound.
+    pub implied: String,
+    pub rule: String,
+}
+
+/// Every inconsistency in `table`.
+pub fn audit(table: &Table) -> Vec<Discrepancy> {
+    let mut found = Vec::new();
+    let col = |name: &str| table.column(name);
+    let b = table.batch_size as f64;
+    for row in &table.rows {
+        let workers = col("workers").map_or(0, |w| row[w].value as usize);
+        let get = |name: &str| col(name).map(|i| row[i]);
+        let mut report = |column: &str, stated: Cell, implied: String, rule: &str| {
+            found.push(Discrepancy {
+                table: table.header(),
+                location: table.location,
+                workers,
+                column: column.to_string(),
+                stated: stated.value,
+                implied,
+                rule: rule.to_string(),
+            });
+        };
+        if let (Some(wm), Some(work)) = (get("wait_mean"), get("work")) {
+            let (lo_sum, hi_sum) = (
+                wm.value - wm.half_ulp() + work.value - work.half_ulp(),
+                wm.value + wm.half_ulp() + work.value + work.half_ulp(),
+            );
+            if let Some(ex) = get("ex/s")
+                && hi_sum > 0.0
+            {
+                let lo = 1000.0 * b / hi_sum * (1.0 - EX_S_SLACK);
+                let hi = if lo_sum > 0.0 {
+                    1000.0 * b / lo_sum * (1.0 + EX_S_SLACK)
+                } else {
+                    f64::INFINITY
+                };
+                if !overlaps(ex, lo, hi) {
+                    let mid = 1000.0 * b / (wm.value + work.value);
+                    report(
+                        "ex/s",
+                        ex,
+                        format!(
+                            "{mid:.1} (1000 x {} / ({} + {}))",
+                            table.batch_size, wm.value, work.value
+                        ),
+                        "ex/s = 1000 x batch / (wait_mean + work)",
+                    );
+                }
+            }
+            if let Some(frac) = get("wait_frac") {
+                let wlo = (wm.value - wm.half_ulp()).max(0.0);
+                let whi = wm.value + wm.half_ulp();
+                let klo = (work.value - work.half_ulp()).max(0.0);
+                let khi = work.value + work.half_ulp();
+                let lo = if wlo + khi > 0.0 {
+                    wlo / (wlo + khi)
+                } else {
+                    0.0
+                };
+                let hi = if whi + klo > 0.0 {
+                    whi / (whi + klo)
+                } else {
+                    1.0
+                };
+                if !overlaps(frac, lo, hi) {
+                    let mid = wm.value / (wm.value + work.value);
+                    report(
+                        "wait_frac",
+                        frac,
+                        format!("{mid:.3} ({} / ({} + {}))", wm.value, wm.value, work.value),
+                        "wait_frac = wait_mean / (wait_mean + work)",
+                    );
+                }
+            }
+        }
+        for (small, big) in [
+            ("wait_p50", "wait_p95"),
+            ("wait_p95", "wait_max"),
+            ("wait_mean", "wait_max"),
+        ] {
+            if let (Some(a), Some(z)) = (get(small), get(big))
+                && a.value - z.value > a.half_ulp() + z.half_ulp()
+            {
+                report(
+                    small,
+                    a,
+                    format!("at most {big} = {}", z.value),
+                    &format!("{small} <= {big}"),
+                );
+            }
+        }
+    }
+    found
+}
+
+fn overlaps(stated: Cell, lo: f64, hi: f64) -> bool {
+    stated.value + stated.half_ulp() >= lo && stated.value - stated.half_ulp() <= hi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tables::parse;
+    use super::*;
+
+    const CHAPTER: &str = "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 414 69.8 69.8 70.4 70.7 7.5 0.90 1 452 62.6 62.3 65.9 66.4 8.1 0.89 2 890 27.3 25.3 56.8 57.7 8.6 0.76 4 1769 8.4 2.1 30.3 30.5 9.7 0.46 8 3049 0.9 0.9 2.7 3.5 9.6 0.09 === producer=spin 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 454 62.8 62.1 66.5 89.1 7.8 0.89 1 451 56.9 56.4 62.4 79.7 14.0 0.80 2 456 49.5 47.7 103.8 107.2 20.7 0.71 4 458 38.0 21.9 121.1 134.2 31.9 0.54 8 449 28.1 24.0 88.2 110.2 43.2 0.39";
+
+    #[test]
+    fn the_chapters_tables_are_consistent() {
+        for t in parse(CHAPTER).tables {
+            assert_eq!(audit(&t), vec![], "{}", t.header());
+        }
+    }
+
+    #[test]
+    fn planted_typos_are_found_with_cell_and_implied_value() {
+        // Planted: ex/s 1769 -> 1969; wait_frac 0.39 -> 0.93; a p95 below its
+        // p50; a max below p95 and the mean.
+        let text = CHAPTER
+            .replace("4 1769 8.4", "4 1969 8.4")
+            .replace("43.2 0.39", "43.2 0.93")
+            .replace("21.9 121.1", "21.9 12.1")
+            .replace("0.9 0.9 2.7 3.5", "0.9 0.9 2.7 0.5");
+        let tables = parse(&text).tables;
+        let sleep = audit(&tables[0]);
+        let spin = audit(&tables[1]);
+        let ex = sleep
+            .iter()
+            .find(|d| d.column == "ex/s")
+            .expect("ex/s typo");
+        assert_eq!((ex.workers, ex.stated), (4, 1969.0));
+        assert!(
+            ex.implied.starts_with("1768.0 (1000 x 32 / (8.4 + 9.7))"),
+            "{}",
+            ex.implied
+        );
+        assert!(
+            sleep
+                .iter()
+                .any(|d| d.workers == 8 && d.rule == "wait_p95 <= wait_max"),
+            "{sleep:?}"
+        );
+        assert!(
+            sleep
+                .iter()
+                .any(|d| d.workers == 8 && d.rule == "wait_mean <= wait_max"),
+            "{sleep:?}"
+        );
+        let frac = spin
+            .iter()
+            .find(|d| d.column == "wait_frac")
+            .expect("wait_frac typo");
+        assert_eq!((frac.workers, frac.stated), (8, 0.93));
+        assert!(frac.implied.starts_with("0.394"), "{}", frac.implied);
+        assert!(
+            spin.iter()
+                .any(|d| d.workers == 4 && d.rule == "wait_p50 <= wait_p95"),
+            "{spin:?}"
+        );
+    }
+}

@@ -1,0 +1,306 @@
+//! `claims.yaml`: the chapter's checkable claims. Each names the sentence it
+//! comes from, a metric (a minijinja expression over the tables, e.g.
+//! `sleep.w8.ex_s / sleep.w0.ex_s`), the value the prose states, a
+//! reproduction criterion, and preconditions on the environment.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use minijinja::{Environment, UndefinedBehavior, Value};
+use serde::{Deserialize, Serialize};
+
+use super::tables::Table;
+use crate::bench::{BenchRun, WorkerKind};
+use crate::error::{Error, Result};
+use crate::yaml_io;
+
+/// Schema name of claims files.
+pub const CLAIMS_SCHEMA: &str = "research_companion.claims.v1";
+
+/// A claims file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimsFile {
+    pub schema: String,
+    /// `<book-id>/<chapter-id>` the claims belong to.
+    pub chapter: String,
+    pub claims: Vec<Claim>,
+}
+
+/// One checkable claim.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub id: String,
+    /// The sentence, quoted from the chapter.
+    pub quote: String,
+    /// Where it appears.
+    pub location: String,
+    /// Expression over the tables: `<producer>.w<workers>.<column>`, with
+    /// `ex/s` spelled `ex_s`.
+    pub metric: String,
+    /// What the prose states, checked against the chapter's own tables.
+    pub stated: Stated,
+    /// What a measurement must show to reproduce the claim.
+    pub reproduce: Criterion,
+    #[serde(default)]
+    pub preconditions: Preconditions,
+}
+
+/// A stated value and how far the tables may be from it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stated {
+    pub value: f64,
+    pub tolerance: f64,
+}
+
+/// A reproduction criterion: a bound or a two-sided range. Written in YAML
+/// as exactly one of `{at_least: x}`, `{at_most: x}`, `{between: [lo, hi]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CriterionFields", into = "CriterionFields")]
+pub enum Criterion {
+    AtLeast(f64),
+    AtMost(f64),
+    Between([f64; 2]),
+}
+
+/// The YAML shape of a [`Criterion`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CriterionFields {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between: Option<[f64; 2]>,
+}
+
+impl TryFrom<CriterionFields> for Criterion {
+    type Error = String;
+    fn try_from(f: CriterionFields) -> std::result::Result<Self, String> {
+        match (f.at_least, f.at_most, f.between) {
+            (Some(x), None, None) => Ok(Criterion::AtLeast(x)),
+            (None, Some(x), None) => Ok(Criterion::AtMost(x)),
+            (None, None, Some([lo, hi])) if lo <= hi => Ok(Criterion::Between([lo, hi])),
+            (None, None, Some([lo, hi])) => Err(format!("between: {lo} is above {hi}")),
+            _ => Err("give exactly one of at_least, at_most or between".into()),
+        }
+    }
+}
+
+impl From<Criterion> for CriterionFields {
+    fn from(c: Criterion) -> Self {
+        match c {
+            Criterion::AtLeast(x) => CriterionFields {
+                at_least: Some(x),
+                ..Default::default()
+            },
+            Criterion::AtMost(x) => CriterionFields {
+                at_most: Some(x),
+                ..Default::default()
+            },
+            Criterion::Between(r) => CriterionFields {
+                between: Some(r),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+impl Criterion {
+    /// Whether `x` meets it.
+    pub fn holds(&self, x: f64) -> bool {
+        match self {
+            Criterion::AtLeast(lo) => x >= *lo,
+            Criterion::AtMost(hi) => x <= *hi,
+            Criterion::Between([lo, hi]) => x >= *lo && x <= *hi,
+        }
+    }
+}
+
+impl std::fmt::Display for Criterion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Criterion::AtLeast(lo) => write!(f, ">= {lo}"),
+            Criterion::AtMost(hi) => write!(f, "<= {hi}"),
+            Criterion::Between([lo, hi]) => write!(f, "between {lo} and {hi}"),
+        }
+    }
+}
+
+/// Conditions on the run for a claim to be comparable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preconditions {
+    /// CPUs the run must have used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_kind: Option<WorkerKind>,
+}
+
+/// Numbers by producer, worker count and column, for evaluating metrics:
+/// `sleep.w8.ex_s`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableSet(pub BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>>);
+
+/// A column name as metrics spell it.
+pub fn ident(name: &str) -> String {
+    name.replace("ex/s", "ex_s").replace(['-', '/'], "_")
+}
+
+impl TableSet {
+    /// From the chapter's published tables.
+    pub fn from_published(tables: &[Table]) -> Self {
+        let mut set = TableSet::default();
+        for t in tables {
+            let Some(w) = t.column("workers") else {
+                continue;
+            };
+            let producer = set.0.entry(ident(&t.producer)).or_default();
+            for row in &t.rows {
+                let cols = producer
+                    .entry(format!("w{}", row[w].value as usize))
+                    .or_default();
+                for (name, cell) in t.columns.iter().zip(row) {
+                    cols.insert(ident(name), cell.value);
+                }
+            }
+        }
+        set
+    }
+
+    /// From a measured run's summary rows.
+    pub fn from_run(run: &BenchRun) -> Self {
+        let mut set = TableSet::default();
+        for r in &run.results {
+            let s = &r.summary;
+            let cols = set
+                .0
+                .entry(ident(&s.producer.to_string()))
+                .or_default()
+                .entry(format!("w{}", s.workers))
+                .or_default();
+            for (k, v) in measured_columns(s) {
+                cols.insert(ident(k), v);
+            }
+        }
+        set
+    }
+
+    fn value(&self) -> Value {
+        Value::from(minijinja::value::Serde(&self.0))
+    }
+}
+
+/// The chapter's columns of a measured row, by the chapter's names.
+pub fn measured_columns(r: &crate::bench::Row) -> [(&'static str, f64); 8] {
+    [
+        ("workers", r.workers as f64),
+        ("ex/s", r.ex_per_s),
+        ("wait_mean", r.wait_mean_ms),
+        ("wait_p50", r.wait_p50_ms),
+        ("wait_p95", r.wait_p95_ms),
+        ("wait_max", r.wait_max_ms),
+        ("work", r.work_ms),
+        ("wait_frac", r.wait_frac),
+    ]
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env
+}
+
+/// Evaluates a metric over a table set. Errors say what is missing.
+pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String> {
+    let env = environment();
+    let expr = env
+        .compile_expression(metric)
+        .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
+    let value = expr.eval(set.value()).map_err(|e| {
+        let known: Vec<String> = set
+            .0
+            .iter()
+            .map(|(p, rows)| format!("{p}.{{{}}}", rows.keys().cloned().collect::<Vec<_>>().join(",")))
+            .collect();
+        let columns: Vec<String> =
+            set.0.values().flat_map(|rows| rows.values()).next().map(|c| c.keys().cloned().collect()).unwrap_or_default();
+        format!(
+            "metric '{metric}' names a table, row or column that does not exist ({}); tables and rows: {}; columns: {}",
+            e.kind(),
+            known.join(" "),
+            columns.join(", ")
+        )
+    })?;
+    let x = f64::try_from(value.clone())
+        .map_err(|_| format!("metric '{metric}' is not a number: {value}"))?;
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("metric '{metric}' is not finite ({x})"))
+    }
+}
+
+/// The producers (tables) a metric reads.
+pub fn producers_used(metric: &str, set: &TableSet) -> Vec<String> {
+    let env = environment();
+    let Ok(expr) = env.compile_expression(metric) else {
+        return Vec::new();
+    };
+    let mut used: Vec<String> = expr
+        .undeclared_variables(false)
+        .into_iter()
+        .filter(|v| set.0.contains_key(v))
+        .collect();
+    used.sort();
+    used
+}
+
+/// Reads and checks a claims file against the chapter's published tables:
+/// every metric must evaluate on them. Errors name the file, line and claim.
+pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file: ClaimsFile = yaml_io::from_str(&text, path)?;
+    if file.schema != CLAIMS_SCHEMA {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "field 'schema': expected '{CLAIMS_SCHEMA}', found '{}'",
+                file.schema
+            ),
+        ));
+    }
+    let line_of = |id: &str| {
+        text.lines()
+            .position(|l| {
+                let l = l.trim_start().trim_start_matches("- ");
+                l.strip_prefix("id:")
+                    .is_some_and(|v| v.trim().trim_matches(['\'', '"']) == id)
+            })
+            .map_or(0, |i| i + 1)
+    };
+    let mut seen = std::collections::HashSet::new();
+    for c in &file.claims {
+        let at = |msg: String| {
+            Error::invalid(
+                path,
+                format!("line {}: claim '{}': {msg}", line_of(&c.id), c.id),
+            )
+        };
+        if !seen.insert(c.id.as_str()) {
+            return Err(at("the id is used twice".into()));
+        }
+        if c.stated.tolerance.is_nan() || c.stated.tolerance < 0.0 {
+            return Err(at(format!(
+                "stated.tolerance must be >= 0, got {}",
+                c.stated.tolerance
+            )));
+        }
+        evaluate(&c.metric, published).map_err(at)?;
+    }
+    Ok(file)
+}

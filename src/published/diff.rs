@@ -1,0 +1,256 @@
+//! Measured against published: every matching cell side by side, then each
+//! claim's verdict.
+
+use serde::{Deserialize, Serialize};
+
+use super::audit::{self, Discrepancy};
+use super::claims::{self, Claim, ClaimsFile, TableSet};
+use super::tables::{Malformed, Table};
+use crate::bench::BenchRun;
+
+/// One cell, published and measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellDiff {
+    pub column: String,
+    pub published: f64,
+    pub measured: f64,
+    /// measured / published (None when published is 0).
+    pub ratio: Option<f64>,
+}
+
+/// One published row matched with a measured one.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowDiff {
+    pub workers: usize,
+    pub cells: Vec<CellDiff>,
+}
+
+/// One published table against the measured run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableDiff {
+    pub header: String,
+    pub producer: String,
+    /// Whether the run used the table's cost, batch and consumer.
+    pub same_settings: bool,
+    pub rows: Vec<RowDiff>,
+    /// Published worker counts the run did not measure.
+    pub unmeasured_workers: Vec<usize>,
+}
+
+/// A claim's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    Reproduced,
+    NotReproduced,
+    /// A precondition is not met; the reason says which.
+    NotComparable,
+    /// No measurement covers the claim.
+    Unrun,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Reproduced => "REPRODUCED",
+            Verdict::NotReproduced => "NOT_REPRODUCED",
+            Verdict::NotComparable => "NOT_COMPARABLE",
+            Verdict::Unrun => "UNRUN",
+        })
+    }
+}
+
+/// One claim checked.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    pub id: String,
+    pub quote: String,
+    pub location: String,
+    pub metric: String,
+    /// What the prose says.
+    pub stated: f64,
+    /// The metric on the chapter's own tables.
+    pub published: f64,
+    /// Whether the prose agrees with its own table (within the tolerance).
+    pub prose_consistent: bool,
+    pub measured: Option<f64>,
+    pub criterion: String,
+    pub verdict: Verdict,
+    /// Why, for NOT_COMPARABLE and UNRUN.
+    pub reason: Option<String>,
+}
+
+/// Everything `diff` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub tables: Vec<TableDiff>,
+    pub claims: Vec<ClaimResult>,
+    /// The chapter's tables against themselves.
+    pub audit: Vec<Discrepancy>,
+    /// Table-like fragments that did not parse.
+    pub malformed: Vec<Malformed>,
+    /// CPUs the run used.
+    pub run_cpus: usize,
+}
+
+impl Comparison {
+    /// Whether any claim is NOT_REPRODUCED.
+    pub fn any_not_reproduced(&self) -> bool {
+        self.claims
+            .iter()
+            .any(|c| c.verdict == Verdict::NotReproduced)
+    }
+}
+
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// Compares a run with the chapter's tables and claims.
+pub fn compare(
+    tables: &[Table],
+    malformed: &[Malformed],
+    claims: Option<&ClaimsFile>,
+    run: &BenchRun,
+) -> Comparison {
+    let s = &run.settings;
+    let mut diffs = Vec::new();
+    for t in tables {
+        let measured: Vec<&crate::bench::Row> = run
+            .results
+            .iter()
+            .filter(|r| r.producer.to_string() == t.producer)
+            .map(|r| &r.summary)
+            .collect();
+        let same_settings = same(t.cost_ms, s.cost_ms)
+            && t.batch_size == s.batch_size
+            && same(t.consumer_ms, s.consumer_ms);
+        let mut rows = Vec::new();
+        let mut unmeasured = Vec::new();
+        for w in t.workers() {
+            let Some(m) = measured.iter().find(|r| r.workers == w) else {
+                unmeasured.push(w);
+                continue;
+            };
+            let mcols = claims::measured_columns(m);
+            let cells = t
+                .columns
+                .iter()
+                .filter(|c| *c != "workers")
+                .filter_map(|c| {
+                    let published = t.cell(w, c)?.value;
+                    let measured = mcols.iter().find(|(k, _)| k == c)?.1;
+                    let ratio = (published != 0.0).then(|| measured / published);
+                    Some(CellDiff {
+                        column: c.clone(),
+                        published,
+                        measured,
+                        ratio,
+                    })
+                })
+                .collect();
+            rows.push(RowDiff { workers: w, cells });
+        }
+        diffs.push(TableDiff {
+            header: t.header(),
+            producer: t.producer.clone(),
+            same_settings,
+            rows,
+            unmeasured_workers: unmeasured,
+        });
+    }
+    let published_set = TableSet::from_published(tables);
+    let measured_set = TableSet::from_run(run);
+    let results = claims
+        .map(|f| {
+            f.claims
+                .iter()
+                .map(|c| check_claim(c, tables, &published_set, &measured_set, run))
+                .collect()
+        })
+        .unwrap_or_default();
+    Comparison {
+        tables: diffs,
+        claims: results,
+        audit: tables.iter().flat_map(audit::audit).collect(),
+        malformed: malformed.to_vec(),
+        run_cpus: run.cpus_used.len(),
+    }
+}
+
+fn check_claim(
+    c: &Claim,
+    tables: &[Table],
+    published: &TableSet,
+    measured: &TableSet,
+    run: &BenchRun,
+) -> ClaimResult {
+    let published_value = claims::evaluate(&c.metric, published).unwrap_or(f64::NAN);
+    let mut result = ClaimResult {
+        id: c.id.clone(),
+        quote: c.quote.clone(),
+        location: c.location.clone(),
+        metric: c.metric.clone(),
+        stated: c.stated.value,
+        published: published_value,
+        prose_consistent: (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
+        measured: None,
+        criterion: c.reproduce.to_string(),
+        verdict: Verdict::Unrun,
+        reason: None,
+    };
+    let measured_value = match claims::evaluate(&c.metric, measured) {
+        Ok(v) => v,
+        Err(_) => {
+            result.reason = Some(
+                "the run has no measurement for every table and worker count the metric reads"
+                    .into(),
+            );
+            return result;
+        }
+    };
+    result.measured = Some(measured_value);
+    let mut unmet = Vec::new();
+    if let Some(n) = c.preconditions.cpus
+        && run.cpus_used.len() != n
+    {
+        unmet.push(format!(
+            "needs {n} CPU(s), the run used {}",
+            run.cpus_used.len()
+        ));
+    }
+    if let Some(k) = c.preconditions.worker_kind
+        && run.settings.worker_kind != k
+    {
+        unmet.push(format!(
+            "needs {k} workers, the run used {}",
+            run.settings.worker_kind
+        ));
+    }
+    let s = &run.settings;
+    for producer in claims::producers_used(&c.metric, published) {
+        if let Some(t) = tables
+            .iter()
+            .find(|t| claims::ident(&t.producer) == producer)
+            && !(same(t.cost_ms, s.cost_ms)
+                && t.batch_size == s.batch_size
+                && same(t.consumer_ms, s.consumer_ms))
+        {
+            unmet.push(format!(
+                "the chapter's {producer} table is {} ms/sample, batch {}, consumer {} ms; the run used {} ms/sample, batch {}, consumer {} ms",
+                t.cost_ms, t.batch_size, t.consumer_ms, s.cost_ms, s.batch_size, s.consumer_ms
+            ));
+        }
+    }
+    if !unmet.is_empty() {
+        result.verdict = Verdict::NotComparable;
+        result.reason = Some(unmet.join("; "));
+        return result;
+    }
+    result.verdict = if c.reproduce.holds(measured_value) {
+        Verdict::Reproduced
+    } else {
+        Verdict::NotReproduced
+    };
+    result
+}

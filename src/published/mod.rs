@@ -1,0 +1,40 @@
+//! What the chapter says, made checkable: its published tables (`tables`),
+//! their internal consistency (`audit`), its numeric claims (`claims`), and
+//! the comparison with a measured run (`diff`, `render`, `plot`).
+
+pub mod audit;
+pub mod claims;
+pub mod diff;
+pub mod plot;
+pub mod render;
+pub mod tables;
+
+use crate::chapter::Chapter;
+use crate::error::Result;
+use crate::layout::Layout;
+
+/// The published tables of one snapshot file of a chapter.
+pub fn read_tables(
+    layout: &Layout,
+    chapter: &Chapter,
+    snapshot_file: &str,
+) -> Result<tables::Parsed> {
+    let path = layout.snapshot_file(&chapter.key, snapshot_file);
+    let text = crate::text::read_utf8(&path)?;
+    Ok(tables::parse(&text))
+}
+
+/// The chapter's claims, checked against its tables; None when the chapter
+/// has no claims.yaml.
+pub fn read_claims(
+    layout: &Layout,
+    chapter: &Chapter,
+    parsed: &tables::Parsed,
+) -> Result<Option<claims::ClaimsFile>> {
+    let path = layout.claims_file(&chapter.key);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let set = claims::TableSet::from_published(&parsed.tables);
+    claims::load(&path, &set).map(Some)
+}

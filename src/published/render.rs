@@ -1,0 +1,177 @@
+//! `diff` output as text tables and Markdown; JSON and YAML are the
+//! comparison's own serialization.
+
+use std::fmt::Write as _;
+
+use super::diff::{Comparison, Verdict};
+
+fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return "-".into();
+    }
+    let a = x.abs();
+    if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Counts of each verdict, as one line.
+pub fn verdict_summary(c: &Comparison) -> String {
+    let count = |v: Verdict| c.claims.iter().filter(|r| r.verdict == v).count();
+    format!(
+        "{} claims: {} REPRODUCED, {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN",
+        c.claims.len(),
+        count(Verdict::Reproduced),
+        count(Verdict::NotReproduced),
+        count(Verdict::NotComparable),
+        count(Verdict::Unrun)
+    )
+}
+
+fn prose_note(stated: f64, published: f64, consistent: bool) -> String {
+    if consistent {
+        "ok".into()
+    } else {
+        format!(
+            "MISMATCH: says {}, table gives {}",
+            fmt_num(stated),
+            fmt_num(published)
+        )
+    }
+}
+
+/// Plain-text report.
+pub fn text(c: &Comparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Published vs measured (ratio = measured / published; absolute numbers are context, not expected to reproduce)"
+    );
+    for t in &c.tables {
+        let _ = writeln!(s, "\n{}", t.header);
+        if !t.same_settings {
+            let _ = writeln!(
+                s,
+                "  (the run used different cost, batch or consumer settings: not the same experiment)"
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{:>7}  {:<10} {:>10} {:>10} {:>7}",
+            "workers", "column", "published", "measured", "ratio"
+        );
+        for r in &t.rows {
+            for (i, cell) in r.cells.iter().enumerate() {
+                let w = if i == 0 {
+                    r.workers.to_string()
+                } else {
+                    String::new()
+                };
+                let ratio = cell.ratio.map_or("-".into(), |x| format!("{x:.2}"));
+                let _ = writeln!(
+                    s,
+                    "{w:>7}  {:<10} {:>10} {:>10} {ratio:>7}",
+                    cell.column,
+                    fmt_num(cell.published),
+                    fmt_num(cell.measured)
+                );
+            }
+        }
+        if !t.unmeasured_workers.is_empty() {
+            let _ = writeln!(s, "  not measured: workers {:?}", t.unmeasured_workers);
+        }
+    }
+    let _ = writeln!(s, "\nClaims (run on {} CPU(s))", c.run_cpus);
+    if c.claims.is_empty() {
+        let _ = writeln!(s, "  none: the chapter has no claims.yaml");
+    }
+    for r in &c.claims {
+        let _ = writeln!(
+            s,
+            "  {:<15} {:<28} published {:>7}  measured {:>7}  criterion {}  prose {}",
+            r.verdict.to_string(),
+            r.id,
+            fmt_num(r.published),
+            r.measured.map_or("-".into(), fmt_num),
+            r.criterion,
+            prose_note(r.stated, r.published, r.prose_consistent)
+        );
+        if let Some(reason) = &r.reason {
+            let _ = writeln!(s, "  {:<15} {reason}", "");
+        }
+    }
+    let _ = writeln!(s, "\nThe chapter's own numbers");
+    if c.audit.is_empty() {
+        let _ = writeln!(
+            s,
+            "  consistent: every ex/s, wait_frac and percentile order agrees with its row"
+        );
+    }
+    for d in &c.audit {
+        let _ = writeln!(
+            s,
+            "  {} workers={} {}: states {}, the row implies {} ({}; table at {})",
+            d.table, d.workers, d.column, d.stated, d.implied, d.rule, d.location
+        );
+    }
+    for m in &c.malformed {
+        let _ = writeln!(
+            s,
+            "  table-like fragment at {} did not parse: {}",
+            m.location, m.problem
+        );
+    }
+    let _ = writeln!(s, "\n{}", verdict_summary(c));
+    s
+}
+
+/// Markdown report.
+pub fn markdown(c: &Comparison) -> String {
+    let mut s = String::new();
+    for t in &c.tables {
+        let _ = writeln!(s, "`{}`\n", t.header);
+        let _ = writeln!(
+            s,
+            "| workers | column | published | measured | ratio |\n| ---: | --- | ---: | ---: | ---: |"
+        );
+        for r in &t.rows {
+            for cell in &r.cells {
+                let ratio = cell.ratio.map_or("-".into(), |x| format!("{x:.2}"));
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {ratio} |",
+                    r.workers,
+                    cell.column,
+                    fmt_num(cell.published),
+                    fmt_num(cell.measured)
+                );
+            }
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "| claim | verdict | published | measured | criterion | prose |\n| --- | --- | ---: | ---: | --- | --- |"
+    );
+    for r in &c.claims {
+        let verdict = match &r.reason {
+            Some(why) => format!("{} ({why})", r.verdict),
+            None => r.verdict.to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {verdict} | {} | {} | {} | {} |",
+            r.id,
+            fmt_num(r.published),
+            r.measured.map_or("-".into(), fmt_num),
+            r.criterion,
+            prose_note(r.stated, r.published, r.prose_consistent)
+        );
+    }
+    let _ = writeln!(s, "\n{}", verdict_summary(c));
+    s
+}

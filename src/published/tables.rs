@@ -1,0 +1,556 @@
+//! Reads the measured tables a chapter publishes. A table is a header line
+//! `=== producer=<kind> <cost> ms/sample batch=<n> consumer=<ms> ms/batch ===`,
+//! its column names, then rows of numbers, either one row per line or the
+//! whole table flattened onto one line (as HTML-to-text leaves it). Columns
+//! are read by name. What looks like a table but does not parse is reported
+//! with its place, never dropped; nothing here panics on any input.
+
+use serde::Serialize;
+
+/// Where something is in the text (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Location {
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A number as printed, so rounding can be taken into account.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cell {
+    pub value: f64,
+    /// Digits after the decimal point as printed.
+    pub decimals: u32,
+}
+
+impl Cell {
+    /// Half a unit in the last printed place.
+    pub fn half_ulp(&self) -> f64 {
+        0.5 * 10f64.powi(-(self.decimals as i32))
+    }
+}
+
+/// One published table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub producer: String,
+    pub cost_ms: f64,
+    pub batch_size: usize,
+    pub consumer_ms: f64,
+    pub columns: Vec<String>,
+    /// Rows, each with one cell per column.
+    pub rows: Vec<Vec<Cell>>,
+    pub location: Location,
+}
+
+impl Table {
+    /// The header line as the chapter prints it.
+    pub fn header(&self) -> String {
+        let cost = if self.cost_ms.fract() == 0.0 {
+            format!("{:.1}", self.cost_ms)
+        } else {
+            format!("{}", self.cost_ms)
+        };
+        format!(
+            "=== producer={} {cost} ms/sample batch={} consumer={} ms/batch ===",
+            self.producer, self.batch_size, self.consumer_ms
+        )
+    }
+
+    /// Index of a column by name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c == name)
+    }
+
+    /// The row whose `workers` cell is `workers`.
+    pub fn row(&self, workers: usize) -> Option<&[Cell]> {
+        let w = self.column("workers")?;
+        self.rows
+            .iter()
+            .find(|r| r[w].value == workers as f64)
+            .map(|r| r.as_slice())
+    }
+
+    /// A cell by worker count and column name.
+    pub fn cell(&self, workers: usize, column: &str) -> Option<Cell> {
+        let c = self.column(column)?;
+        self.row(workers).map(|r| r[c])
+    }
+
+    /// Worker counts, in row order.
+    pub fn workers(&self) -> Vec<usize> {
+        let Some(w) = self.column("workers") else {
+            return Vec::new();
+        };
+        self.rows.iter().map(|r| r[w].value as usize).collect()
+    }
+}
+
+/// A fragment that looks like a table but does not parse.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Malformed {
+    pub location: Location,
+    pub problem: String,
+}
+
+/// Everything found in a text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Parsed {
+    pub tables: Vec<Table>,
+    pub malformed: Vec<Malformed>,
+}
+
+/// A whitespace-separated token with its place.
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    text: &'a str,
+    line: usize,
+    column: usize,
+    /// Whether this token is the last on its line.
+    ends_line: bool,
+}
+
+fn tokens(text: &str) -> Vec<Token<'_>> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut line_tokens: Vec<Token<'_>> = Vec::new();
+        let mut start: Option<usize> = None;
+        for (j, ch) in line
+            .char_indices()
+            .chain(std::iter::once((line.len(), ' ')))
+        {
+            let sep = ch.is_whitespace() || ch == '|';
+            match (sep, start) {
+                (true, Some(s)) => {
+                    let column = line[..s].chars().count() + 1;
+                    line_tokens.push(Token {
+                        text: &line[s..j],
+                        line: i + 1,
+                        column,
+                        ends_line: false,
+                    });
+                    start = None;
+                }
+                (false, None) => start = Some(j),
+                _ => {}
+            }
+        }
+        // Markdown separator rows (`---:`) carry no data.
+        line_tokens.retain(|t| !t.text.chars().all(|c| c == '-' || c == ':'));
+        if let Some(last) = line_tokens.last_mut() {
+            last.ends_line = true;
+        }
+        out.extend(line_tokens);
+    }
+    out
+}
+
+fn number(text: &str) -> Option<Cell> {
+    let t = text.strip_suffix(',').unwrap_or(text);
+    if t.is_empty()
+        || !t
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
+    {
+        return None;
+    }
+    let value: f64 = t.parse().ok()?;
+    if !value.is_finite() {
+        return None;
+    }
+    let decimals = t.split_once('.').map_or(0, |(_, d)| d.len() as u32);
+    Some(Cell { value, decimals })
+}
+
+/// Parses every table in `text`.
+pub fn parse(text: &str) -> Parsed {
+    let toks = tokens(text);
+    let mut parsed = Parsed::default();
+    let mut i = 0;
+    while i < toks.len() {
+        // A header may start mid-token only in odd text; look for tokens
+        // that begin it ("===" then "producer=...").
+        let t = toks[i];
+        let starts = t.text == "==="
+            && toks
+                .get(i + 1)
+                .is_some_and(|n| n.text.starts_with("producer="));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let location = Location {
+            line: t.line,
+            column: t.column,
+        };
+        match parse_table(&toks, i, location) {
+            Ok((table, next)) => {
+                parsed.tables.push(table);
+                i = next;
+            }
+            Err((problem, next)) => {
+                parsed.malformed.push(Malformed { location, problem });
+                i = next.max(i + 1);
+            }
+        }
+    }
+    parsed
+}
+
+type Step<T> = Result<(T, usize), (String, usize)>;
+
+fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Table> {
+    let get = |k: usize| toks.get(start + k).map(|t| t.text);
+    let fail = |msg: String| Err((msg, start + 2));
+    let producer = get(1)
+        .and_then(|t| t.strip_prefix("producer="))
+        .unwrap_or_default()
+        .to_string();
+    if producer.is_empty() {
+        return fail("the header names no producer".into());
+    }
+    let Some(cost) = get(2).and_then(number) else {
+        return fail(format!(
+            "expected the per-sample cost after producer={producer}, found {:?}",
+            get(2).unwrap_or("")
+        ));
+    };
+    if get(3) != Some("ms/sample") {
+        return fail(format!(
+            "expected 'ms/sample', found {:?}",
+            get(3).unwrap_or("")
+        ));
+    }
+    let Some(batch) = get(4)
+        .and_then(|t| t.strip_prefix("batch="))
+        .and_then(|b| b.parse::<usize>().ok())
+    else {
+        return fail(format!(
+            "expected batch=<n>, found {:?}",
+            get(4).unwrap_or("")
+        ));
+    };
+    let Some(consumer) = get(5)
+        .and_then(|t| t.strip_prefix("consumer="))
+        .and_then(number)
+    else {
+        return fail(format!(
+            "expected consumer=<ms>, found {:?}",
+            get(5).unwrap_or("")
+        ));
+    };
+    if get(6) != Some("ms/batch") || get(7) != Some("===") {
+        return fail("expected 'ms/batch ===' to close the header".into());
+    }
+    let close = toks[start + 7];
+    let mut k = start + 8;
+    let flat = toks.get(k).is_some_and(|t| t.line == close.line);
+    let (columns, cells) = if flat {
+        read_flat(toks, &mut k)
+    } else {
+        read_lines(toks, &mut k)?
+    };
+    if columns.first().map(String::as_str) != Some("workers") {
+        return Err((
+            format!(
+                "expected column names starting with 'workers', found {:?}",
+                columns.first()
+            ),
+            k,
+        ));
+    }
+    let n = columns.len();
+    if cells.is_empty() {
+        return Err(("the table has column names but no rows".into(), k));
+    }
+    if cells.len() % n != 0 {
+        return Err((
+            format!("{} numbers do not fill rows of {n} columns", cells.len()),
+            k,
+        ));
+    }
+    let rows = cells.chunks(n).map(|r| r.to_vec()).collect();
+    let table = Table {
+        producer,
+        cost_ms: cost.value,
+        batch_size: batch,
+        consumer_ms: consumer.value,
+        columns,
+        rows,
+        location,
+    };
+    Ok((table, k))
+}
+
+/// Flattened layout: names up to the first number, then numbers until the
+/// first token that is not one.
+fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<String>, Vec<Cell>) {
+    let mut columns = Vec::new();
+    while let Some(t) = toks.get(*k) {
+        if number(t.text).is_some() || t.text == "===" {
+            break;
+        }
+        columns.push(t.text.to_string());
+        *k += 1;
+    }
+    let mut cells = Vec::new();
+    while let Some(c) = toks.get(*k).and_then(|t| number(t.text)) {
+        cells.push(c);
+        *k += 1;
+    }
+    (columns, cells)
+}
+
+/// Line layout: the next line holds the names; each following line that is
+/// all numbers is a row (and must have one value per column); the first line
+/// with anything else ends the table.
+fn read_lines(
+    toks: &[Token<'_>],
+    k: &mut usize,
+) -> Result<(Vec<String>, Vec<Cell>), (String, usize)> {
+    let line_of = |i: usize| toks.get(i).map(|t| t.line);
+    let mut columns = Vec::new();
+    let names_line = line_of(*k);
+    while names_line.is_some() && line_of(*k) == names_line {
+        columns.push(toks[*k].text.to_string());
+        *k += 1;
+    }
+    let mut cells = Vec::new();
+    while let Some(line) = line_of(*k) {
+        let end = (*k..toks.len())
+            .find(|&i| toks[i].line != line)
+            .unwrap_or(toks.len());
+        let row: Option<Vec<Cell>> = toks[*k..end].iter().map(|t| number(t.text)).collect();
+        let Some(row) = row else { break };
+        if row.len() != columns.len() {
+            return Err((
+                format!(
+                    "the row on line {line} has {} values for {} columns",
+                    row.len(),
+                    columns.len()
+                ),
+                end,
+            ));
+        }
+        cells.extend(row);
+        *k = end;
+    }
+    Ok((columns, cells))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const FLAT: &str = "Both are given the same treatment.\n=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 414 69.8 69.8 70.4 70.7 7.5 0.90 1 452 62.6 62.3 65.9 66.4 8.1 0.89 === producer=spin 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 454 62.8 62.1 66.5 89.1 7.8 0.89 8 449 28.1 24.0 88.2 110.2 43.2 0.39 The first pipeline got 7.4 times faster.\n";
+
+    #[test]
+    fn reads_flattened_tables_by_column_name() {
+        let p = parse(FLAT);
+        assert!(p.malformed.is_empty(), "{:?}", p.malformed);
+        assert_eq!(p.tables.len(), 2);
+        let spin = &p.tables[1];
+        assert_eq!(spin.producer, "spin");
+        assert_eq!(spin.batch_size, 32);
+        assert_eq!(spin.cell(8, "work").unwrap().value, 43.2);
+        assert_eq!(spin.cell(0, "ex/s").unwrap().value, 454.0);
+        assert_eq!(spin.workers(), vec![0, 8]);
+        assert_eq!(p.tables[0].location, Location { line: 2, column: 1 });
+    }
+
+    #[test]
+    fn reads_line_per_row_tables_and_stops_at_prose() {
+        let text = "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch ===\n\
+                    workers ex/s work wait_mean\n0 414 7.5 69.8\n8 3049 9.6 0.9\n\n3 reasons follow.\n";
+        let p = parse(text);
+        assert!(p.malformed.is_empty(), "{:?}", p.malformed);
+        let t = &p.tables[0];
+        assert_eq!(t.rows.len(), 2);
+        // By name, not position: work is the third column here.
+        assert_eq!(t.cell(8, "work").unwrap().value, 9.6);
+        assert_eq!(t.cell(8, "wait_mean").unwrap().decimals, 1);
+    }
+
+    #[test]
+    fn malformed_fragments_are_reported_with_their_place() {
+        let cases = [
+            (
+                "x\n=== producer=sleep fast ms/sample batch=32 consumer=8 ms/batch ===\n",
+                "per-sample cost",
+            ),
+            (
+                "=== producer=sleep 2.0 ms/sample batch=many consumer=8 ms/batch ===",
+                "batch=<n>",
+            ),
+            (
+                "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers a b 1 2 3 4",
+                "do not fill rows",
+            ),
+            (
+                "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch ===\nworkers a b\n1 2 3\n4 5\n",
+                "has 2 values",
+            ),
+            (
+                "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === ex/s 1 2",
+                "starting with 'workers'",
+            ),
+            (
+                "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s then prose",
+                "no rows",
+            ),
+        ];
+        for (text, msg) in cases {
+            let p = parse(text);
+            assert!(p.tables.is_empty(), "{text}");
+            assert_eq!(p.malformed.len(), 1, "{text}");
+            assert!(
+                p.malformed[0].problem.contains(msg),
+                "{text}: {}",
+                p.malformed[0].problem
+            );
+        }
+        assert_eq!(
+            parse("x\n=== producer=sleep oops").malformed[0].location,
+            Location { line: 2, column: 1 }
+        );
+    }
+
+    fn render(tables: &[(String, Vec<Vec<f64>>)], flat: bool) -> String {
+        let mut s = String::from("Intro text.\n");
+        for (producer, rows) in tables {
+            s.push_str(&format!(
+                "=== producer={producer} 2.0 ms/sample batch=32 consumer=8 ms/batch ==="
+            ));
+            s.push(if flat { ' ' } else { '\n' });
+            s.push_str("workers ex/s wait_mean work");
+            for r in rows {
+                s.push(if flat { ' ' } else { '\n' });
+                s.push_str(
+                    &r.iter()
+                        .map(|v| format!("{v:.1}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+            s.push(if flat { ' ' } else { '\n' });
+        }
+        s.push_str("Closing prose.\n");
+        s
+    }
+
+    proptest! {
+        #[test]
+        fn generated_tables_parse_back_to_the_same_numbers(
+            tables in proptest::collection::vec(
+                ("[a-z]{1,8}", proptest::collection::vec(proptest::collection::vec(0.0f64..5000.0, 4), 1..6)),
+                1..4),
+            flat in any::<bool>(),
+        ) {
+            let text = render(&tables, flat);
+            let p = parse(&text);
+            prop_assert!(p.malformed.is_empty(), "{:?}", p.malformed);
+            prop_assert_eq!(p.tables.len(), tables.len());
+            for (t, (producer, rows)) in p.tables.iter().zip(&tables) {
+                prop_assert_eq!(&t.producer, producer);
+                for (got, want) in t.rows.iter().zip(rows) {
+                    for (g, w) in got.iter().zip(want) {
+                        prop_assert!((g.value - (w * 10.0).round() / 10.0).abs() < 1e-9);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn never_panics(text in "(=== producer=|ms/sample|batch=|consumer=|ms/batch|===|workers|[0-9.]{1,4}|[ \\n|a-z]{1,3}){0,60}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn never_panics_on_any_text(text in "\\PC{0,200}") {
+            let _ = parse(&text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod chapter_excerpt {
+    use super::*;
+
+    const EXCERPT: &str = include_str!(
+        "../../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+    );
+
+    /// The excerpt's tables re-flowed one row per line, as a chapter in plain
+    /// text would print them.
+    fn reflow(text: &str) -> String {
+        const NAMES: &str = "workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac ";
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(at) = rest.find("=== producer=") {
+            out.push_str(rest[..at].trim_end_matches(' '));
+            out.push('\n');
+            let after_header = at + rest[at..].find("ms/batch ===").unwrap() + "ms/batch ===".len();
+            out.push_str(&rest[at..after_header]);
+            out.push('\n');
+            let body = rest[after_header..]
+                .trim_start()
+                .strip_prefix(NAMES)
+                .unwrap();
+            out.push_str(NAMES.trim_end());
+            let mut consumed = 0;
+            for (count, tok) in body.split(' ').enumerate() {
+                if tok.parse::<f64>().is_err() {
+                    break;
+                }
+                out.push(if count % 8 == 0 { '\n' } else { ' ' });
+                out.push_str(tok);
+                consumed += tok.len() + 1;
+            }
+            out.push('\n');
+            rest = &body[consumed..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn check(parsed: &Parsed) {
+        assert!(parsed.malformed.is_empty(), "{:?}", parsed.malformed);
+        assert_eq!(parsed.tables.len(), 2);
+        let (sleep, spin) = (&parsed.tables[0], &parsed.tables[1]);
+        assert_eq!(
+            (sleep.producer.as_str(), spin.producer.as_str()),
+            ("sleep", "spin")
+        );
+        assert_eq!(sleep.workers(), vec![0, 1, 2, 4, 8]);
+        assert_eq!(sleep.cell(8, "ex/s").unwrap().value, 3049.0);
+        assert_eq!(sleep.cell(0, "ex/s").unwrap().value, 414.0);
+        assert_eq!(spin.cell(0, "wait_mean").unwrap().value, 62.8);
+        assert_eq!(spin.cell(8, "wait_frac").unwrap().value, 0.39);
+        assert_eq!(spin.cell(8, "work").unwrap().value, 43.2);
+        assert_eq!(
+            (spin.cost_ms, spin.batch_size, spin.consumer_ms),
+            (2.0, 32, 8.0)
+        );
+    }
+
+    #[test]
+    fn the_real_excerpt_parses_flattened() {
+        check(&parse(EXCERPT));
+    }
+
+    #[test]
+    fn the_real_excerpt_parses_reflowed_into_lines() {
+        let text = reflow(EXCERPT);
+        assert!(
+            text.contains("\n0 414 69.8 69.8 70.4 70.7 7.5 0.90\n"),
+            "{text}"
+        );
+        check(&parse(&text));
+    }
+}
