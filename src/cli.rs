@@ -53,6 +53,10 @@ pub enum Command {
     Diff(DiffArgs),
     /// The main job: run the chapter's experiment, compare it, record it
     Reproduce(ReproduceArgs),
+    /// Render the research prompt for a chapter
+    Prompt(PromptArgs),
+    /// Render a review report draft with the seven required sections
+    Report(ReportArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -342,4 +346,34 @@ pub struct ReproduceArgs {
     /// Do not store an experiment record
     #[arg(long)]
     pub no_record: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// Write to FILE instead of standard output (never over an existing file)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Quote this many characters of the chapter, then cut at the end of a word
+    #[arg(long, value_name = "N", default_value_t = crate::render::DEFAULT_EXCERPT_CHARS)]
+    pub excerpt_chars: usize,
+    /// Folder whose templates override the embedded ones, file by file
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// The experiment run whose verdicts to use [default: the latest recorded]
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// Write to FILE (and the plot beside it) instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Folder whose templates override the embedded ones, file by file
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
 }

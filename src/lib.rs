@@ -17,6 +17,7 @@ pub mod output;
 pub mod provenance;
 pub mod published;
 pub mod records;
+pub mod render;
 pub mod sys;
 pub mod text;
 pub mod yaml_io;

@@ -478,3 +478,62 @@ pub fn summarize(repeats: &[RepeatResult]) -> Row {
     }
     row
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_rule_names_where_the_loop_waits() {
+        // The chapter's rows: inline sleep waits for data...
+        assert_eq!(verdict(0.90, 0.0, 7.5), Verdict::ProducerBound);
+        // ...eight sleeping workers keep up with the consumer...
+        assert_eq!(verdict(0.09 * 0.5, 0.2, 9.6), Verdict::ConsumerBound);
+        // ...and eight spinning workers steal the consumer's CPU.
+        assert_eq!(verdict(0.39, 30.0, 43.2), Verdict::Contended);
+        // The thresholds themselves.
+        assert_eq!(verdict(0.10, 0.0, 8.0), Verdict::ProducerBound);
+        assert_eq!(verdict(0.099, 0.79, 8.0), Verdict::ConsumerBound);
+        assert_eq!(verdict(0.0, 0.8, 8.0), Verdict::Contended);
+    }
+
+    #[test]
+    fn summaries_take_medians_and_the_spread_of_ex_s() {
+        let row = |ex: f64| Row {
+            producer: ProducerKind::Sleep,
+            workers: 1,
+            ex_per_s: ex,
+            wait_mean_ms: ex / 100.0,
+            wait_p50_ms: 0.0,
+            wait_p95_ms: 0.0,
+            wait_max_ms: 0.0,
+            work_ms: 8.0,
+            wait_frac: 0.5,
+            startup_ms: 0.0,
+            bound_ex_per_s: 500.0,
+            efficiency: ex / 500.0,
+            consumer_run_delay_ms: 0.0,
+            consumer_cpu_ms: 8.0,
+            workers_cpu_ms: 0.0,
+            involuntary_switches: 0,
+            verdict: Verdict::ProducerBound,
+            batches: 10,
+            window_ms: 1.0,
+            data_digest: "x".into(),
+            max_outstanding: 2,
+            ex_per_s_spread: None,
+        };
+        let repeats: Vec<RepeatResult> = [480.0, 500.0, 490.0]
+            .into_iter()
+            .map(|ex| RepeatResult {
+                row: row(ex),
+                wait_histogram_ns: String::new(),
+                work_histogram_ns: String::new(),
+            })
+            .collect();
+        let s = summarize(&repeats);
+        assert_eq!(s.ex_per_s, 490.0);
+        assert_eq!(s.wait_mean_ms, 4.9);
+        assert!((s.ex_per_s_spread.unwrap() - 20.0 / 490.0).abs() < 1e-12);
+    }
+}

@@ -5,6 +5,7 @@ mod chapters;
 mod diff;
 mod fingerprint;
 mod records;
+mod render;
 mod verify;
 
 use crate::cli::{Cli, Command};
@@ -38,6 +39,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Publish(args) => records::publish(&mut ctx, args),
         Command::Diff(args) => diff::diff(&mut ctx, args),
         Command::Reproduce(args) => diff::reproduce(&mut ctx, args),
+        Command::Prompt(args) => render::prompt(&mut ctx, args),
+        Command::Report(args) => render::report(&mut ctx, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();

@@ -6,3 +6,4 @@ mod chapters;
 mod diff;
 mod helpers;
 mod records;
+mod render;

@@ -1,0 +1,442 @@
+//! What the templates are given: everything the tool knows about a chapter,
+//! its snapshot, its records and its claims, as plain serializable values.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::chapter::{Chapter, Scope};
+use crate::published::diff::{ClaimResult, Verdict};
+use crate::records::report::REQUIRED_SECTIONS;
+use crate::records::status::{self, Currency};
+use crate::records::{Record, RunKind};
+
+/// What each required section asks for, in this project's words; the
+/// headings themselves are the ones `record` checks.
+const SECTION_ASKS: [&str; 7] = [
+    "which chapter and which snapshot or revision you actually read, how much of it, today's date, and any limit of your tools or execution that shaped the result.",
+    "a table with a row per claim: the claim and where it appears, the evidence today, your concern, its priority, and the response you propose.",
+    "a table with a row per source: what it is, checked metadata, URL, how much you read (full text, abstract only, not accessible), the claim it bears on, its limits, and when you checked and accessed it.",
+    "the evidence that supports, qualifies or contradicts a claim, and what stays unresolved, each tied to the claim it concerns.",
+    "the smallest concrete changes to the chapter you recommend, why, what they cost, and what other resources they touch.",
+    "what should be tested, how, what would count as success or failure, and an explicit UNRUN wherever you did not run it.",
+    "the decisions the author has to make, and for each proposal why you would accept, revise, defer or reject it.",
+];
+
+#[derive(Debug, Serialize)]
+pub struct BookView {
+    pub id: String,
+    pub title: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChapterView {
+    pub id: String,
+    /// Zero-padded, as the site prints it.
+    pub number: String,
+    pub title: String,
+    pub stable_id: String,
+    pub url: String,
+    pub research_pack_url: String,
+    pub snapshot_url: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SnapshotView {
+    pub file: String,
+    pub fingerprint: String,
+    pub normalization: String,
+    pub scope: String,
+    pub is_excerpt: bool,
+    pub matches_published: bool,
+    /// The text quoted (prompt only; empty in the report).
+    pub text: String,
+    pub truncated: bool,
+    pub shown_chars: usize,
+    pub total_chars: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SectionView {
+    pub heading: &'static str,
+    pub asks: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HistoryView {
+    pub run_id: String,
+    pub date: String,
+    pub revision: String,
+    pub state: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VerdictView {
+    pub claim: String,
+    pub verdict: String,
+    pub measured: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EvidenceView {
+    pub run_id: String,
+    pub date: String,
+    pub revision: String,
+    pub stale: bool,
+    pub summary: String,
+    pub verdicts: Vec<VerdictView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PromptContext {
+    pub book: BookView,
+    pub chapter: ChapterView,
+    pub snapshot: SnapshotView,
+    pub references: Vec<crate::chapter::manifest::Reference>,
+    pub objective: String,
+    pub questions: Vec<String>,
+    pub materials: Vec<crate::chapter::manifest::Material>,
+    pub history: Vec<HistoryView>,
+    pub chapter_changed: bool,
+    pub evidence: Option<EvidenceView>,
+    pub required_sections: Vec<SectionView>,
+}
+
+fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
+    let m = &ch.manifest;
+    (
+        BookView {
+            id: m.book.id.to_string(),
+            title: m.book.title.clone(),
+        },
+        ChapterView {
+            id: m.chapter.id.to_string(),
+            number: format!("{:02}", m.chapter.number),
+            title: m.chapter.title.clone(),
+            stable_id: m.chapter.stable_id.clone(),
+            url: m.chapter.url.clone(),
+            research_pack_url: m.chapter.research_pack_url.clone(),
+            snapshot_url: m.chapter.snapshot_url.clone(),
+        },
+    )
+}
+
+/// The first `limit` characters of `text`, carried on to the end of the word
+/// they stop in; with whether anything was cut.
+pub fn cut_at_word(text: &str, limit: usize) -> (&str, bool) {
+    let Some((at, _)) = text.char_indices().nth(limit) else {
+        return (text.trim_end(), false);
+    };
+    let end = text[at..]
+        .find(char::is_whitespace)
+        .map_or(text.len(), |i| at + i);
+    let rest_is_blank = text[end..].trim().is_empty();
+    (text[..end].trim_end(), !rest_is_blank)
+}
+
+fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
+    let current = ch.manifest.current();
+    let (shown, truncated) = cut_at_word(text, limit);
+    SnapshotView {
+        file: current.file.clone(),
+        fingerprint: current.fingerprint.value.clone(),
+        normalization: current.fingerprint.normalization.clone(),
+        scope: current.scope.to_string(),
+        is_excerpt: current.scope == Scope::Excerpt,
+        matches_published: current.fingerprint.value == ch.manifest.published_fingerprint.value,
+        text: shown.to_string(),
+        truncated,
+        shown_chars: shown.chars().count(),
+        total_chars: text.trim_end().chars().count(),
+    }
+}
+
+/// The prompt's context. `records` newest first; `text` the current
+/// snapshot's stored text.
+pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> PromptContext {
+    let (book, chapter) = book_and_chapter(ch);
+    let research: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == RunKind::Research)
+        .collect();
+    let history = research
+        .iter()
+        .map(|r| HistoryView {
+            run_id: r.run_id.to_string(),
+            date: r.recorded_at.format("%Y-%m-%d").to_string(),
+            revision: format!(
+                "{}:{}",
+                r.revision.fingerprint.normalization,
+                r.revision.fingerprint.short()
+            ),
+            state: match status::currency(ch, r) {
+                Currency::Current => "the current revision",
+                Currency::Stale => "an older revision",
+            },
+        })
+        .collect();
+    let chapter_changed = research
+        .first()
+        .is_some_and(|r| status::currency(ch, r) == Currency::Stale);
+    let evidence = records
+        .iter()
+        .find(|r| r.kind == RunKind::Experiment)
+        .and_then(|r| {
+            let e = r.experiment.as_ref()?;
+            Some(EvidenceView {
+                run_id: r.run_id.to_string(),
+                date: r.recorded_at.format("%Y-%m-%d").to_string(),
+                revision: format!(
+                    "{}:{}",
+                    r.revision.fingerprint.normalization,
+                    r.revision.fingerprint.short()
+                ),
+                stale: status::currency(ch, r) == Currency::Stale,
+                summary: e.summary.clone(),
+                verdicts: e
+                    .verdicts
+                    .iter()
+                    .map(|v| VerdictView {
+                        claim: v.claim.clone(),
+                        verdict: v.verdict.clone(),
+                        measured: v.measured,
+                    })
+                    .collect(),
+            })
+        });
+    PromptContext {
+        book,
+        chapter,
+        snapshot: snapshot_view(ch, text, limit),
+        references: ch.manifest.references.clone(),
+        objective: ch.manifest.research_objective.clone(),
+        questions: ch.manifest.research_questions.clone(),
+        materials: ch.manifest.associated_material.clone(),
+        history,
+        chapter_changed,
+        evidence,
+        required_sections: REQUIRED_SECTIONS
+            .iter()
+            .zip(SECTION_ASKS)
+            .map(|(heading, asks)| SectionView { heading, asks })
+            .collect(),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ExperimentView {
+    pub run_id: String,
+    pub summary: String,
+    pub cpus: usize,
+    pub worker_kind: String,
+    pub os: String,
+    pub kernel: String,
+    pub cpu_model: String,
+    pub env_id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimView {
+    pub id: String,
+    pub quote: String,
+    pub location: String,
+    pub metric: String,
+    pub verdict: String,
+    pub run_id: Option<String>,
+    pub measured: Option<f64>,
+    pub criterion: String,
+    pub reason: Option<String>,
+    pub response: String,
+    /// For proposals: the evidence in one sentence.
+    pub evidence: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FindingGroup {
+    pub name: &'static str,
+    pub claims: Vec<ClaimView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Opportunity {
+    pub id: String,
+    pub metric: String,
+    pub criterion: String,
+    pub status: String,
+    pub run_id: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ReportContext {
+    pub book: BookView,
+    pub chapter: ChapterView,
+    pub snapshot: SnapshotView,
+    pub today: String,
+    pub tool_version: String,
+    pub sections: Vec<&'static str>,
+    pub experiments: Vec<ExperimentView>,
+    pub claims: Vec<ClaimView>,
+    pub references: Vec<crate::chapter::manifest::Reference>,
+    pub findings: Vec<FindingGroup>,
+    pub proposals: Vec<ClaimView>,
+    pub opportunities: Vec<Opportunity>,
+    /// File name of the plot written beside the report.
+    pub plot: Option<String>,
+}
+
+fn fmt(x: f64) -> String {
+    format!("{:.3}", x)
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
+fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
+    let measured = c.measured.map(fmt).unwrap_or_else(|| "-".into());
+    let response = match c.verdict {
+        Verdict::Reproduced if c.prose_consistent => "keep".to_string(),
+        Verdict::Reproduced => format!(
+            "fix the prose: it says {}, its own table gives {}",
+            fmt(c.stated),
+            fmt(c.published)
+        ),
+        Verdict::NotReproduced => format!(
+            "qualify or correct: measured {measured}, expected {}",
+            c.criterion
+        ),
+        Verdict::NotComparable => {
+            format!(
+                "re-run under the chapter's conditions ({})",
+                c.reason.clone().unwrap_or_default()
+            )
+        }
+        Verdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
+    };
+    let evidence = format!(
+        "{} in {}: measured {measured} against {} (the chapter's own tables give {})",
+        c.verdict,
+        run_id.unwrap_or("no recorded run"),
+        c.criterion,
+        fmt(c.published)
+    );
+    ClaimView {
+        id: c.id.clone(),
+        quote: c.quote.clone(),
+        location: c.location.clone(),
+        metric: c.metric.clone(),
+        verdict: c.verdict.to_string(),
+        run_id: run_id
+            .filter(|_| c.verdict != Verdict::Unrun)
+            .map(str::to_string),
+        measured: c.measured,
+        criterion: c.criterion.clone(),
+        reason: c.reason.clone(),
+        response,
+        evidence,
+    }
+}
+
+/// The report's context. `claims` are the verdicts against `experiment`
+/// (all UNRUN when there is none).
+pub fn report(
+    ch: &Chapter,
+    claims: &[ClaimResult],
+    experiment: Option<(&Record, &crate::bench::BenchRun)>,
+    now: DateTime<Utc>,
+    plot: Option<String>,
+) -> ReportContext {
+    let (book, chapter) = book_and_chapter(ch);
+    let run_id = experiment.map(|(r, _)| r.run_id.to_string());
+    let views: Vec<ClaimView> = claims
+        .iter()
+        .map(|c| claim_view(c, run_id.as_deref()))
+        .collect();
+    let group = |name: &'static str, keep: &dyn Fn(&ClaimResult) -> bool| FindingGroup {
+        name,
+        claims: claims
+            .iter()
+            .zip(&views)
+            .filter(|(c, _)| keep(c))
+            .map(|(_, v)| v.clone())
+            .collect(),
+    };
+    let findings = vec![
+        group("Supporting", &|c| {
+            c.verdict == Verdict::Reproduced && c.prose_consistent
+        }),
+        group("Qualifying", &|c| {
+            (c.verdict == Verdict::Reproduced && !c.prose_consistent)
+                || c.verdict == Verdict::NotComparable
+        }),
+        group("Contradictory", &|c| c.verdict == Verdict::NotReproduced),
+        group("Unresolved", &|c| c.verdict == Verdict::Unrun),
+    ];
+    let proposals = claims
+        .iter()
+        .zip(&views)
+        .filter(|(c, _)| {
+            c.verdict == Verdict::NotReproduced
+                || (c.verdict == Verdict::Reproduced && !c.prose_consistent)
+        })
+        .map(|(_, v)| v.clone())
+        .collect();
+    let opportunities = views
+        .iter()
+        .map(|v| Opportunity {
+            id: v.id.clone(),
+            metric: v.metric.clone(),
+            criterion: v.criterion.clone(),
+            status: v.verdict.clone(),
+            run_id: v.run_id.clone(),
+        })
+        .collect();
+    let experiments = experiment
+        .map(|(r, run)| {
+            let e = &run.environment.identity;
+            vec![ExperimentView {
+                run_id: r.run_id.to_string(),
+                summary: r
+                    .experiment
+                    .as_ref()
+                    .map(|x| x.summary.clone())
+                    .unwrap_or_default(),
+                cpus: run.cpus_used.len(),
+                worker_kind: run.settings.worker_kind.to_string(),
+                os: e.os_name.clone(),
+                kernel: e.kernel.clone(),
+                cpu_model: e.cpu_model.clone(),
+                env_id: run.environment.env_id[..16.min(run.environment.env_id.len())].to_string(),
+            }]
+        })
+        .unwrap_or_default();
+    let mut snapshot = snapshot_view(ch, "", 0);
+    snapshot.text.clear();
+    ReportContext {
+        book,
+        chapter,
+        snapshot,
+        today: now.format("%Y-%m-%d").to_string(),
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        sections: REQUIRED_SECTIONS.to_vec(),
+        experiments,
+        claims: views,
+        references: ch.manifest.references.clone(),
+        findings,
+        proposals,
+        opportunities,
+        plot,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_at_word;
+
+    #[test]
+    fn cuts_after_the_limit_at_the_end_of_a_word() {
+        assert_eq!(cut_at_word("alpha beta gamma", 7), ("alpha beta", true));
+        assert_eq!(cut_at_word("alpha beta gamma", 5), ("alpha", true));
+        assert_eq!(cut_at_word("alpha beta", 100), ("alpha beta", false));
+        assert_eq!(cut_at_word("alpha beta  \n", 10), ("alpha beta", false));
+        assert_eq!(cut_at_word("héllo wörld", 2), ("héllo", true));
+    }
+}

@@ -1,0 +1,196 @@
+//! Rendering the research prompt and the review report from minijinja
+//! templates. The templates in `templates/` are embedded as defaults;
+//! `--templates DIR` overrides them file by file. Undefined variables are
+//! errors, so a typo in a template fails loudly with its name and line.
+
+pub mod context;
+
+use std::path::{Path, PathBuf};
+
+use minijinja::{Environment, UndefinedBehavior};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// The prompt template's name.
+pub const PROMPT_TEMPLATE: &str = "research-prompt.md.j2";
+/// Characters of chapter text the prompt quotes by default: about what the
+/// book's research page quotes (its excerpt is 6,081 bytes).
+pub const DEFAULT_EXCERPT_CHARS: usize = 6000;
+
+/// Environment variable that fixes "today" for reproducible output
+/// (RFC 3339, e.g. `2026-11-30T12:00:00Z`).
+pub const NOW_ENV: &str = "RESEARCH_COMPANION_NOW";
+
+/// Now, or the time `RESEARCH_COMPANION_NOW` fixes.
+pub fn now() -> Result<chrono::DateTime<chrono::Utc>> {
+    match std::env::var(NOW_ENV) {
+        Ok(v) => chrono::DateTime::parse_from_rfc3339(&v)
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .map_err(|e| Error::Usage(format!("{NOW_ENV}={v}: not an RFC 3339 time ({e})"))),
+        Err(_) => Ok(chrono::Utc::now()),
+    }
+}
+
+/// The report template's name.
+pub const REPORT_TEMPLATE: &str = "report.md.j2";
+
+/// The templates shipped in the binary.
+const EMBEDDED: [(&str, &str); 2] = [
+    (
+        PROMPT_TEMPLATE,
+        include_str!("../../templates/research-prompt.md.j2"),
+    ),
+    (
+        REPORT_TEMPLATE,
+        include_str!("../../templates/report.md.j2"),
+    ),
+];
+
+/// A template environment.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+/// Whether `name` is a plain relative path that stays inside its folder.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('/')
+        && !name.contains('\\')
+        && !name.contains('\0')
+        && name
+            .split('/')
+            .all(|part| !part.is_empty() && part != ".." && part != ".")
+}
+
+impl Templates {
+    /// Templates from `dir` where it has them, else the embedded ones.
+    pub fn new(dir: Option<&Path>) -> Result<Self> {
+        let dir: Option<PathBuf> = match dir {
+            None => None,
+            Some(d) => Some(d.canonicalize().map_err(|e| Error::io(d, e))?),
+        };
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_loader(
+            move |name: &str| -> std::result::Result<Option<String>, minijinja::Error> {
+                let refuse = |why: String| {
+                    minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, why)
+                };
+                if !safe_name(name) {
+                    return Err(refuse(format!(
+                        "template name '{name}' leaves the templates directory"
+                    )));
+                }
+                if let Some(dir) = &dir {
+                    let candidate = dir.join(name);
+                    if candidate.exists() {
+                        let real = candidate
+                            .canonicalize()
+                            .map_err(|e| refuse(format!("{name}: {e}")))?;
+                        if !real.starts_with(dir) {
+                            return Err(refuse(format!(
+                                "template '{name}' resolves outside {}",
+                                dir.display()
+                            )));
+                        }
+                        return std::fs::read_to_string(&real)
+                            .map(Some)
+                            .map_err(|e| refuse(format!("{name}: {e}")));
+                    }
+                }
+                Ok(EMBEDDED
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, text)| text.to_string()))
+            },
+        );
+        Ok(Templates { env })
+    }
+
+    /// Renders template `name` with `ctx`.
+    pub fn render(&self, name: &str, ctx: impl Serialize) -> Result<String> {
+        let template = self.env.get_template(name).map_err(describe)?;
+        let mut text = template
+            .render(minijinja::Value::from(minijinja::value::Serde(ctx)))
+            .map_err(describe)?;
+        // minijinja drops a template's final newline; text files end with one.
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        Ok(text)
+    }
+}
+
+/// One line naming the template, the line and what went wrong.
+fn describe(e: minijinja::Error) -> Error {
+    let place = match (e.name(), e.line()) {
+        (Some(n), Some(l)) => format!("template {n}, line {l}: "),
+        (Some(n), None) => format!("template {n}: "),
+        _ => String::new(),
+    };
+    let what = e
+        .detail()
+        .map_or_else(|| e.kind().to_string(), |d| format!("{}: {d}", e.kind()));
+    Error::Other(format!("{place}{what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_leave_the_folder_are_refused() {
+        for bad in ["../x", "/etc/passwd", "a/../../b", "a\\b", ""] {
+            assert!(!safe_name(bad), "{bad:?}");
+        }
+        assert!(safe_name("partials/head.md.j2"));
+    }
+
+    #[test]
+    fn an_override_folder_wins_file_by_file_and_includes_stay_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("report.md.j2"),
+            "custom {{ x }} {% include 'part.j2' %}",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("part.j2"), "part").unwrap();
+        std::fs::write(dir.path().join("escape.j2"), "{% include '../secret' %}").unwrap();
+        let t = Templates::new(Some(dir.path())).unwrap();
+        assert_eq!(
+            t.render(REPORT_TEMPLATE, minijinja::context! { x => 1 })
+                .unwrap(),
+            "custom 1 part\n"
+        );
+        let err = t
+            .render("escape.j2", minijinja::context! {})
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("leaves the templates directory"), "{err}");
+        // Not overridden: the embedded prompt is still there.
+        assert!(t.env.get_template(PROMPT_TEMPLATE).is_ok());
+    }
+
+    #[test]
+    fn an_undefined_variable_names_the_template_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("report.md.j2"),
+            "line one\n{{ chapter.titel }}\n",
+        )
+        .unwrap();
+        let t = Templates::new(Some(dir.path())).unwrap();
+        let err = t
+            .render(
+                REPORT_TEMPLATE,
+                minijinja::context! { chapter => minijinja::context! { title => "x" } },
+            )
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("template report.md.j2, line 2: undefined value"),
+            "{err}"
+        );
+    }
+}
