@@ -53,6 +53,8 @@ pub enum Command {
     Diff(DiffArgs),
     /// The main job: run the chapter's experiment, compare it, record it
     Reproduce(ReproduceArgs),
+    /// Fetch the chapter's snapshot over HTTP and store it when it changed
+    Fetch(FetchArgs),
     /// Render the research prompt for a chapter
     Prompt(PromptArgs),
     /// Render a review report draft with the seven required sections
@@ -376,4 +378,22 @@ pub struct ReportArgs {
     /// Folder whose templates override the embedded ones, file by file
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// Fetch from URL instead of the chapter's snapshot URL
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Seconds to wait for the connection
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub connect_timeout: f64,
+    /// Seconds the whole request may take
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub timeout: f64,
+    /// Largest body accepted, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES)]
+    pub max_bytes: u64,
 }

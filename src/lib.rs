@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod env;
 pub mod error;
+pub mod fetch;
 pub mod layout;
 pub mod output;
 pub mod provenance;

@@ -172,6 +172,9 @@ pub struct SnapshotEntry {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FetchState {
+    /// The URL the validators belong to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,7 +185,10 @@ pub struct FetchState {
 
 impl FetchState {
     fn is_empty(&self) -> bool {
-        self.etag.is_none() && self.last_modified.is_none() && self.fetched_at.is_none()
+        self.url.is_none()
+            && self.etag.is_none()
+            && self.last_modified.is_none()
+            && self.fetched_at.is_none()
     }
 }
 

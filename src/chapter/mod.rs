@@ -216,6 +216,8 @@ pub struct NewSnapshot<'a> {
     pub source: String,
     pub scope: Scope,
     pub captured_at: DateTime<Utc>,
+    /// Conditional-request state to keep, when the text was fetched.
+    pub fetch: Option<manifest::FetchState>,
 }
 
 /// Stores `new` for `chapter` unless its prose is already current, then makes
@@ -262,6 +264,9 @@ pub fn add_snapshot(
             AddOutcome::Stored(entry)
         }
     };
+    if let Some(state) = new.fetch {
+        updated.fetch = state;
+    }
     write_manifest(&chapter.manifest_path, &updated)?;
     Ok(outcome)
 }

@@ -174,6 +174,7 @@ pub fn snapshot(ctx: &mut Context, cmd: SnapshotCommand) -> Result<u8> {
             Scope::Excerpt
         },
         captured_at: chrono::Utc::now(),
+        fetch: None,
     };
     match chapter::add_snapshot(&ctx.layout, &ch, new)? {
         AddOutcome::Stored(e) => ctx.out.line(format!(

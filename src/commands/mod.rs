@@ -3,6 +3,7 @@
 mod bench;
 mod chapters;
 mod diff;
+mod fetch;
 mod fingerprint;
 mod records;
 mod render;
@@ -39,6 +40,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Publish(args) => records::publish(&mut ctx, args),
         Command::Diff(args) => diff::diff(&mut ctx, args),
         Command::Reproduce(args) => diff::reproduce(&mut ctx, args),
+        Command::Fetch(args) => fetch::run(&mut ctx, args),
         Command::Prompt(args) => render::prompt(&mut ctx, args),
         Command::Report(args) => render::report(&mut ctx, args),
         Command::Completions(args) => {

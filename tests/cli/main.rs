@@ -4,6 +4,7 @@
 mod bench;
 mod chapters;
 mod diff;
+mod fetch;
 mod helpers;
 mod records;
 mod render;

@@ -1,0 +1,186 @@
+//! Fetching a chapter snapshot over HTTP: a blocking reqwest client with
+//! timeouts, a redirect limit, a body size cap, conditional requests, and
+//! one clear error for each way it can fail.
+
+use std::io::Read;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{
+    CONTENT_LENGTH, CONTENT_TYPE, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
+};
+
+use crate::error::{Error, Result};
+
+/// Redirects followed at most.
+pub const MAX_REDIRECTS: usize = 5;
+/// Default body size cap.
+pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
+
+/// How to fetch.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub url: String,
+    pub connect_timeout: Duration,
+    pub timeout: Duration,
+    pub max_bytes: u64,
+    /// Validators from the last fetch of the same URL.
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+}
+
+/// What the server answered.
+#[derive(Debug)]
+pub enum Response {
+    /// 304: unchanged since the validators were issued.
+    NotModified,
+    /// A text body.
+    Text {
+        text: String,
+        etag: Option<String>,
+        last_modified: Option<String>,
+        final_url: String,
+    },
+}
+
+/// The User-Agent sent with every request.
+pub fn user_agent() -> String {
+    format!("research_companion/{}", env!("CARGO_PKG_VERSION"))
+}
+
+fn host_of(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_else(|| url.to_string())
+}
+
+/// Performs the request.
+pub fn get(req: &Request) -> Result<Response> {
+    let url = reqwest::Url::parse(&req.url)
+        .map_err(|e| Error::Usage(format!("invalid URL '{}': {e}", req.url)))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::Usage(format!(
+            "invalid URL '{}': only http and https are fetched",
+            req.url
+        )));
+    }
+    let client = reqwest::blocking::Client::builder()
+        .user_agent(user_agent())
+        .connect_timeout(req.connect_timeout)
+        .timeout(req.timeout)
+        .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+        .build()
+        .map_err(|e| Error::Other(format!("cannot set up the HTTP client: {e}")))?;
+    let mut builder = client.get(url.clone());
+    if let Some(etag) = &req.etag {
+        builder = builder.header(IF_NONE_MATCH, etag);
+    }
+    if let Some(lm) = &req.last_modified {
+        builder = builder.header(IF_MODIFIED_SINCE, lm);
+    }
+    let response = builder.send().map_err(|e| describe(&e, &req.url, req))?;
+    let status = response.status();
+    let final_url = response.url().to_string();
+    if status == StatusCode::NOT_MODIFIED {
+        return Ok(Response::NotModified);
+    }
+    if !status.is_success() {
+        return Err(Error::Other(format!("HTTP {status} from {final_url}")));
+    }
+    let header = |name| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let content_type = header(CONTENT_TYPE).unwrap_or_default();
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if mime == "text/html" || mime == "application/xhtml+xml" {
+        return Err(Error::Other(format!(
+            "{final_url} sent HTML ({content_type}) where a plain-text snapshot was expected"
+        )));
+    }
+    if !mime.starts_with("text/") {
+        let shown = if content_type.is_empty() {
+            "no Content-Type".to_string()
+        } else {
+            content_type.clone()
+        };
+        return Err(Error::Other(format!("{final_url} sent {shown}, not text")));
+    }
+    if let Some(len) = header(CONTENT_LENGTH).and_then(|l| l.parse::<u64>().ok())
+        && len > req.max_bytes
+    {
+        return Err(too_big(&final_url, req.max_bytes));
+    }
+    let (etag, last_modified) = (header(ETAG), header(LAST_MODIFIED));
+    let mut body = Vec::new();
+    response
+        .take(req.max_bytes + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| Error::Other(format!("reading the body from {final_url}: {e}")))?;
+    if body.len() as u64 > req.max_bytes {
+        return Err(too_big(&final_url, req.max_bytes));
+    }
+    let text = String::from_utf8(body).map_err(|e| {
+        Error::Other(format!(
+            "{final_url}: the body is not valid UTF-8 at byte offset {}",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    let head = text
+        .trim_start()
+        .get(..15)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if head.starts_with("<!doctype html") || head.starts_with("<html") {
+        return Err(Error::Other(format!(
+            "{final_url} sent an HTML page where a plain-text snapshot was expected"
+        )));
+    }
+    Ok(Response::Text {
+        text,
+        etag,
+        last_modified,
+        final_url,
+    })
+}
+
+fn too_big(url: &str, max: u64) -> Error {
+    Error::Other(format!(
+        "{url}: the body is larger than the {max}-byte cap (raise it with --max-bytes)"
+    ))
+}
+
+fn describe(e: &reqwest::Error, url: &str, req: &Request) -> Error {
+    let msg = if e.is_redirect() {
+        format!("{url}: too many redirects or a redirect loop (more than {MAX_REDIRECTS})")
+    } else if e.is_timeout() {
+        format!(
+            "{url}: timed out (connect {} s, total {} s)",
+            req.connect_timeout.as_secs_f64(),
+            req.timeout.as_secs_f64()
+        )
+    } else if e.is_connect() {
+        format!(
+            "could not connect to {} for {url}: the host cannot be reached (is the machine offline?)",
+            host_of(url)
+        )
+    } else {
+        let mut s = format!("{url}: {e}");
+        let mut source = std::error::Error::source(e);
+        while let Some(inner) = source {
+            s.push_str(&format!(": {inner}"));
+            source = inner.source();
+        }
+        s
+    };
+    Error::Other(msg)
+}

@@ -1,0 +1,300 @@
+//! Issue 7: `fetch` against a server the test starts on 127.0.0.1.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use predicates::prelude::*;
+
+use crate::helpers::{CHAPTER, Project, stderr, stdout};
+
+/// What a route answers: status, headers, body.
+type Answer = (u16, Vec<(&'static str, String)>, Vec<u8>);
+
+/// A one-thread HTTP/1.1 server on 127.0.0.1 that answers by path. It
+/// records every request's headers so tests can check what was sent.
+struct Server {
+    port: u16,
+    requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(route: fn(&str, &str) -> Answer) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let log = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = log.clone();
+                std::thread::spawn(move || serve(stream, route, &log));
+            }
+        });
+        Server { port, requests }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+fn serve(mut stream: TcpStream, route: fn(&str, &str) -> Answer, log: &Mutex<Vec<String>>) {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    log.lock().unwrap().push(head.clone());
+    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+    let (status, headers, body) = route(&path, &head);
+    if path == "/slow" {
+        std::thread::sleep(Duration::from_secs(3));
+    }
+    let mut out = format!(
+        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    let _ = stream.write_all(out.as_bytes());
+    let _ = stream.write_all(&body);
+    let _ = stream.flush();
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+}
+
+const NEW_TEXT: &str = "The complete chapter 06, revised.\nIt has more than the excerpt.\n";
+
+fn text(body: &str) -> Answer {
+    (
+        200,
+        vec![
+            ("Content-Type", "text/plain; charset=utf-8".into()),
+            ("ETag", "\"v2\"".into()),
+        ],
+        body.as_bytes().to_vec(),
+    )
+}
+
+fn route(path: &str, head: &str) -> Answer {
+    let excerpt = std::fs::read_to_string(crate::helpers::repo().join(format!(
+        "book-snapshots/{CHAPTER}/snapshots/0001-a7d34947a6b4.txt"
+    )))
+    .unwrap();
+    match path {
+        "/new" | "/slow" => text(NEW_TEXT),
+        // The same prose, re-wrapped: the fingerprint does not change.
+        "/same" => text(&excerpt.replace('\n', "\r\n  ")),
+        "/cond" if head.to_ascii_lowercase().contains("if-none-match: \"v2\"") => {
+            (304, vec![], vec![])
+        }
+        "/cond" => text(NEW_TEXT),
+        "/404" => (404, vec![], b"missing".to_vec()),
+        "/500" => (500, vec![], b"boom".to_vec()),
+        "/r1" => (302, vec![("Location", "/r2".into())], vec![]),
+        "/r2" => (301, vec![("Location", "/r3".into())], vec![]),
+        "/r3" => (307, vec![("Location", "/new".into())], vec![]),
+        "/loop" => (302, vec![("Location", "/loop".into())], vec![]),
+        "/big" => text(&"x".repeat(4096)),
+        "/latin1" => (
+            200,
+            vec![("Content-Type", "text/plain".into())],
+            b"caf\xe9 au lait".to_vec(),
+        ),
+        "/html" => (
+            200,
+            vec![("Content-Type", "text/html".into())],
+            b"<!doctype html><p>hi</p>".to_vec(),
+        ),
+        "/sneaky-html" => (
+            200,
+            vec![("Content-Type", "text/plain".into())],
+            b"<!DOCTYPE html>\n<html></html>".to_vec(),
+        ),
+        "/json" => (
+            200,
+            vec![("Content-Type", "application/json".into())],
+            b"{}".to_vec(),
+        ),
+        _ => (404, vec![], vec![]),
+    }
+}
+
+fn fetch(p: &Project, url: &str, extra: &[&str]) -> std::process::Output {
+    p.cmd()
+        .args(["fetch", "06", "--url", url])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    p.write("report.md", crate::records::FULL_REPORT);
+    p.cmd()
+        .args(["record", "06", "--report", "report.md"])
+        .assert()
+        .success();
+    let out = fetch(&p, &server.url("/new"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stdout(&out);
+    assert!(s.contains("it is now current"), "{s}");
+    assert!(s.contains("research runs now STALE (1):"), "{s}");
+    let show = p
+        .cmd()
+        .args(["chapter", "show", "06", "--format", "json"])
+        .output()
+        .unwrap();
+    let m: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let snaps = m["snapshots"].as_array().unwrap();
+    assert_eq!(snaps.len(), 2);
+    assert_eq!(snaps[1]["scope"], "complete");
+    assert_eq!(snaps[1]["source"], server.url("/new"));
+    assert_eq!(m["fetch"]["etag"], "\"v2\"");
+    assert_eq!(
+        std::fs::read_to_string(p.chapter_dir().join(snaps[1]["file"].as_str().unwrap())).unwrap(),
+        NEW_TEXT
+    );
+    p.cmd()
+        .arg("status")
+        .assert()
+        .stdout(predicate::str::contains("STALE"));
+    // It names itself to the server.
+    let sent = server
+        .requests
+        .lock()
+        .unwrap()
+        .join("\n")
+        .to_ascii_lowercase();
+    assert!(
+        sent.contains(&format!(
+            "user-agent: research_companion/{}",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{sent}"
+    );
+}
+
+#[test]
+fn unchanged_text_and_not_modified_write_nothing() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    let before = p.state();
+    let out = fetch(&p, &server.url("/same"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("unchanged: the fetched text has the current snapshot's fingerprint")
+    );
+    assert_eq!(p.state(), before);
+    // A first conditional fetch stores the text and its ETag; the second
+    // sends If-None-Match and gets 304.
+    assert!(fetch(&p, &server.url("/cond"), &[]).status.success());
+    let before = p.state();
+    let out = fetch(&p, &server.url("/cond"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("304 Not Modified; nothing written"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(p.state(), before);
+}
+
+#[test]
+fn a_short_redirect_chain_is_followed() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    let out = fetch(&p, &server.url("/r1"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("from {}", server.url("/new"))),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn every_failure_is_one_clear_line_and_writes_nothing() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    let closed = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let before = p.state();
+    let cases: Vec<(String, Vec<&str>, String)> = vec![
+        (
+            server.url("/404"),
+            vec![],
+            format!("HTTP 404 Not Found from {}", server.url("/404")),
+        ),
+        (
+            server.url("/500"),
+            vec![],
+            format!("HTTP 500 Internal Server Error from {}", server.url("/500")),
+        ),
+        (
+            server.url("/loop"),
+            vec![],
+            "too many redirects or a redirect loop".into(),
+        ),
+        (
+            server.url("/slow"),
+            vec!["--timeout", "1"],
+            "timed out".into(),
+        ),
+        (
+            server.url("/big"),
+            vec!["--max-bytes", "1000"],
+            "larger than the 1000-byte cap".into(),
+        ),
+        (
+            server.url("/latin1"),
+            vec![],
+            "not valid UTF-8 at byte offset 3".into(),
+        ),
+        (
+            server.url("/html"),
+            vec![],
+            "sent HTML (text/html) where a plain-text snapshot was expected".into(),
+        ),
+        (
+            server.url("/sneaky-html"),
+            vec![],
+            "sent an HTML page where a plain-text snapshot was expected".into(),
+        ),
+        (
+            server.url("/json"),
+            vec![],
+            "sent application/json, not text".into(),
+        ),
+        (
+            format!("http://127.0.0.1:{closed}/x"),
+            vec![],
+            "the host cannot be reached (is the machine offline?)".into(),
+        ),
+        (
+            "ftp://127.0.0.1/x".into(),
+            vec![],
+            "only http and https are fetched".into(),
+        ),
+    ];
+    for (url, extra, msg) in cases {
+        let out = fetch(&p, &url, &extra);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let e = stderr(&out);
+        assert!(e.contains(&msg), "{url}: {e}");
+        assert_eq!(e.lines().count(), 1, "one line: {e}");
+    }
+    assert_eq!(p.state(), before);
+}
