@@ -9,7 +9,7 @@ use crate::bench::BenchRun;
 use crate::chapter::{Chapter, Registry};
 use crate::cli::{HistoryArgs, ListFormat, PublishArgs, RecordArgs};
 use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, Error, Result};
-use crate::records::create::{self, ExperimentInput, ResearchInput};
+use crate::records::create::{self, RunBasics};
 use crate::records::status::{self, Currency};
 use crate::records::store::{self, BrokenRecord};
 use crate::records::{Record, RunId, RunKind, StoredVerdict, publish as site};
@@ -52,7 +52,18 @@ pub fn record(ctx: &mut Context, args: RecordArgs) -> Result<u8> {
         Some(spec) => create::resolve_revision(&ctx.layout, &chapter, spec)?,
         None => create::current_revision(&chapter),
     };
-    let git = provenance::collect(ctx.layout.root());
+    let kind = if args.report.is_some() {
+        RunKind::Research
+    } else {
+        RunKind::Experiment
+    };
+    let basics = RunBasics {
+        revision,
+        note: args.note.clone(),
+        previous: previous(ctx, &chapter, args.previous.as_deref(), kind)?,
+        git: provenance::collect(ctx.layout.root()),
+        now: Utc::now(),
+    };
     let (path, record) = if let Some(report_path) = &args.report {
         let text = create::read_report(report_path)?;
         let check = crate::records::report::check(&text);
@@ -69,43 +80,29 @@ pub fn record(ctx: &mut Context, args: RecordArgs) -> Result<u8> {
                 report_path.display()
             );
         }
-        let input = ResearchInput {
-            revision,
-            report_path: report_path.clone(),
-            note: args.note.clone(),
-            previous: previous(ctx, &chapter, args.previous.as_deref(), RunKind::Research)?,
-            environment: env::collect(),
-            git,
-            now: Utc::now(),
-        };
-        create::record_research(&ctx.layout, &chapter, input, &text)?
+        create::record_research(
+            &ctx.layout,
+            &chapter,
+            &basics,
+            &env::collect(),
+            report_path,
+            &text,
+        )?
     } else {
         let run_path = args.run.as_ref().expect("clap requires --report or --run");
+        let run = super::diff::load_run(run_path)?;
         let bytes = std::fs::read(run_path).map_err(|e| Error::io(run_path, e))?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| Error::InvalidUtf8 {
-            path: run_path.clone(),
-            offset: e.valid_up_to() as u64,
-        })?;
-        let run: BenchRun = yaml_io::from_str(text, run_path)?;
-        if run.schema != crate::bench::RUN_SCHEMA {
-            return Err(Error::invalid(
-                run_path,
-                format!("not a bench run file (schema '{}')", run.schema),
-            ));
-        }
-        let verdicts = experiment_verdicts(ctx, &chapter, &revision.snapshot, &run)?;
-        let input = ExperimentInput {
-            revision,
-            source: run_path.display().to_string(),
+        let verdicts = experiment_verdicts(ctx, &chapter, &basics.revision.snapshot, &run)?;
+        let source = run_path.display().to_string();
+        create::record_experiment(
+            &ctx.layout,
+            &chapter,
+            &basics,
+            &source,
+            &run,
+            &bytes,
             verdicts,
-            run,
-            run_bytes: bytes,
-            note: args.note.clone(),
-            previous: previous(ctx, &chapter, args.previous.as_deref(), RunKind::Experiment)?,
-            git,
-            now: Utc::now(),
-        };
-        create::record_experiment(&ctx.layout, &chapter, input)?
+        )?
     };
     report_stored(ctx, &path, &record)?;
     if args.commit {
@@ -189,20 +186,24 @@ pub fn record_chapter(ctx: &Context, query: Option<&str>) -> Result<Chapter> {
 
 /// Stores an experiment record for a run just made by `bench --record`.
 pub fn record_bench_run(ctx: &mut Context, chapter: &Chapter, run: &BenchRun) -> Result<()> {
-    let chapter = chapter.clone();
     let bytes = yaml_io::to_string(run)?.into_bytes();
-    let input = ExperimentInput {
-        revision: create::current_revision(&chapter),
-        source: "bench --record".into(),
-        verdicts: experiment_verdicts(ctx, &chapter, &chapter.manifest.current_snapshot, run)?,
-        run: run.clone(),
-        run_bytes: bytes,
+    let basics = RunBasics {
+        revision: create::current_revision(chapter),
         note: None,
-        previous: latest_of(ctx, &chapter, RunKind::Experiment)?,
+        previous: latest_of(ctx, chapter, RunKind::Experiment)?,
         git: provenance::collect(ctx.layout.root()),
         now: Utc::now(),
     };
-    let (path, record) = create::record_experiment(&ctx.layout, &chapter, input)?;
+    let verdicts = experiment_verdicts(ctx, chapter, &chapter.manifest.current_snapshot, run)?;
+    let (path, record) = create::record_experiment(
+        &ctx.layout,
+        chapter,
+        &basics,
+        "bench --record",
+        run,
+        &bytes,
+        verdicts,
+    )?;
     report_stored(ctx, &path, &record)
 }
 

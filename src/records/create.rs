@@ -80,15 +80,41 @@ pub fn resolve_revision(layout: &Layout, chapter: &Chapter, spec: &str) -> Resul
     )))
 }
 
-/// What a research record needs besides the chapter.
-pub struct ResearchInput {
+/// What every new record needs besides the chapter and its evidence.
+pub struct RunBasics {
+    /// The revision the run examined.
     pub revision: Revision,
-    pub report_path: PathBuf,
     pub note: Option<String>,
     pub previous: Option<RunId>,
-    pub environment: Environment,
     pub git: GitProvenance,
     pub now: DateTime<Utc>,
+}
+
+impl RunBasics {
+    /// A record of `kind` with these fields; the store replaces the
+    /// placeholder run id with one derived from the content.
+    fn record(
+        &self,
+        chapter: &Chapter,
+        kind: RunKind,
+        environment: &Environment,
+        nonce: &str,
+    ) -> Record {
+        Record {
+            schema: RECORD_SCHEMA.into(),
+            run_id: RunId::new(&chapter.key, self.now, "000000000000"),
+            kind,
+            recorded_at: self.now,
+            revision: self.revision.clone(),
+            previous_run_id: self.previous.clone(),
+            note: self.note.clone(),
+            report: None,
+            experiment: None,
+            environment: environment.clone(),
+            git: self.git.clone(),
+            nonce: nonce.to_string(),
+        }
+    }
 }
 
 /// Reads a report that must exist, be UTF-8 and not be empty.
@@ -100,92 +126,58 @@ pub fn read_report(path: &Path) -> Result<String> {
     Ok(text)
 }
 
-fn placeholder_id(chapter: &Chapter, now: DateTime<Utc>) -> RunId {
-    RunId::new(&chapter.key, now, "000000000000")
-}
-
-/// Stores a research run and a copy of its report.
+/// Stores a research run and a copy of its report, with the environment the
+/// research was recorded in.
 pub fn record_research(
     layout: &Layout,
     chapter: &Chapter,
-    input: ResearchInput,
+    basics: &RunBasics,
+    environment: &Environment,
+    report_path: &Path,
     report_text: &str,
 ) -> Result<(PathBuf, Record)> {
     let check = report::check(report_text);
     let sha = hex(&Sha256::digest(report_text.as_bytes()));
     store::store(layout, &chapter.key, |nonce| {
         let file = format!("{PLACEHOLDER_STEM}{REPORT_SUFFIX}");
-        let record = Record {
-            schema: RECORD_SCHEMA.into(),
-            run_id: placeholder_id(chapter, input.now),
-            kind: RunKind::Research,
-            recorded_at: input.now,
-            revision: input.revision.clone(),
-            previous_run_id: input.previous.clone(),
-            note: input.note.clone(),
-            report: Some(ReportInfo {
-                file: file.clone(),
-                source: input.report_path.display().to_string(),
-                sha256: sha.clone(),
-                bytes: report_text.len() as u64,
-                complete: check.complete(),
-                check: check.clone(),
-            }),
-            experiment: None,
-            environment: input.environment.clone(),
-            git: input.git.clone(),
-            nonce: nonce.to_string(),
-        };
+        let mut record = basics.record(chapter, RunKind::Research, environment, nonce);
+        record.report = Some(ReportInfo {
+            file: file.clone(),
+            source: report_path.display().to_string(),
+            sha256: sha.clone(),
+            bytes: report_text.len() as u64,
+            complete: check.complete(),
+            check: check.clone(),
+        });
         Ok((record, vec![(file, report_text.as_bytes().to_vec())]))
     })
 }
 
-/// What an experiment record needs besides the chapter.
-pub struct ExperimentInput {
-    pub revision: Revision,
-    /// Where the run came from (a file path, or `bench --record`).
-    pub source: String,
-    pub run: BenchRun,
-    /// The run file's bytes, stored beside the record.
-    pub run_bytes: Vec<u8>,
-    pub verdicts: Vec<StoredVerdict>,
-    pub note: Option<String>,
-    pub previous: Option<RunId>,
-    pub git: GitProvenance,
-    pub now: DateTime<Utc>,
-}
-
-/// Stores an experiment run and a copy of its run file.
+/// Stores an experiment run and a copy of its run file, with the
+/// environment the run was measured in. `source` says where the run came
+/// from (a file path, or `bench --record`).
 pub fn record_experiment(
     layout: &Layout,
     chapter: &Chapter,
-    input: ExperimentInput,
+    basics: &RunBasics,
+    source: &str,
+    run: &BenchRun,
+    run_bytes: &[u8],
+    verdicts: Vec<StoredVerdict>,
 ) -> Result<(PathBuf, Record)> {
-    let sha = hex(&Sha256::digest(&input.run_bytes));
-    let summary = experiment_summary(&input.run);
+    let sha = hex(&Sha256::digest(run_bytes));
+    let summary = experiment_summary(run);
     store::store(layout, &chapter.key, |nonce| {
         let file = format!("{PLACEHOLDER_STEM}{RUN_SUFFIX}");
-        let record = Record {
-            schema: RECORD_SCHEMA.into(),
-            run_id: placeholder_id(chapter, input.now),
-            kind: RunKind::Experiment,
-            recorded_at: input.now,
-            revision: input.revision.clone(),
-            previous_run_id: input.previous.clone(),
-            note: input.note.clone(),
-            report: None,
-            experiment: Some(ExperimentInfo {
-                file: file.clone(),
-                source: input.source.clone(),
-                sha256: sha.clone(),
-                summary: summary.clone(),
-                verdicts: input.verdicts.clone(),
-            }),
-            environment: input.run.environment.clone(),
-            git: input.git.clone(),
-            nonce: nonce.to_string(),
-        };
-        Ok((record, vec![(file, input.run_bytes.clone())]))
+        let mut record = basics.record(chapter, RunKind::Experiment, &run.environment, nonce);
+        record.experiment = Some(ExperimentInfo {
+            file: file.clone(),
+            source: source.to_string(),
+            sha256: sha.clone(),
+            summary: summary.clone(),
+            verdicts: verdicts.clone(),
+        });
+        Ok((record, vec![(file, run_bytes.to_vec())]))
     })
 }
 

@@ -150,6 +150,12 @@ fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
     }
 }
 
+/// `prose-v1:<12 hex>` of the revision a record examined.
+fn short_revision(r: &Record) -> String {
+    let fp = &r.revision.fingerprint;
+    format!("{}:{}", fp.normalization, fp.short())
+}
+
 /// The prompt's context. `records` newest first; `text` the current
 /// snapshot's stored text.
 pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> PromptContext {
@@ -163,11 +169,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
         .map(|r| HistoryView {
             run_id: r.run_id.to_string(),
             date: r.recorded_at.format("%Y-%m-%d").to_string(),
-            revision: format!(
-                "{}:{}",
-                r.revision.fingerprint.normalization,
-                r.revision.fingerprint.short()
-            ),
+            revision: short_revision(r),
             state: match status::currency(ch, r) {
                 Currency::Current => "the current revision",
                 Currency::Stale => "an older revision",
@@ -185,11 +187,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
             Some(EvidenceView {
                 run_id: r.run_id.to_string(),
                 date: r.recorded_at.format("%Y-%m-%d").to_string(),
-                revision: format!(
-                    "{}:{}",
-                    r.revision.fingerprint.normalization,
-                    r.revision.fingerprint.short()
-                ),
+                revision: short_revision(r),
                 stale: status::currency(ch, r) == Currency::Stale,
                 summary: e.summary.clone(),
                 verdicts: e

@@ -215,12 +215,7 @@ fn snapshot_add_stores_a_new_current_revision_without_touching_the_old() {
         std::fs::read(p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt")).unwrap(),
         old
     );
-    let show = p
-        .cmd()
-        .args(["chapter", "show", "06", "--format", "json"])
-        .output()
-        .unwrap();
-    let m: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let m = p.manifest();
     let snaps = m["snapshots"].as_array().unwrap();
     assert_eq!(snaps.len(), 2);
     assert_eq!(m["current_snapshot"], snaps[1]["file"]);

@@ -6,7 +6,7 @@ use research_companion::bench::{
     BenchRun, ConfigResult, ProducerKind, Row, Settings, Verdict, WorkerKind,
 };
 
-use crate::helpers::{CHAPTER, Project, stderr, stdout};
+use crate::helpers::{CHAPTER, Project, recorded_id, stderr, stdout};
 
 /// The chapter's published rows: (workers, ex/s, wait_mean, work, wait_frac).
 const SLEEP: [(usize, f64, f64, f64, f64); 5] = [
@@ -323,14 +323,7 @@ fn diff_reads_recorded_runs_and_draws_a_plot() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let id = stdout(&out)
-        .lines()
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .to_string();
+    let id = recorded_id(&out);
     // The record keeps the verdicts.
     let h = p
         .cmd()

@@ -141,21 +141,13 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
     let server = Server::start(route);
     let p = Project::seeded();
     p.write("report.md", crate::records::FULL_REPORT);
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
     let out = fetch(&p, &server.url("/new"), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = stdout(&out);
     assert!(s.contains("it is now current"), "{s}");
     assert!(s.contains("research runs now STALE (1):"), "{s}");
-    let show = p
-        .cmd()
-        .args(["chapter", "show", "06", "--format", "json"])
-        .output()
-        .unwrap();
-    let m: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let m = p.manifest();
     let snaps = m["snapshots"].as_array().unwrap();
     assert_eq!(snaps.len(), 2);
     assert_eq!(snaps[1]["scope"], "complete");

@@ -95,3 +95,39 @@ pub fn stdout(out: &std::process::Output) -> String {
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// The run id from `record`'s first line: `recorded <run id> (<kind>)`.
+pub fn recorded_id(out: &std::process::Output) -> String {
+    let text = stdout(out);
+    let first = text.lines().next().unwrap_or_default();
+    first
+        .split(' ')
+        .nth(1)
+        .unwrap_or_else(|| panic!("not a record line: {first}"))
+        .to_string()
+}
+
+impl Project {
+    /// Runs `record 06 <args>`, which must succeed; returns the run id.
+    pub fn record(&self, args: &[&str]) -> String {
+        let out = self
+            .cmd()
+            .args(["record", "06"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "record {args:?}: {}", stderr(&out));
+        recorded_id(&out)
+    }
+
+    /// chapter.yaml of chapter 06 as JSON, through `chapter show`.
+    pub fn manifest(&self) -> serde_json::Value {
+        let out = self
+            .cmd()
+            .args(["chapter", "show", "06", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}

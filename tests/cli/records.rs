@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use predicates::prelude::*;
 
-use crate::helpers::{CHAPTER, Project, stderr, stdout};
+use crate::helpers::{CHAPTER, Project, recorded_id, stderr, stdout};
 
 /// A report with all seven sections, two claim-audit rows, one source and
 /// markers of both kinds.
@@ -147,10 +147,7 @@ fn regex_lite(id: &str) -> bool {
 fn research_goes_stale_when_the_chapter_changes() {
     let p = Project::seeded();
     p.write("report.md", FULL_REPORT);
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
     p.write("full.txt", "The complete chapter, as revised.");
     p.cmd()
         .args(["snapshot", "add", "06", "full.txt", "--complete"])
@@ -184,10 +181,7 @@ fn research_goes_stale_when_the_chapter_changes() {
         .arg("status")
         .assert()
         .stdout(predicate::str::contains("STALE"));
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
     p.cmd()
         .arg("status")
         .assert()
@@ -349,10 +343,7 @@ fn a_killed_writer_leaves_no_partial_record() {
     }
     assert!(killed_mid_run > 0, "no writer was caught mid-run");
     // A record left to finish is complete.
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
     // A leftover temporary file is invisible and is swept once it is old.
     let dir = p.path(&format!("records/{CHAPTER}"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -374,14 +365,8 @@ fn a_killed_writer_leaves_no_partial_record() {
 fn a_broken_record_is_reported_and_the_others_still_list() {
     let p = Project::seeded();
     p.write("report.md", FULL_REPORT);
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
+    p.record(&["--report", "report.md"]);
     let names = record_files(&p);
     let broken = names.iter().find(|n| n.ends_with(".record.yaml")).unwrap();
     let path = p.path(&format!("records/{CHAPTER}/{broken}"));
@@ -448,14 +433,7 @@ fn git_provenance_is_recorded_and_commit_adds_exactly_the_new_files() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let id = stdout(&out)
-        .lines()
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .to_string();
+    let id = recorded_id(&out);
     let log = git(&p, &["log", "-1", "--format=%s"]);
     assert!(log.contains(&id), "{log}");
     let changed = git(&p, &["show", "--name-only", "--format=", "HEAD"]);
@@ -499,10 +477,7 @@ fn publish_writes_every_key_the_site_reads() {
     assert_eq!(v["research"]["state"], "NEVER_RESEARCHED");
     assert!(v["research"]["last_researched"].is_null());
     p.write("report.md", FULL_REPORT);
-    p.cmd()
-        .args(["record", "06", "--report", "report.md"])
-        .assert()
-        .success();
+    p.record(&["--report", "report.md"]);
     p.cmd()
         .args(["publish", "06", "--out", "site.yaml"])
         .assert()
