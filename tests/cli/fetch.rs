@@ -96,7 +96,11 @@ fn route(path: &str, head: &str) -> Answer {
         "/cond" if head.to_ascii_lowercase().contains("if-none-match: \"v2\"") => {
             (304, vec![], vec![])
         }
-        "/cond" => text(NEW_TEXT),
+        "/cond" => {
+            let (status, mut headers, body) = text(NEW_TEXT);
+            headers.push(("Last-Modified", "Mon, 30 Nov 2026 09:00:00 GMT".into()));
+            (status, headers, body)
+        }
         "/404" => (404, vec![], b"missing".to_vec()),
         "/500" => (500, vec![], b"boom".to_vec()),
         "/r1" => (302, vec![("Location", "/r2".into())], vec![]),
@@ -194,6 +198,18 @@ fn unchanged_text_and_not_modified_write_nothing() {
     let before = p.state();
     let out = fetch(&p, &server.url("/cond"), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
+    let sent = server
+        .requests
+        .lock()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(sent.contains("if-none-match: \"v2\""), "{sent}");
+    assert!(
+        sent.contains("if-modified-since: mon, 30 nov 2026 09:00:00 gmt"),
+        "{sent}"
+    );
     assert!(
         stdout(&out).contains("304 Not Modified; nothing written"),
         "{}",
