@@ -207,6 +207,10 @@ pub struct BenchArgs {
     /// Chapter the run is recorded against [default: the only registered one]
     #[arg(long, value_name = "ID", requires = "record")]
     pub chapter: Option<String>,
+    /// Fail the run when no batch arrives for MS milliseconds [default: 10 s
+    /// plus four times the slowest expected batch]
+    #[arg(long, hide = true, value_name = "MS")]
+    pub watchdog_ms: Option<u64>,
     /// Test aid: slow batch INDEX down by MS milliseconds
     #[arg(long, hide = true, value_parser = parse_delay, value_name = "INDEX:MS")]
     pub delay_batch: Option<(u64, u64)>,

@@ -78,6 +78,7 @@ mod tests {
             in_order: true,
             batches: total - 1,
             warmup_batches: 0,
+            watchdog_ms: None,
         }
     }
 

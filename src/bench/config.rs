@@ -77,6 +77,9 @@ pub struct PipelineConfig {
     /// reported as startup) and after the warm-up batches.
     pub batches: u64,
     pub warmup_batches: u64,
+    /// How long the loop may wait for a batch before the watchdog fails the
+    /// run; None for the default (10 s plus four times the slowest batch).
+    pub watchdog_ms: Option<u64>,
 }
 
 impl PipelineConfig {

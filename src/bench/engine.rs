@@ -55,7 +55,12 @@ pub struct Measured {
 pub enum RunError {
     Interrupted,
     Pool(PoolError),
-    Stalled(Duration),
+    /// No batch arrived within `limit`; `worker` describes who owed `batch`.
+    Stalled {
+        limit: Duration,
+        batch: u64,
+        worker: String,
+    },
 }
 
 /// Runs one configuration on the calling thread (the consumer).
@@ -190,6 +195,9 @@ pub fn run(
 /// How long the loop may go without any batch before the watchdog fails it:
 /// generous against the slowest batch a worker should take.
 fn stall_limit(cfg: &PipelineConfig) -> Duration {
+    if let Some(ms) = cfg.watchdog_ms {
+        return Duration::from_millis(ms);
+    }
     let slowest = cfg.batch_cost() * (cfg.max_outstanding().max(1) as u32) + cfg.consumer();
     Duration::from_secs(10) + slowest * 4
 }
@@ -216,7 +224,16 @@ fn next_batch(
             return Err(RunError::Interrupted);
         }
         if waiting_since.elapsed() > stall_limit {
-            return Err(RunError::Stalled(stall_limit));
+            let worker = match (in_order, pool.owner(want)) {
+                (true, (w, Some(pid))) => format!("worker {w} (pid {pid})"),
+                (true, (w, None)) => format!("worker {w}"),
+                (false, _) => "no worker".to_string(),
+            };
+            return Err(RunError::Stalled {
+                limit: stall_limit,
+                batch: want,
+                worker,
+            });
         }
         if let Some(f) = pool
             .recv(Duration::from_millis(100))

@@ -65,6 +65,9 @@ pub struct Settings {
     /// Test aid: (batch index, extra ms) to slow one batch down.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_batch: Option<(u64, u64)>,
+    /// Watchdog limit in ms (None: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog_ms: Option<u64>,
 }
 
 impl Settings {
@@ -88,6 +91,7 @@ impl Settings {
             sample_floats: 64,
             timer_slack_ns: 1,
             delay_batch: None,
+            watchdog_ms: None,
         }
     }
 
@@ -137,6 +141,7 @@ impl Settings {
             in_order: self.in_order,
             batches: self.batches,
             warmup_batches: self.warmup_batches,
+            watchdog_ms: self.watchdog_ms,
         }
     }
 
@@ -330,8 +335,9 @@ pub fn run_suite(
                         engine::RunError::Pool(p) => {
                             Error::Other(format!("{} failed: {p}", cfg.label()))
                         }
-                        engine::RunError::Stalled(limit) => Error::Other(format!(
-                            "{} failed: no batch arrived for {:.0} s (watchdog); a worker is hung",
+                        engine::RunError::Stalled { limit, batch, worker } => Error::Other(format!(
+                            "{} failed: {worker} delivered nothing for {:.1} s while batch {batch} was due \
+                             (watchdog); it is hung or stopped",
                             cfg.label(),
                             limit.as_secs_f64()
                         )),

@@ -100,6 +100,18 @@ impl Pool {
         }
     }
 
+    /// The worker batch `index` goes to (round robin), and its pid when it is
+    /// a process.
+    pub fn owner(&self, index: u64) -> (usize, Option<u32>) {
+        match self {
+            Pool::Threads(p) => ((index % p.tasks.len() as u64) as usize, None),
+            Pool::Processes(p) => {
+                let w = (index % p.children.len() as u64) as usize;
+                (w, Some(p.children[w].id()))
+            }
+        }
+    }
+
     /// Stops every worker and collects what each reports.
     pub fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
         match self {

@@ -30,6 +30,7 @@ pub fn settings(args: &BenchArgs) -> Settings {
         sample_floats: args.sample_floats,
         timer_slack_ns: args.timer_slack_ns,
         delay_batch: args.delay_batch,
+        watchdog_ms: args.watchdog_ms,
     }
 }
 

@@ -42,6 +42,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         sample_floats: 16,
         timer_slack_ns: 1,
         delay_batch: None,
+        watchdog_ms: None,
     }
 }
 
@@ -405,6 +406,30 @@ fn a_killed_worker_fails_the_run_naming_it_and_leaves_no_orphans() {
     );
     assert!(e.contains("killed by signal 9"), "{e}");
     assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn a_hung_worker_is_caught_by_the_watchdog() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &["--watchdog-ms", "1500"]);
+    // SAFETY: kill(2) on a worker we just found; SIGSTOP freezes it.
+    unsafe { libc::kill(workers[1] as i32, libc::SIGSTOP) };
+    let out = wait(child);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains(&format!(
+            "producer=sleep workers=4 failed: worker 1 (pid {})",
+            workers[1]
+        )),
+        "{e}"
+    );
+    assert!(e.contains("(watchdog); it is hung or stopped"), "{e}");
+    assert!(
+        workers.iter().all(|w| !alive(*w)),
+        "the stopped worker was left behind"
+    );
 }
 
 #[test]
