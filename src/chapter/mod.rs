@@ -79,6 +79,23 @@ impl Registry {
         &self.keys
     }
 
+    /// Every registered chapter, or an error saying where none were found
+    /// (for commands that have nothing to do without one).
+    pub fn require_keys(&self) -> Result<&[ChapterKey]> {
+        if self.keys.is_empty() {
+            Err(self.empty())
+        } else {
+            Ok(&self.keys)
+        }
+    }
+
+    fn empty(&self) -> Error {
+        Error::Usage(format!(
+            "no chapters under {}: run inside a project that has book-snapshots/, or pass --root DIR",
+            self.layout.snapshots_root().display()
+        ))
+    }
+
     /// Finds a chapter by stable id, `<book-id>/<chapter-id>`, or a bare
     /// chapter id that only one book uses.
     pub fn resolve(&self, query: &str) -> Result<ChapterKey> {
@@ -149,6 +166,9 @@ impl Registry {
     }
 
     fn unknown(&self, query: &str) -> Error {
+        if self.keys.is_empty() {
+            return self.empty();
+        }
         let mut names: Vec<String> = Vec::new();
         for key in &self.keys {
             names.push(key.to_string());

@@ -212,7 +212,11 @@ fn chapters(ctx: &Context, query: Option<&str>) -> Result<Vec<Chapter>> {
     let registry = Registry::open(&ctx.layout)?;
     match query {
         Some(q) => Ok(vec![registry.get(q)?]),
-        None => registry.keys().iter().map(|k| registry.load(k)).collect(),
+        None => registry
+            .require_keys()?
+            .iter()
+            .map(|k| registry.load(k))
+            .collect(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::error::{EXIT_CHECK_FAILED, EXIT_OK, Result};
 pub fn run(ctx: &mut Context, args: VerifyArgs) -> Result<u8> {
     let registry = Registry::open(&ctx.layout)?;
     let keys = if args.ids.is_empty() {
-        registry.keys().to_vec()
+        registry.require_keys()?.to_vec()
     } else {
         args.ids
             .iter()

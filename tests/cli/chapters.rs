@@ -300,3 +300,26 @@ fn completions_are_generated_for_common_shells() {
             .stdout(predicate::str::contains("verify"));
     }
 }
+
+#[test]
+fn outside_a_project_commands_say_where_they_looked() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["verify"],
+        vec!["status"],
+        vec!["history"],
+        vec!["prompt", "06"],
+    ] {
+        assert_cmd::Command::cargo_bin("research_companion")
+            .unwrap()
+            .current_dir(dir.path())
+            .env_remove("RESEARCH_COMPANION_ROOT")
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("no chapters under")
+                    .and(predicate::str::contains("--root DIR")),
+            );
+    }
+}
