@@ -245,7 +245,7 @@ pub fn render_table(env: &Environment) -> String {
     let mut row = |k: &str, val: String| {
         let _ = writeln!(s, "  {k:<14}{val}");
     };
-    row("env_id", env.env_id[..16].to_string());
+    row("env_id", crate::text::prefix(&env.env_id, 16).to_string());
     row("OS", format!("{} (version {})", i.os_name, i.os_version));
     row("kernel", i.kernel.clone());
     row("arch", i.arch.clone());
@@ -293,7 +293,7 @@ pub fn render_table(env: &Environment) -> String {
             "research_companion {} ({} build, commit {})",
             b.tool_version,
             b.profile,
-            short(&b.git_commit)
+            crate::text::prefix(&b.git_commit, 12)
         ),
     );
     row("rustc", b.rustc.clone());
@@ -320,10 +320,6 @@ pub fn render_table(env: &Environment) -> String {
             .unwrap_or_else(|| "unknown".into()),
     );
     s
-}
-
-fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(12)]
 }
 
 #[cfg(test)]

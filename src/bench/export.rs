@@ -69,7 +69,7 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
                 .map(|s| format!("{:.1}%", s * 100.0))
                 .unwrap_or_else(|| "-".into()),
             row.verdict.to_string(),
-            row.data_digest[..8.min(row.data_digest.len())].to_string(),
+            crate::text::prefix(&row.data_digest, 8).to_string(),
         ]);
     }
     c
@@ -219,6 +219,6 @@ pub fn footer(run: &BenchRun) -> String {
         run.cpus_used,
         s.timer_slack_ns,
         run.measurement_overhead_ns_per_step,
-        &run.environment.env_id[..16],
+        crate::text::prefix(&run.environment.env_id, 16),
     )
 }

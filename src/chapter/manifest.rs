@@ -143,7 +143,7 @@ impl Fingerprint {
 
     /// The first 12 hex digits, for listings.
     pub fn short(&self) -> &str {
-        &self.value[..self.value.len().min(12)]
+        crate::text::prefix(&self.value, 12)
     }
 }
 

@@ -186,6 +186,12 @@ fn parse_one(path: &Path) -> std::result::Result<Record, String> {
             record.schema
         ));
     }
+    if !crate::chapter::manifest::is_sha256_hex(&record.revision.fingerprint.value) {
+        return Err(format!(
+            "{}: field 'revision.fingerprint.value': not 64 lowercase hex digits",
+            path.display()
+        ));
+    }
     let expected = format!("{}{RECORD_SUFFIX}", record.run_id.stem());
     if path.file_name().and_then(|n| n.to_str()) != Some(expected.as_str()) {
         return Err(format!(

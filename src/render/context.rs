@@ -402,7 +402,7 @@ pub fn report(
                 os: e.os_name.clone(),
                 kernel: e.kernel.clone(),
                 cpu_model: e.cpu_model.clone(),
-                env_id: run.environment.env_id[..16.min(run.environment.env_id.len())].to_string(),
+                env_id: crate::text::prefix(&run.environment.env_id, 16).to_string(),
             }]
         })
         .unwrap_or_default();
