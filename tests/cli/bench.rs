@@ -2,7 +2,6 @@
 //! `bench` and `env` commands, and how a run fails.
 
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use predicates::prelude::*;
@@ -11,13 +10,7 @@ use research_companion::bench::{BenchRun, PipelineConfig, ProducerKind, Settings
 
 use crate::helpers::{Project, stderr, stdout};
 
-/// Benchmarks pin themselves to one CPU; running two at once would make them
-/// compete, so they take turns.
-pub static BENCH_LOCK: Mutex<()> = Mutex::new(());
-
-fn lock() -> std::sync::MutexGuard<'static, ()> {
-    BENCH_LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::helpers::exclusive as lock;
 
 fn exe() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_research_companion"))

@@ -367,9 +367,7 @@ fn diff_reads_recorded_runs_and_draws_a_plot() {
 
 #[test]
 fn reproduce_runs_the_chapters_preset_compares_and_records() {
-    let _g = crate::bench::BENCH_LOCK
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let _g = crate::helpers::exclusive();
     let p = Project::seeded();
     let out = p
         .cmd()

@@ -7,6 +7,15 @@ use assert_cmd::Command;
 
 pub const CHAPTER: &str = "pytorch-from-first-principles/06";
 
+static EXCLUSIVE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Tests that measure timing (benchmarks pin themselves to one CPU) and tests
+/// that load the machine (many processes at once) take turns, so that one
+/// does not skew the other's numbers.
+pub fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    EXCLUSIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A temporary project root, removed when dropped.
 pub struct Project {
     pub dir: tempfile::TempDir,

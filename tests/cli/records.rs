@@ -260,6 +260,7 @@ fn bad_record_input_is_refused_and_writes_nothing() {
 
 #[test]
 fn twenty_concurrent_records_are_all_kept() {
+    let _g = crate::helpers::exclusive();
     let p = Project::seeded();
     p.write("report.md", FULL_REPORT);
     let children: Vec<_> = (0..20)
@@ -303,6 +304,7 @@ fn twenty_concurrent_records_are_all_kept() {
 
 #[test]
 fn a_killed_writer_leaves_no_partial_record() {
+    let _g = crate::helpers::exclusive();
     let p = Project::seeded();
     // A big report makes the write window wide enough to be hit.
     let big = format!(
@@ -608,9 +610,7 @@ fn publish_writes_every_key_the_site_reads() {
 
 #[test]
 fn experiment_runs_are_recorded_from_bench_and_from_run_files() {
-    let _g = crate::bench::BENCH_LOCK
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let _g = crate::helpers::exclusive();
     let p = Project::seeded();
     let quick = [
         "--cost-ms",
