@@ -152,10 +152,6 @@ fn a_sleeping_producer_speeds_up_with_workers() {
         w0.ex_per_s
     );
     assert!(w4.wait_frac < w0.wait_frac);
-    assert_eq!(
-        w0.verdict,
-        research_companion::bench::Verdict::ProducerBound
-    );
 }
 
 #[test]
@@ -164,8 +160,25 @@ fn a_spinning_producer_on_one_cpu_does_not_speed_up_and_work_grows() {
     let run = shape(ProducerKind::Spin);
     let w0 = run.row(ProducerKind::Spin, 0).unwrap();
     let w4 = run.row(ProducerKind::Spin, 4).unwrap();
+    // Never more than one CPU's worth of work at once: the pinning holds for
+    // the consumer and every worker process.
+    let cpu_ms = w4.consumer_cpu_ms * (w4.batches + 1) as f64 + w4.workers_cpu_ms;
+    assert!(
+        cpu_ms <= 1.1 * w4.window_ms,
+        "{cpu_ms:.0} ms of CPU in {:.0} ms on one CPU",
+        w4.window_ms
+    );
+    // Ideal: no speed-up at all (a sleeping producer gets 5x here). The margin
+    // allows for other load on the CPU, which five busy threads out-compete
+    // better than one.
     let ratio = w4.ex_per_s / w0.ex_per_s;
-    assert!(ratio < 1.4, "spin on one CPU cannot scale, got {ratio:.2}x");
+    assert!(ratio < 2.5, "spin on one CPU cannot scale, got {ratio:.2}x");
+    // The consumer now queues for the CPU behind the workers.
+    assert_eq!(
+        w4.verdict,
+        research_companion::bench::Verdict::Contended,
+        "{w4:?}"
+    );
     assert!(
         w4.work_ms > 1.5 * w0.work_ms,
         "work moves into the step: {} -> {}",
