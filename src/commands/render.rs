@@ -7,7 +7,7 @@ use crate::atomic;
 use crate::chapter::Registry;
 use crate::cli::{PromptArgs, ReportArgs};
 use crate::error::{EXIT_OK, Error, Result};
-use crate::published::diff::{ClaimResult, Verdict};
+use crate::published::diff::ClaimResult;
 use crate::published::{plot, read_claims, read_tables};
 use crate::records::store;
 use crate::records::{Record, RunId, RunKind};
@@ -112,26 +112,10 @@ pub fn report(ctx: &mut Context, args: ReportArgs) -> Result<u8> {
             let set = crate::published::claims::TableSet::from_published(&parsed.tables);
             let unrun = claims
                 .map(|f| {
+                    let why = || Some("no experiment run is recorded".to_string());
                     f.claims
                         .iter()
-                        .map(|c| {
-                            let published = crate::published::claims::evaluate(&c.metric, &set)
-                                .unwrap_or(f64::NAN);
-                            ClaimResult {
-                                id: c.id.clone(),
-                                quote: c.quote.clone(),
-                                location: c.location.clone(),
-                                metric: c.metric.clone(),
-                                stated: c.stated.value,
-                                published,
-                                prose_consistent: (published - c.stated.value).abs()
-                                    <= c.stated.tolerance + 1e-12,
-                                measured: None,
-                                criterion: c.reproduce.to_string(),
-                                verdict: Verdict::Unrun,
-                                reason: Some("no experiment run is recorded".into()),
-                            }
-                        })
+                        .map(|c| crate::published::diff::unrun(c, &set, why()))
                         .collect()
                 })
                 .unwrap_or_default();

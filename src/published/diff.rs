@@ -178,15 +178,11 @@ pub fn compare(
     }
 }
 
-fn check_claim(
-    c: &Claim,
-    tables: &[Table],
-    published: &TableSet,
-    measured: &TableSet,
-    run: &BenchRun,
-) -> ClaimResult {
+/// A claim checked against the chapter's own tables only: its published
+/// value and whether the prose agrees with it, verdict UNRUN.
+pub fn unrun(c: &Claim, published: &TableSet, reason: Option<String>) -> ClaimResult {
     let published_value = claims::evaluate(&c.metric, published).unwrap_or(f64::NAN);
-    let mut result = ClaimResult {
+    ClaimResult {
         id: c.id.clone(),
         quote: c.quote.clone(),
         location: c.location.clone(),
@@ -197,8 +193,18 @@ fn check_claim(
         measured: None,
         criterion: c.reproduce.to_string(),
         verdict: Verdict::Unrun,
-        reason: None,
-    };
+        reason,
+    }
+}
+
+fn check_claim(
+    c: &Claim,
+    tables: &[Table],
+    published: &TableSet,
+    measured: &TableSet,
+    run: &BenchRun,
+) -> ClaimResult {
+    let mut result = unrun(c, published, None);
     let measured_value = match claims::evaluate(&c.metric, measured) {
         Ok(v) => v,
         Err(_) => {
