@@ -101,7 +101,7 @@ pub fn run(ctx: &mut Context, args: BenchArgs) -> Result<u8> {
         eprintln!("run written to {}", out.display());
     }
     if let Some(chapter) = &record_to {
-        super::records::record_bench_run(ctx, chapter, &run)?;
+        super::records::record_bench_run(ctx, chapter, &run, None)?;
     }
     Ok(0)
 }

@@ -211,7 +211,7 @@ pub fn reproduce(ctx: &mut Context, args: ReproduceArgs) -> Result<u8> {
         eprintln!("plot written to {}", path.display());
     }
     if !args.no_record {
-        super::records::record_bench_run(ctx, &chapter, &run)?;
+        super::records::record_bench_run(ctx, &chapter, &run, Some(stored_verdicts(&comparison)))?;
     }
     Ok(if comparison.any_not_reproduced() {
         EXIT_CHECK_FAILED

@@ -184,8 +184,15 @@ pub fn record_chapter(ctx: &Context, query: Option<&str>) -> Result<Chapter> {
     }
 }
 
-/// Stores an experiment record for a run just made by `bench --record`.
-pub fn record_bench_run(ctx: &mut Context, chapter: &Chapter, run: &BenchRun) -> Result<()> {
+/// Stores an experiment record for a run just made (`bench --record`,
+/// `reproduce`), compared with the chapter's current snapshot; `verdicts`
+/// are that comparison's when the caller already made it.
+pub fn record_bench_run(
+    ctx: &mut Context,
+    chapter: &Chapter,
+    run: &BenchRun,
+    verdicts: Option<Vec<StoredVerdict>>,
+) -> Result<()> {
     let bytes = yaml_io::to_string(run)?.into_bytes();
     let basics = RunBasics {
         revision: create::current_revision(chapter),
@@ -194,7 +201,10 @@ pub fn record_bench_run(ctx: &mut Context, chapter: &Chapter, run: &BenchRun) ->
         git: provenance::collect(ctx.layout.root()),
         now: Utc::now(),
     };
-    let verdicts = experiment_verdicts(ctx, chapter, &chapter.manifest.current_snapshot, run)?;
+    let verdicts = match verdicts {
+        Some(v) => v,
+        None => experiment_verdicts(ctx, chapter, &chapter.manifest.current_snapshot, run)?,
+    };
     let (path, record) = create::record_experiment(
         &ctx.layout,
         chapter,
