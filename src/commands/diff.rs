@@ -64,7 +64,7 @@ fn select(ctx: &Context, args: &DiffArgs) -> Result<(BenchRun, Chapter, String)>
                 record.kind
             ))
         })?;
-        let run = load_run(&path.with_file_name(&exp.file))?;
+        let run = load_run(&store::evidence_path(&ctx.layout, &chapter.key, &exp.file))?;
         Ok((run, chapter, record.revision.snapshot))
     };
     if let Some(file) = &args.run_file {

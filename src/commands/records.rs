@@ -1,7 +1,5 @@
 //! `record`, `history`, `status` and `publish`.
 
-use std::path::PathBuf;
-
 use chrono::Utc;
 
 use super::Context;
@@ -106,7 +104,7 @@ pub fn record(ctx: &mut Context, args: RecordArgs) -> Result<u8> {
     };
     report_stored(ctx, &path, &record)?;
     if args.commit {
-        commit(ctx, &path, &record)?;
+        commit(ctx, &chapter, &record)?;
     }
     Ok(EXIT_OK)
 }
@@ -153,16 +151,9 @@ fn report_stored(ctx: &mut Context, path: &std::path::Path, record: &Record) -> 
     Ok(())
 }
 
-/// Commits a stored record and its evidence.
-pub fn commit(ctx: &mut Context, path: &std::path::Path, record: &Record) -> Result<()> {
-    let dir = path.parent().expect("records live in a folder");
-    let mut files: Vec<PathBuf> = vec![path.to_path_buf()];
-    if let Some(r) = &record.report {
-        files.push(dir.join(&r.file));
-    }
-    if let Some(e) = &record.experiment {
-        files.push(dir.join(&e.file));
-    }
+/// Commits a stored record of `chapter` and its evidence.
+pub fn commit(ctx: &mut Context, chapter: &Chapter, record: &Record) -> Result<()> {
+    let files = store::record_files(&ctx.layout, &chapter.key, record);
     let message = format!("Record {} run {}", record.kind, record.run_id);
     let id = provenance::commit_files(ctx.layout.root(), &files, &message)?;
     ctx.out.line(format!("  commit:   {id}"))

@@ -88,11 +88,13 @@ pub fn report(ctx: &mut Context, args: ReportArgs) -> Result<u8> {
             let file = r
                 .experiment
                 .as_ref()
-                .map(|e| e.file.clone())
+                .map(|e| e.file.as_str())
                 .unwrap_or_default();
-            let path =
-                store::record_path(&ctx.layout, &chapter.key, &r.run_id).with_file_name(file);
-            Some(super::diff::load_run(&path)?)
+            Some(super::diff::load_run(&store::evidence_path(
+                &ctx.layout,
+                &chapter.key,
+                file,
+            ))?)
         }
         None => None,
     };

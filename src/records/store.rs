@@ -32,9 +32,28 @@ pub fn record_path(layout: &Layout, key: &ChapterKey, id: &RunId) -> PathBuf {
         .join(format!("{}{RECORD_SUFFIX}", id.stem()))
 }
 
-/// A sidecar file name for a run id.
-pub fn sidecar_name(id: &RunId, suffix: &str) -> String {
-    format!("{}{suffix}", id.stem())
+/// A record's evidence file (its report or run file), by the name the
+/// record gives it.
+pub fn evidence_path(layout: &Layout, key: &ChapterKey, file: &str) -> PathBuf {
+    layout.records_dir(key).join(file)
+}
+
+/// Every file a record consists of: the record itself, then its evidence.
+pub fn record_files(layout: &Layout, key: &ChapterKey, record: &Record) -> Vec<PathBuf> {
+    let mut files = vec![record_path(layout, key, &record.run_id)];
+    files.extend(
+        record
+            .report
+            .iter()
+            .map(|r| evidence_path(layout, key, &r.file)),
+    );
+    files.extend(
+        record
+            .experiment
+            .iter()
+            .map(|e| evidence_path(layout, key, &e.file)),
+    );
+    files
 }
 
 /// Random hex for a record's nonce.
