@@ -1,9 +1,18 @@
-//! Command-line types only (clap derive). Commands turn these into the core's
-//! own types before anything runs.
+//! Command-line types only (clap derive), and the value enums that map onto
+//! the core's own types; nothing below the command line knows about clap.
+//! Commands turn these into the core's types before anything runs.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::bench::{ProducerKind, WorkerKind};
+use crate::output::Format;
+
+/// Parses the command line (exits with clap's usage error on bad arguments).
+pub fn parse() -> Cli {
+    Cli::parse()
+}
 
 /// Keep a technical book's chapter claims backed by evidence you can re-check.
 #[derive(Debug, Parser)]
@@ -84,6 +93,55 @@ pub enum ListFormat {
     Yaml,
 }
 
+impl From<ListFormat> for Format {
+    fn from(f: ListFormat) -> Format {
+        match f {
+            ListFormat::Text => Format::Text,
+            ListFormat::Json => Format::Json,
+            ListFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// `--producer`: how a producer spends its per-sample cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProducerArg {
+    /// The thread sleeps: latency, no CPU
+    Sleep,
+    /// Busy until the thread has used the cost in CPU time
+    Spin,
+    /// Busy until a wall-clock deadline (the pitfall the chapter warns about)
+    SpinWall,
+}
+
+impl From<ProducerArg> for ProducerKind {
+    fn from(p: ProducerArg) -> ProducerKind {
+        match p {
+            ProducerArg::Sleep => ProducerKind::Sleep,
+            ProducerArg::Spin => ProducerKind::Spin,
+            ProducerArg::SpinWall => ProducerKind::SpinWall,
+        }
+    }
+}
+
+/// `--worker-kind`: how workers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkerKindArg {
+    /// OS processes, batches sent through a pipe (the chapter's picture)
+    Process,
+    /// Threads in the loop's own process
+    Thread,
+}
+
+impl From<WorkerKindArg> for WorkerKind {
+    fn from(w: WorkerKindArg) -> WorkerKind {
+        match w {
+            WorkerKindArg::Process => WorkerKind::Process,
+            WorkerKindArg::Thread => WorkerKind::Thread,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ChaptersArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
@@ -146,11 +204,23 @@ pub enum BenchFormat {
     Csv,
 }
 
+impl From<BenchFormat> for Format {
+    fn from(f: BenchFormat) -> Format {
+        match f {
+            BenchFormat::Text => Format::Text,
+            BenchFormat::Json => Format::Json,
+            BenchFormat::Yaml => Format::Yaml,
+            BenchFormat::Markdown => Format::Markdown,
+            BenchFormat::Csv => Format::Csv,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Producers to run: sleep, spin (CPU time), spin-wall (wall-clock deadline)
     #[arg(long, value_enum, value_delimiter = ',', default_value = "sleep,spin")]
-    pub producer: Vec<crate::bench::ProducerKind>,
+    pub producer: Vec<ProducerArg>,
     /// Per-sample producer cost in milliseconds
     #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
     pub cost_ms: f64,
@@ -179,8 +249,8 @@ pub struct BenchArgs {
     #[arg(long, default_value = "1", value_parser = parse_cpus)]
     pub cpus: Cpus,
     /// Workers as OS processes (the chapter's picture) or threads
-    #[arg(long, value_enum, default_value_t = crate::bench::WorkerKind::Process)]
-    pub worker_kind: crate::bench::WorkerKind,
+    #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
+    pub worker_kind: WorkerKindArg,
     /// Take the first ready batch instead of delivering in order
     #[arg(long)]
     pub out_of_order: bool,
@@ -304,6 +374,17 @@ pub enum DiffFormat {
     Yaml,
 }
 
+impl From<DiffFormat> for Format {
+    fn from(f: DiffFormat) -> Format {
+        match f {
+            DiffFormat::Table => Format::Text,
+            DiffFormat::Markdown => Format::Markdown,
+            DiffFormat::Json => Format::Json,
+            DiffFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("which").args(["run_file", "run", "latest"]).required(true))]
 pub struct DiffArgs {
@@ -338,8 +419,8 @@ pub struct ReproduceArgs {
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
     /// Workers as OS processes (as the chapter) or threads
-    #[arg(long, value_enum, default_value_t = crate::bench::WorkerKind::Process)]
-    pub worker_kind: crate::bench::WorkerKind,
+    #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
+    pub worker_kind: WorkerKindArg,
     /// Add the columns beyond the chapter's
     #[arg(long)]
     pub wide: bool,

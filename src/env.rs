@@ -81,7 +81,7 @@ pub fn collect() -> Environment {
             .or_else(|| os_field("NAME"))
             .unwrap_or_else(|| std::env::consts::OS.into()),
         os_version: os_field("VERSION_ID").unwrap_or_else(|| "unknown".into()),
-        kernel: kernel_release(),
+        kernel: sys::kernel_release(),
         arch: std::env::consts::ARCH.into(),
         cpu_model: cpuinfo
             .lines()
@@ -91,14 +91,14 @@ pub fn collect() -> Environment {
                     .map(|(_, v)| v.trim().to_string())
             })
             .unwrap_or_else(|| "unknown".into()),
-        logical_cpus: logical_cpus(),
+        logical_cpus: sys::online_cpus(),
         affinity_cpus: sys::affinity().map(|a| a.len()).unwrap_or(0),
         cgroup_cpu_quota: cgroup_quota(),
         memory_bytes: meminfo_kib(&meminfo, "MemTotal:").unwrap_or(0) * 1024,
         clocksource: read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         timer_slack_ns: sys::timer_slack(),
         container: container_hint(),
-        hostname_sha256: hex(&Sha256::digest(hostname().as_bytes()))[..16].to_string(),
+        hostname_sha256: hex(&Sha256::digest(sys::hostname().as_bytes()))[..16].to_string(),
     };
     let build = Build {
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -153,41 +153,6 @@ fn meminfo_kib(meminfo: &str, key: &str) -> Option<u64> {
         .lines()
         .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
-}
-
-fn kernel_release() -> String {
-    // SAFETY: a zeroed utsname is valid for uname to fill.
-    let uts = unsafe {
-        let mut uts: libc::utsname = std::mem::zeroed();
-        if libc::uname(&mut uts) != 0 {
-            return "unknown".into();
-        }
-        uts
-    };
-    let bytes: Vec<u8> = uts
-        .release
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn logical_cpus() -> usize {
-    // SAFETY: sysconf has no memory effects.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    n.max(1) as usize
-}
-
-fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is writable and its length is passed.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return String::new();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
 fn cgroup_quota() -> Option<String> {

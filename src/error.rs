@@ -1,9 +1,15 @@
-//! The one error type every command returns, and the exit codes it maps to.
+//! The one error type, the outcome a command reports when it ran, and the
+//! exit codes both map to (decided in `main.rs` and nowhere else).
 //!
-//! Each variant carries the path, field or value it is about, so the message a
-//! user sees names what to fix in one line.
+//! Each error variant carries the path, field or value it is about, so the
+//! message a user sees names what to fix in one line. Typed variants
+//! ([`Error::Settings`], [`Error::NoChapters`], ...) let the command line add
+//! the flag that fixes them; the core never names a flag.
 
 use std::path::{Path, PathBuf};
+
+use crate::bench::SettingsError;
+use crate::ids::IdError;
 
 /// Exit status: everything checked out.
 pub const EXIT_OK: u8 = 0;
@@ -14,6 +20,56 @@ pub const EXIT_CHECK_FAILED: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 /// Exit status after Ctrl-C, as shells report SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// What a command that ran to its end concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything checked out.
+    Ok,
+    /// The command ran and a check failed (its output says which); the
+    /// problems listed here are reported on standard error.
+    CheckFailed(Vec<String>),
+    /// The command went on past errors (one broken chapter among good ones)
+    /// and reports them on standard error.
+    Errors(Vec<String>),
+}
+
+impl Outcome {
+    /// Ok, or a failed check with no further problems to report.
+    pub fn check(passed: bool) -> Self {
+        if passed {
+            Outcome::Ok
+        } else {
+            Outcome::CheckFailed(Vec::new())
+        }
+    }
+
+    /// Ok when there are no problems, else a failed check reporting them.
+    pub fn unless(problems: Vec<String>) -> Self {
+        if problems.is_empty() {
+            Outcome::Ok
+        } else {
+            Outcome::CheckFailed(problems)
+        }
+    }
+
+    /// The exit status.
+    pub fn code(&self) -> u8 {
+        match self {
+            Outcome::Ok => EXIT_OK,
+            Outcome::CheckFailed(_) => EXIT_CHECK_FAILED,
+            Outcome::Errors(_) => EXIT_ERROR,
+        }
+    }
+
+    /// The problems to report.
+    pub fn problems(&self) -> &[String] {
+        match self {
+            Outcome::Ok => &[],
+            Outcome::CheckFailed(p) | Outcome::Errors(p) => p,
+        }
+    }
+}
 
 /// Errors a user can act on.
 #[derive(Debug, thiserror::Error)]
@@ -37,8 +93,19 @@ pub enum Error {
     },
     #[error("chapter id '{id}' is ambiguous: {}", candidates.join(", "))]
     AmbiguousChapter { id: String, candidates: Vec<String> },
-    #[error("invalid id '{id}': {reason}")]
-    InvalidId { id: String, reason: &'static str },
+    /// No chapter is registered under the project root.
+    #[error("no chapters under {}: run inside a project that has book-snapshots/", dir.display())]
+    NoChapters { dir: PathBuf },
+    /// A command that works on one chapter was not told which of several.
+    #[error("several chapters are registered ({})", candidates.join(", "))]
+    SeveralChapters { candidates: Vec<String> },
+    #[error(transparent)]
+    Id(#[from] IdError),
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// Something larger than the limit set for it.
+    #[error("{what} is larger than the {limit}-byte limit")]
+    TooLarge { what: String, limit: u64 },
     #[error("{path}: already exists; refusing to overwrite it")]
     WouldOverwrite { path: PathBuf },
     #[error("{0}")]
@@ -64,6 +131,11 @@ impl Error {
             path: path.as_ref().to_path_buf(),
             message: message.into(),
         }
+    }
+
+    /// Whether this is standard output closing under us (`| head`).
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 

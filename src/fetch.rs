@@ -154,9 +154,10 @@ pub fn get(req: &Request) -> Result<Response> {
 }
 
 fn too_big(url: &str, max: u64) -> Error {
-    Error::Other(format!(
-        "{url}: the body is larger than the {max}-byte cap (raise it with --max-bytes)"
-    ))
+    Error::TooLarge {
+        what: format!("{url}: the body"),
+        limit: max,
+    }
 }
 
 fn describe(e: &reqwest::Error, url: &str, req: &Request) -> Error {

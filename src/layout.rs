@@ -1,9 +1,13 @@
-//! The on-disk layout, owned in one place: every path the tool reads or writes
-//! under its root is built here, from ids that were validated first.
+//! The on-disk layout, owned in one place: every path the tool reads or
+//! writes under its project root, and every file name it gives a snapshot, a
+//! record or a record's evidence, is built here from ids that were validated
+//! first. Paths a user names on the command line (`--out FILE`) are theirs.
+//!
+//! Imports only `ids`, so every layer above can use it.
 
 use std::path::{Path, PathBuf};
 
-use crate::chapter::ChapterKey;
+use crate::ids::{ChapterKey, RunId};
 
 /// Name of the folder that holds chapter manifests and snapshots.
 pub const SNAPSHOTS_DIR: &str = "book-snapshots";
@@ -11,6 +15,22 @@ pub const SNAPSHOTS_DIR: &str = "book-snapshots";
 pub const RECORDS_DIR: &str = "records";
 /// Environment variable that names the root, like `--root`.
 pub const ROOT_ENV: &str = "RESEARCH_COMPANION_ROOT";
+
+/// Suffix of record files.
+pub const RECORD_SUFFIX: &str = ".record.yaml";
+/// Suffix of the report stored beside a research record.
+pub const REPORT_SUFFIX: &str = ".report.md";
+/// Suffix of the run file stored beside an experiment record.
+pub const RUN_SUFFIX: &str = ".run.yaml";
+
+/// The evidence a record keeps beside itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// A research report (Markdown).
+    Report,
+    /// A benchmark run file (YAML).
+    Run,
+}
 
 /// Paths under one project root.
 #[derive(Debug, Clone)]
@@ -46,11 +66,14 @@ impl Layout {
         self.root.join(SNAPSHOTS_DIR)
     }
 
+    /// `book-snapshots/<book>/`.
+    pub fn book_dir(&self, book: &crate::ids::Id) -> PathBuf {
+        self.snapshots_root().join(book.as_str())
+    }
+
     /// `book-snapshots/<book>/<chapter>/`.
     pub fn chapter_dir(&self, key: &ChapterKey) -> PathBuf {
-        self.snapshots_root()
-            .join(key.book.as_str())
-            .join(key.chapter.as_str())
+        self.book_dir(&key.book).join(key.chapter.as_str())
     }
 
     /// `book-snapshots/<book>/<chapter>/chapter.yaml`.
@@ -69,16 +92,70 @@ impl Layout {
         self.chapter_dir(key).join(file)
     }
 
-    /// `records/<book>/<chapter>/`.
-    pub fn records_dir(&self, key: &ChapterKey) -> PathBuf {
-        self.root
-            .join(RECORDS_DIR)
-            .join(key.book.as_str())
-            .join(key.chapter.as_str())
+    /// The manifest name of the `seq`th snapshot (1-based) whose prose has
+    /// the fingerprint `hex`: `snapshots/NNNN-<first 12 hex>.txt`.
+    pub fn new_snapshot_name(seq: usize, hex: &str) -> String {
+        let short: String = hex.chars().take(12).collect();
+        format!("snapshots/{seq:04}-{short}.txt")
     }
 
     /// `records/`.
     pub fn records_root(&self) -> PathBuf {
         self.root.join(RECORDS_DIR)
+    }
+
+    /// `records/<book>/<chapter>/`.
+    pub fn records_dir(&self, key: &ChapterKey) -> PathBuf {
+        self.records_root()
+            .join(key.book.as_str())
+            .join(key.chapter.as_str())
+    }
+
+    /// The record file of a run: `records/<book>/<chapter>/<stem>.record.yaml`.
+    pub fn record_file(&self, id: &RunId) -> PathBuf {
+        self.records_dir(&id.chapter)
+            .join(format!("{}{RECORD_SUFFIX}", id.stem()))
+    }
+
+    /// The file name a record's evidence gets, from the record's stem.
+    pub fn evidence_name(stem: &str, kind: Evidence) -> String {
+        let suffix = match kind {
+            Evidence::Report => REPORT_SUFFIX,
+            Evidence::Run => RUN_SUFFIX,
+        };
+        format!("{stem}{suffix}")
+    }
+
+    /// A record's evidence file, by the name the record gives it.
+    pub fn evidence_file(&self, key: &ChapterKey, name: &str) -> PathBuf {
+        self.records_dir(key).join(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_hangs_off_the_root_and_the_ids() {
+        let l = Layout::new("/p");
+        let key = ChapterKey::parse("book/06").unwrap().unwrap();
+        assert_eq!(
+            l.chapter_manifest(&key),
+            Path::new("/p/book-snapshots/book/06/chapter.yaml")
+        );
+        assert_eq!(
+            l.snapshot_file(&key, &Layout::new_snapshot_name(2, &"ab".repeat(32))),
+            Path::new("/p/book-snapshots/book/06/snapshots/0002-abababababab.txt")
+        );
+        let id = RunId::parse("book:06:20261130T102523:b7cc08571789").unwrap();
+        assert_eq!(
+            l.record_file(&id),
+            Path::new("/p/records/book/06/20261130T102523-b7cc08571789.record.yaml")
+        );
+        assert_eq!(
+            Layout::evidence_name(&id.stem(), Evidence::Run),
+            "20261130T102523-b7cc08571789.run.yaml"
+        );
     }
 }

@@ -1,10 +1,21 @@
 //! research_companion: keep a technical book's chapter claims backed by
 //! evidence that can be re-checked.
 //!
-//! The binary is glue over this library: `chapter` (registry, snapshots,
-//! normalized fingerprints), `layout` (every on-disk path), `atomic` (the one
-//! way files are written) and `yaml_io` (the one place YAML is read and written).
+//! Three layers; imports only point down (README, "Layout"):
+//! - the command line: `cli` (clap types), `commands` (one file per
+//!   subcommand), `output` (printing, formats); `main.rs` maps outcomes to
+//!   exit codes;
+//! - use-cases: `app`, one function per thing a user asks for, taking and
+//!   returning plain values, printing nothing;
+//! - capabilities: `chapter` (registry, snapshots, prose-v1), `bench` (the
+//!   pipeline engine), `published` (the chapter's tables, claims, diff),
+//!   `records` (the record store, status, site export), `render` (templates),
+//!   `fetch` (HTTP), `env` (environment fingerprint), `provenance` (git);
+//! - foundations every layer uses: `ids` (a leaf), `layout` (every path),
+//!   `error`, `atomic` (the one way files are written), `yaml_io` (the one
+//!   place YAML is read and written), `text`, and `sys` (the only `unsafe`).
 
+pub mod app;
 pub mod atomic;
 pub mod bench;
 pub mod chapter;
@@ -13,6 +24,7 @@ pub mod commands;
 pub mod env;
 pub mod error;
 pub mod fetch;
+pub mod ids;
 pub mod layout;
 pub mod output;
 pub mod provenance;

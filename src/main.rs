@@ -1,12 +1,11 @@
-//! Entry point: parse arguments, run the command, map the outcome to an exit
-//! status in one place (0 ok, 1 a check failed, 2 an error).
+//! Entry point: parse arguments, run the command, and map what it concluded
+//! to an exit status here and nowhere else (0 ok, 1 a check failed, 2 an
+//! error, 130 Ctrl-C). Every error line has the same shape.
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use research_companion::bench::pool::{WORKER_SUBCOMMAND, worker_main};
-use research_companion::cli::Cli;
-use research_companion::error::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Error};
+use research_companion::error::{EXIT_ERROR, EXIT_INTERRUPTED, Error};
 
 fn main() -> ExitCode {
     // A benchmark worker process: no argument parsing, no project lookup.
@@ -21,12 +20,13 @@ fn main() -> ExitCode {
             }
         };
     }
-    let cli = Cli::parse();
+    let cli = research_companion::cli::parse();
     match research_companion::commands::run(cli) {
-        Ok(code) => ExitCode::from(code),
-        // A closed pipe (`| head`) is the reader's choice, not an error.
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::from(EXIT_OK)
+        Ok(outcome) => {
+            for problem in outcome.problems() {
+                eprintln!("research_companion: error: {problem}");
+            }
+            ExitCode::from(outcome.code())
         }
         Err(Error::Interrupted) => {
             eprintln!("research_companion: {}", Error::Interrupted);

@@ -1,5 +1,8 @@
-//! Writing to standard output with errors that carry a name, so a closed pipe
-//! can be told apart from a real failure.
+//! Where commands print (part of the command-line layer). [`Out`] is standard
+//! output with errors that carry a name; [`Out::emit`] prints any value in
+//! any format through one trait, [`Render`], so no command matches on a
+//! format itself. A closed pipe (`| head`) ends the output quietly and never
+//! changes what the command concluded.
 
 use std::io::Write;
 
@@ -7,32 +10,68 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
+/// Every output format a command may offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned, readable text.
+    Text,
+    Json,
+    Yaml,
+    Markdown,
+    Csv,
+}
+
+/// A value a command prints. JSON and YAML come from its serialization; text
+/// is its own; Markdown and CSV where the value has them.
+pub trait Render: Serialize {
+    /// The value as readable text, ending in a newline.
+    fn text(&self) -> Result<String>;
+
+    /// The value as Markdown.
+    fn markdown(&self) -> Result<String> {
+        Err(Error::Usage("this output has no Markdown form".into()))
+    }
+
+    /// The value as CSV.
+    fn csv(&self) -> Result<String> {
+        Err(Error::Usage("this output has no CSV form".into()))
+    }
+}
+
 /// Standard output, locked, with errors mapped to [`Error::Io`].
 pub struct Out {
     inner: std::io::StdoutLock<'static>,
+    /// Set once the reader went away; later writes are dropped.
+    closed: bool,
 }
 
 impl Default for Out {
     fn default() -> Self {
         Out {
             inner: std::io::stdout().lock(),
+            closed: false,
         }
     }
 }
 
 impl Out {
-    /// Writes a string.
-    pub fn write(&mut self, s: &str) -> Result<()> {
-        self.inner
-            .write_all(s.as_bytes())
-            .map_err(|e| Error::io("<stdout>", e))
-    }
-
     /// Writes raw bytes.
     pub fn bytes(&mut self, b: &[u8]) -> Result<()> {
-        self.inner
-            .write_all(b)
-            .map_err(|e| Error::io("<stdout>", e))
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.write_all(b) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other.map_err(|e| Error::io("<stdout>", e)),
+        }
+    }
+
+    /// Writes a string.
+    pub fn write(&mut self, s: &str) -> Result<()> {
+        self.bytes(s.as_bytes())
     }
 
     /// Writes a line.
@@ -41,20 +80,82 @@ impl Out {
         self.write("\n")
     }
 
-    /// Writes `value` as pretty JSON followed by a newline.
-    pub fn json<T: Serialize>(&mut self, value: &T) -> Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(|e| Error::Other(e.to_string()))?;
-        self.line(text)
-    }
-
-    /// Writes `value` as YAML.
-    pub fn yaml<T: Serialize>(&mut self, value: &T) -> Result<()> {
-        let text = crate::yaml_io::to_string(value)?;
+    /// Prints `value` in `format`.
+    pub fn emit<T: Render + ?Sized>(&mut self, value: &T, format: Format) -> Result<()> {
+        let text = match format {
+            Format::Text => value.text()?,
+            Format::Markdown => value.markdown()?,
+            Format::Csv => value.csv()?,
+            Format::Json => {
+                let mut s = serde_json::to_string_pretty(value)
+                    .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?;
+                s.push('\n');
+                s
+            }
+            Format::Yaml => crate::yaml_io::to_string(value)?,
+        };
         self.write(&text)
     }
 
     /// Flushes.
     pub fn flush(&mut self) -> Result<()> {
-        self.inner.flush().map_err(|e| Error::io("<stdout>", e))
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other.map_err(|e| Error::io("<stdout>", e)),
+        }
+    }
+}
+
+/// A slice of values prints as their texts one after another.
+impl<T: Render> Render for [T] {
+    fn text(&self) -> Result<String> {
+        self.iter().map(Render::text).collect()
+    }
+}
+
+impl<T: Render> Render for Vec<T> {
+    fn text(&self) -> Result<String> {
+        self.as_slice().text()
+    }
+}
+
+/// Prints a warning or a partial failure on standard error, in the one shape
+/// every command uses.
+pub fn warn(message: impl std::fmt::Display) {
+    eprintln!("research_companion: warning: {message}");
+}
+
+/// Says on standard error that a file was written.
+pub fn wrote(path: &std::path::Path, what: &str) {
+    eprintln!("{what} written to {}", path.display());
+}
+
+/// One word for a stored snapshot's integrity.
+pub fn integrity_word(i: crate::chapter::Integrity) -> &'static str {
+    use crate::chapter::Integrity;
+    match i {
+        Integrity::Intact => "intact",
+        Integrity::Altered => "ALTERED",
+        Integrity::Missing => "MISSING",
+        Integrity::Unreadable => "UNREADABLE",
+    }
+}
+
+/// A short phrase for how the current snapshot compares with the published
+/// fingerprint.
+pub fn currency_phrase(c: crate::chapter::SnapshotCurrency) -> &'static str {
+    use crate::chapter::SnapshotCurrency;
+    match c {
+        SnapshotCurrency::Matches => "matches the published fingerprint",
+        SnapshotCurrency::ExcerptCannotMatch => {
+            "an excerpt, so it cannot match the published fingerprint"
+        }
+        SnapshotCurrency::Differs => "DIFFERS from the published fingerprint",
     }
 }

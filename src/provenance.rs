@@ -91,20 +91,21 @@ fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error
 }
 
 /// Removes any user name, password or token from a remote URL, in both the
-/// `scheme://user:secret@host/path` and the scp-like `user@host:path` forms.
+/// `scheme://user:secret@host/path` form (parsed by the `url` crate) and the
+/// scp-like `user@host:path` form, which is not a URL and is handled by hand.
 pub fn redact_url(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://") {
-        let (authority, path) = match rest.find('/') {
-            Some(i) => rest.split_at(i),
-            None => (rest, ""),
-        };
-        let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        return format!("{scheme}://{host}{path}");
+    if let Ok(mut parsed) = url::Url::parse(url)
+        && parsed.has_host()
+    {
+        // Both calls only fail for URLs that cannot have credentials.
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
+        return parsed.to_string();
     }
     // scp-like: user@host:path (no scheme). Only strip when the @ comes
     // before the first colon, so a path with @ in it is left alone.
     match (url.find('@'), url.find(':')) {
-        (Some(at), Some(colon)) if at < colon => url[at + 1..].to_string(),
+        (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
         _ => url.to_string(),
     }
 }
@@ -115,14 +116,14 @@ pub fn redact_url(url: &str) -> String {
 pub fn commit_files(root: &Path, files: &[PathBuf], message: &str) -> Result<String> {
     let repo = Repository::discover(root).map_err(|_| {
         Error::Usage(format!(
-            "--commit: {} is not inside a git repository",
+            "cannot commit: {} is not inside a git repository",
             root.display()
         ))
     })?;
-    let git_err = |e: git2::Error| Error::Other(format!("--commit: {}", e.message()));
+    let git_err = |e: git2::Error| Error::Other(format!("cannot commit: {}", e.message()));
     let workdir = repo
         .workdir()
-        .ok_or_else(|| Error::Usage("--commit: the repository is bare".into()))?
+        .ok_or_else(|| Error::Usage("cannot commit: the repository is bare".into()))?
         .canonicalize()
         .map_err(|e| Error::io(root, e))?;
     let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
@@ -138,7 +139,7 @@ pub fn commit_files(root: &Path, files: &[PathBuf], message: &str) -> Result<Str
         let abs = file.canonicalize().map_err(|e| Error::io(file, e))?;
         let rel = abs.strip_prefix(&workdir).map_err(|_| {
             Error::Usage(format!(
-                "--commit: {} is outside the repository",
+                "cannot commit: {} is outside the repository",
                 file.display()
             ))
         })?;

@@ -1,83 +1,93 @@
 //! Thin, checked wrappers over the Linux calls the benchmark and the
-//! environment fingerprint need: CPU clocks, affinity, timer slack, schedstat
-//! and rusage. Everything unsafe in the crate lives here.
+//! environment fingerprint need: CPU clocks, affinity, timer slack, parent
+//! death signal, readiness polling, schedstat, rusage and the kernel's name.
+//! Most go through `rustix`; the two it does not cover (getrusage for a
+//! thread, sysconf for the online CPU count) call `libc` here, and this is
+//! the only module of the crate with `unsafe` code.
 
 use std::io;
+use std::num::NonZeroU64;
+use std::os::fd::AsFd;
 use std::time::Duration;
+
+use rustix::thread::CpuSet;
 
 /// CPU time consumed by the calling thread (CLOCK_THREAD_CPUTIME_ID), in ns.
 pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    debug_assert_eq!(rc, 0);
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Sets the calling thread's timer slack (PR_SET_TIMERSLACK).
+/// Sets the calling thread's timer slack (PR_SET_TIMERSLACK); 0 restores the
+/// thread's default.
 pub fn set_timer_slack(ns: u64) -> io::Result<()> {
-    // SAFETY: prctl with PR_SET_TIMERSLACK takes one unsigned long argument.
-    let rc = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    rustix::thread::set_current_timer_slack(NonZeroU64::new(ns)).map_err(io::Error::from)
 }
 
 /// The calling thread's timer slack in ns.
 pub fn timer_slack() -> u64 {
-    // SAFETY: PR_GET_TIMERSLACK takes no pointer arguments.
-    let rc = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
-    rc.max(0) as u64
+    rustix::thread::current_timer_slack().unwrap_or(0)
 }
 
 /// Asks the kernel to kill this process when its parent thread exits, so a
 /// worker never outlives the run that started it.
 pub fn die_with_parent() {
-    // SAFETY: PR_SET_PDEATHSIG takes a signal number.
-    unsafe {
-        libc::prctl(
-            libc::PR_SET_PDEATHSIG,
-            libc::SIGKILL as libc::c_ulong,
-            0,
-            0,
-            0,
-        );
-    }
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
 }
 
 /// The CPUs in the calling thread's affinity mask.
 pub fn affinity() -> io::Result<Vec<usize>> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; the size matches.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok((0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect())
-    }
+    let set = rustix::thread::sched_getaffinity(None)?;
+    Ok((0..CpuSet::MAX_CPU).filter(|&c| set.is_set(c)).collect())
 }
 
 /// Restricts the calling thread (and threads and processes it starts later) to
 /// `cpus`.
 pub fn set_affinity(cpus: &[usize]) -> io::Result<()> {
-    // SAFETY: as above; CPU_SET only writes inside the set.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus {
-            libc::CPU_SET(c, &mut set);
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
+    let mut set = CpuSet::new();
+    for &c in cpus {
+        set.set(c);
     }
-    Ok(())
+    rustix::thread::sched_setaffinity(None, &set).map_err(io::Error::from)
+}
+
+/// Waits up to `timeout` until one of `fds` can be read (or was closed);
+/// returns its index, or None when none became ready (or a signal came).
+pub fn first_readable<F: AsFd>(fds: &[F], timeout: Duration) -> io::Result<Option<usize>> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    let mut polls: Vec<PollFd<'_>> = fds.iter().map(|f| PollFd::new(f, PollFlags::IN)).collect();
+    let limit = Timespec {
+        tv_sec: timeout.as_secs() as _,
+        tv_nsec: timeout.subsec_nanos() as _,
+    };
+    match rustix::event::poll(&mut polls, Some(&limit)) {
+        Ok(_) => Ok(polls.iter().position(|p| !p.revents().is_empty())),
+        Err(rustix::io::Errno::INTR) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The kernel release (`uname -r`).
+pub fn kernel_release() -> String {
+    rustix::system::uname()
+        .release()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The host name (`uname -n`).
+pub fn hostname() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// CPUs online (sysconf(_SC_NPROCESSORS_ONLN)), whatever the affinity mask.
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    n.max(1) as usize
 }
 
 /// The calling thread's scheduler counters from /proc/thread-self/schedstat.

@@ -47,6 +47,6 @@ pub fn read<T: DeserializeOwned>(path: &Path) -> Result<T> {
 }
 
 /// Serializes `value` as YAML text.
-pub fn to_string<T: Serialize>(value: &T) -> Result<String> {
+pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     serde_yaml::to_string(value).map_err(|e| Error::Other(format!("cannot write YAML: {e}")))
 }

@@ -1,13 +1,27 @@
-//! The knobs of one pipeline run, checked before anything runs.
+//! One pipeline configuration: the producer and worker kinds, what a worker
+//! needs to produce batches, and the knobs of one producer-and-workers run.
 
-use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 /// How a producer spends its per-sample cost.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumIter,
+    strum::EnumString,
+    strum::VariantNames,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum ProducerKind {
     /// The thread sleeps: latency, no CPU.
     Sleep,
@@ -18,34 +32,28 @@ pub enum ProducerKind {
     SpinWall,
 }
 
-impl fmt::Display for ProducerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ProducerKind::Sleep => "sleep",
-            ProducerKind::Spin => "spin",
-            ProducerKind::SpinWall => "spin-wall",
-        })
+impl ProducerKind {
+    /// Every producer's name, as tables, run files and the command line spell it.
+    pub const NAMES: &'static [&'static str] = <Self as strum::VariantNames>::VARIANTS;
+
+    /// The name as claim metrics spell it (`spin-wall` is `spin_wall`).
+    pub fn ident(self) -> String {
+        super::table_layout::ident(&self.to_string())
     }
 }
 
 /// How workers run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display, strum::EnumString,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum WorkerKind {
     /// Each worker is a real OS process (this binary re-executed); batches
     /// cross a process boundary through a pipe, as in PyTorch.
     Process,
     /// Each worker is a thread in the consumer's process.
     Thread,
-}
-
-impl fmt::Display for WorkerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            WorkerKind::Process => "process",
-            WorkerKind::Thread => "thread",
-        })
-    }
 }
 
 /// What one worker needs to produce batches; also sent to worker processes.
@@ -107,49 +115,6 @@ impl PipelineConfig {
     pub fn label(&self) -> String {
         format!("producer={} workers={}", self.spec.producer, self.workers)
     }
-}
-
-/// Upper bounds on knobs, so a typo cannot start a run of days.
-pub const MAX_WORKERS: usize = 256;
-
-/// Checks the knobs a user gave; the message names the knob and its value.
-pub fn check_knobs(
-    cost_ms: f64,
-    consumer_ms: f64,
-    batch_size: usize,
-    workers: &[usize],
-    prefetch_factor: usize,
-    batches: u64,
-) -> Result<(), String> {
-    if !cost_ms.is_finite() || cost_ms < 0.0 {
-        return Err(format!(
-            "--cost-ms must be a finite number >= 0, got {cost_ms}"
-        ));
-    }
-    if !consumer_ms.is_finite() || consumer_ms < 0.0 {
-        return Err(format!(
-            "--consumer-ms must be a finite number >= 0, got {consumer_ms}"
-        ));
-    }
-    if cost_ms > 60_000.0 || consumer_ms > 60_000.0 {
-        return Err("--cost-ms and --consumer-ms must be at most 60000".into());
-    }
-    if batch_size == 0 {
-        return Err("--batch-size must be at least 1, got 0".into());
-    }
-    if let Some(w) = workers.iter().find(|w| **w > MAX_WORKERS) {
-        return Err(format!("--workers must be at most {MAX_WORKERS}, got {w}"));
-    }
-    if workers.is_empty() {
-        return Err("--workers needs at least one worker count".into());
-    }
-    if prefetch_factor == 0 {
-        return Err("--prefetch-factor must be at least 1, got 0".into());
-    }
-    if batches == 0 {
-        return Err("--batches must be at least 1, got 0".into());
-    }
-    Ok(())
 }
 
 /// Milliseconds (as the user writes them) to nanoseconds.

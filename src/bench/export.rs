@@ -1,22 +1,17 @@
 //! Output formats for a benchmark run. Text and Markdown share one table
-//! builder; JSON and YAML are the run file's own serialization.
+//! builder and the chapter's layout ([`Column`], [`TableHeader`]); CSV goes
+//! through the `csv` crate; JSON and YAML are the run file's own
+//! serialization.
 
 use std::fmt::Write as _;
 
-use super::{BenchRun, ConfigResult, ProducerKind, Row, Settings};
+use super::ProducerKind;
+use super::run_file::{BenchRun, ConfigResult, Row};
+use super::table_layout::{Column, TableHeader};
+use crate::error::{Error, Result};
+use crate::text::{Align, aligned};
 
-/// The chapter's columns, in its order.
-pub const CHAPTER_COLUMNS: [&str; 8] = [
-    "workers",
-    "ex/s",
-    "wait_mean",
-    "wait_p50",
-    "wait_p95",
-    "wait_max",
-    "work",
-    "wait_frac",
-];
-/// Columns `--wide` adds.
+/// Columns `--wide` adds after the chapter's.
 pub const WIDE_COLUMNS: [&str; 10] = [
     "startup",
     "bound",
@@ -30,32 +25,12 @@ pub const WIDE_COLUMNS: [&str; 10] = [
     "digest",
 ];
 
-/// The chapter's header line for one producer block, e.g.
-/// `=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch ===`.
-pub fn block_header(producer: ProducerKind, s: &Settings) -> String {
-    let cost = if s.cost_ms.fract() == 0.0 {
-        format!("{:.1}", s.cost_ms)
-    } else {
-        format!("{}", s.cost_ms)
-    };
-    format!(
-        "=== producer={producer} {cost} ms/sample batch={} consumer={} ms/batch ===",
-        s.batch_size, s.consumer_ms
-    )
-}
-
 /// The cells of one row, chapter columns first.
 pub fn cells(row: &Row, wide: bool) -> Vec<String> {
-    let mut c = vec![
-        row.workers.to_string(),
-        format!("{:.0}", row.ex_per_s),
-        format!("{:.1}", row.wait_mean_ms),
-        format!("{:.1}", row.wait_p50_ms),
-        format!("{:.1}", row.wait_p95_ms),
-        format!("{:.1}", row.wait_max_ms),
-        format!("{:.1}", row.work_ms),
-        format!("{:.2}", row.wait_frac),
-    ];
+    let mut c: Vec<String> = Column::CHAPTER
+        .iter()
+        .map(|col| col.format(col.measured(row).unwrap_or(f64::NAN)))
+        .collect();
     if wide {
         c.extend([
             format!("{:.1}", row.startup_ms),
@@ -76,62 +51,43 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
 }
 
 fn columns(wide: bool) -> Vec<&'static str> {
-    let mut c = CHAPTER_COLUMNS.to_vec();
+    let mut c: Vec<&'static str> = Column::CHAPTER.iter().map(Column::chapter_name).collect();
     if wide {
         c.extend(WIDE_COLUMNS);
     }
     c
 }
 
-/// Results grouped by producer, in run order.
-fn blocks(run: &BenchRun) -> Vec<(ProducerKind, Vec<&ConfigResult>)> {
+/// Results grouped by producer, in run order, under their header lines.
+fn blocks(run: &BenchRun) -> Vec<(TableHeader, Vec<&ConfigResult>)> {
     run.settings
         .producers
         .iter()
-        .map(|p| {
+        .map(|&p: &ProducerKind| {
             (
-                *p,
-                run.results.iter().filter(|r| r.producer == *p).collect(),
+                TableHeader::of_run(p, &run.settings),
+                run.results.iter().filter(|r| r.producer == p).collect(),
             )
         })
         .collect()
 }
 
 /// The chapter's layout: a header line per producer, the column names, one
-/// right-aligned row per worker count.
+/// row per worker count, numbers right-aligned.
 pub fn text(run: &BenchRun, wide: bool) -> String {
     let mut out = String::new();
     let cols = columns(wide);
-    for (producer, results) in blocks(run) {
+    let mut align = vec![Align::Right; cols.len()];
+    if wide {
+        // The verdict and the digest are words.
+        let n = align.len();
+        align[n - 2] = Align::Left;
+        align[n - 1] = Align::Left;
+    }
+    for (header, results) in blocks(run) {
         let rows: Vec<Vec<String>> = results.iter().map(|r| cells(&r.summary, wide)).collect();
-        let widths: Vec<usize> = cols
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                rows.iter()
-                    .map(|r| r[i].len())
-                    .chain([c.len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let _ = writeln!(out, "{}", block_header(producer, &run.settings));
-        let line = |cells: Vec<String>| {
-            cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:>w$}"))
-                .collect::<Vec<_>>()
-                .join("  ")
-        };
-        let _ = writeln!(
-            out,
-            "{}",
-            line(cols.iter().map(|c| c.to_string()).collect())
-        );
-        for r in rows {
-            let _ = writeln!(out, "{}", line(r));
-        }
+        let _ = writeln!(out, "{header}");
+        out.push_str(&aligned(&cols, &rows, &align));
         out.push('\n');
     }
     out
@@ -141,8 +97,8 @@ pub fn text(run: &BenchRun, wide: bool) -> String {
 pub fn markdown(run: &BenchRun, wide: bool) -> String {
     let mut out = String::new();
     let cols = columns(wide);
-    for (producer, results) in blocks(run) {
-        let _ = writeln!(out, "`{}`\n", block_header(producer, &run.settings));
+    for (header, results) in blocks(run) {
+        let _ = writeln!(out, "`{header}`\n");
         let _ = writeln!(out, "| {} |", cols.join(" | "));
         let _ = writeln!(
             out,
@@ -157,55 +113,88 @@ pub fn markdown(run: &BenchRun, wide: bool) -> String {
     out
 }
 
+/// The CSV header: every figure of a row, with its unit in the name.
+const CSV_HEADER: [&str; 23] = [
+    "producer",
+    "cost_ms",
+    "batch_size",
+    "consumer_ms",
+    "workers",
+    "ex_per_s",
+    "wait_mean_ms",
+    "wait_p50_ms",
+    "wait_p95_ms",
+    "wait_max_ms",
+    "work_ms",
+    "wait_frac",
+    "startup_ms",
+    "bound_ex_per_s",
+    "efficiency",
+    "consumer_run_delay_ms",
+    "consumer_cpu_ms",
+    "workers_cpu_ms",
+    "involuntary_switches",
+    "ex_per_s_spread",
+    "verdict",
+    "batches",
+    "data_digest",
+];
+
 /// One CSV row per configuration with every column at full precision.
-pub fn csv(run: &BenchRun) -> String {
-    let mut out = String::from(
-        "producer,cost_ms,batch_size,consumer_ms,workers,ex_per_s,wait_mean_ms,wait_p50_ms,wait_p95_ms,\
-         wait_max_ms,work_ms,wait_frac,startup_ms,bound_ex_per_s,efficiency,consumer_run_delay_ms,\
-         consumer_cpu_ms,workers_cpu_ms,involuntary_switches,ex_per_s_spread,verdict,batches,data_digest\n",
-    );
+pub fn csv(run: &BenchRun) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let fail = |e: csv::Error| Error::Other(format!("cannot write CSV: {e}"));
+    w.write_record(CSV_HEADER).map_err(fail)?;
     let s = &run.settings;
     for r in &run.results {
         let x = &r.summary;
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3},{:.4},{:.4},{:.4},{:.3},{},{},{},{},{}",
-            x.producer,
-            s.cost_ms,
-            s.batch_size,
-            s.consumer_ms,
-            x.workers,
-            x.ex_per_s,
-            x.wait_mean_ms,
-            x.wait_p50_ms,
-            x.wait_p95_ms,
-            x.wait_max_ms,
-            x.work_ms,
-            x.wait_frac,
-            x.startup_ms,
-            x.bound_ex_per_s,
-            x.efficiency,
-            x.consumer_run_delay_ms,
-            x.consumer_cpu_ms,
-            x.workers_cpu_ms,
-            x.involuntary_switches,
+        w.write_record([
+            x.producer.to_string(),
+            s.cost_ms.to_string(),
+            s.batch_size.to_string(),
+            s.consumer_ms.to_string(),
+            x.workers.to_string(),
+            format!("{:.3}", x.ex_per_s),
+            format!("{:.4}", x.wait_mean_ms),
+            format!("{:.4}", x.wait_p50_ms),
+            format!("{:.4}", x.wait_p95_ms),
+            format!("{:.4}", x.wait_max_ms),
+            format!("{:.4}", x.work_ms),
+            format!("{:.4}", x.wait_frac),
+            format!("{:.3}", x.startup_ms),
+            format!("{:.3}", x.bound_ex_per_s),
+            format!("{:.4}", x.efficiency),
+            format!("{:.4}", x.consumer_run_delay_ms),
+            format!("{:.4}", x.consumer_cpu_ms),
+            format!("{:.3}", x.workers_cpu_ms),
+            x.involuntary_switches.to_string(),
             x.ex_per_s_spread
                 .map(|v| format!("{v:.4}"))
                 .unwrap_or_default(),
-            x.verdict,
-            x.batches,
-            x.data_digest
-        );
+            x.verdict.to_string(),
+            x.batches.to_string(),
+            x.data_digest.clone(),
+        ])
+        .map_err(fail)?;
     }
-    out
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Other(format!("cannot write CSV: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| Error::Other(format!("cannot write CSV: {e}")))
 }
 
 /// A few lines under the tables: how the run was made.
 pub fn footer(run: &BenchRun) -> String {
     let s = &run.settings;
+    let cpus = run
+        .cpus_used
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
     format!(
         "{} batches per configuration ({} warm-up), {} workers, {} delivery, prefetch_factor {}, {} repeat(s); \
-         CPUs {:?}; timer slack {} ns; measuring cost {:.0} ns/step; env {}\n",
+         CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {}\n",
         s.batches,
         s.warmup_batches,
         s.worker_kind,
@@ -216,7 +205,6 @@ pub fn footer(run: &BenchRun) -> String {
         },
         s.prefetch_factor,
         s.repeat,
-        run.cpus_used,
         s.timer_slack_ns,
         run.measurement_overhead_ns_per_step,
         crate::text::prefix(&run.environment.env_id, 16),

@@ -3,7 +3,6 @@
 //! Both answer the same three calls, so the engine does not care which it has.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
@@ -294,27 +293,8 @@ impl ProcessPool {
     }
 
     fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
-        let mut fds: Vec<libc::pollfd> = self
-            .stdouts
-            .iter()
-            .map(|s| libc::pollfd {
-                fd: s.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: `fds` is a valid array of pollfd of the length given.
-        let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-        if rc < 0 {
-            let e = io::Error::last_os_error();
-            return if e.kind() == io::ErrorKind::Interrupted {
-                Ok(None)
-            } else {
-                Err(PoolError::Io(e))
-            };
-        }
-        let Some(worker) = fds.iter().position(|f| f.revents != 0) else {
+        let ready = sys::first_readable(&self.stdouts, timeout).map_err(PoolError::Io)?;
+        let Some(worker) = ready else {
             // Nothing ready: check that every worker is still alive.
             for w in 0..self.children.len() {
                 if let Ok(Some(_)) = self.children[w].try_wait() {

@@ -6,8 +6,8 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::ids::Id;
 use super::normalize::PROSE_V1;
+use crate::ids::Id;
 
 /// Schema name written at the top of every chapter.yaml.
 pub const CHAPTER_SCHEMA: &str = "research_companion.chapter.v1";

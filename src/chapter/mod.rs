@@ -1,7 +1,6 @@
 //! The chapter registry: manifests under `book-snapshots/`, the snapshots they
 //! list, and the checks that say whether what is stored is intact and current.
 
-pub mod ids;
 pub mod manifest;
 pub mod normalize;
 
@@ -11,11 +10,11 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-pub use ids::{ChapterKey, Id};
 pub use manifest::{ChapterManifest, Fingerprint, Scope, SnapshotEntry};
 
 use crate::atomic;
 use crate::error::{Error, Result};
+use crate::ids::{ChapterKey, Id};
 use crate::layout::Layout;
 use crate::yaml_io;
 
@@ -50,7 +49,7 @@ impl Registry {
                 let Ok(book_id) = Id::parse(&book) else {
                     continue;
                 };
-                let book_dir = root.join(&book);
+                let book_dir = layout.book_dir(&book_id);
                 if !book_dir.is_dir() {
                     continue;
                 }
@@ -90,20 +89,16 @@ impl Registry {
     }
 
     fn empty(&self) -> Error {
-        Error::Usage(format!(
-            "no chapters under {}: run inside a project that has book-snapshots/, or pass --root DIR",
-            self.layout.snapshots_root().display()
-        ))
+        Error::NoChapters {
+            dir: self.layout.snapshots_root(),
+        }
     }
 
     /// Finds a chapter by stable id, `<book-id>/<chapter-id>`, or a bare
     /// chapter id that only one book uses.
     pub fn resolve(&self, query: &str) -> Result<ChapterKey> {
-        if let Some((book, chapter)) = query.split_once('/') {
-            let key = ChapterKey {
-                book: Id::parse(book)?,
-                chapter: Id::parse(chapter)?,
-            };
+        if let Some(key) = ChapterKey::parse(query) {
+            let key = key?;
             return match self.keys.contains(&key) {
                 true => Ok(key),
                 false => Err(self.unknown(query)),
@@ -264,11 +259,7 @@ pub fn add_snapshot(
             AddOutcome::Reverted(older.clone())
         }
         None => {
-            let file = format!(
-                "snapshots/{:04}-{}.txt",
-                manifest.snapshots.len() + 1,
-                &fingerprint.value[..12]
-            );
+            let file = Layout::new_snapshot_name(manifest.snapshots.len() + 1, &fingerprint.value);
             let path = layout.snapshot_file(&chapter.key, &file);
             atomic::write_new(&path, new.text.as_bytes())?;
             let entry = SnapshotEntry {
@@ -323,7 +314,7 @@ pub struct SnapshotCheck {
 /// How the current snapshot compares with the published fingerprint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Currency {
+pub enum SnapshotCurrency {
     /// Same hex digest as the published fingerprint.
     Matches,
     /// The current snapshot is an excerpt; the published fingerprint covers the
@@ -341,7 +332,7 @@ pub struct ChapterCheck {
     pub snapshots: Vec<SnapshotCheck>,
     pub current_snapshot: String,
     pub published_fingerprint: String,
-    pub currency: Currency,
+    pub currency: SnapshotCurrency,
 }
 
 impl ChapterCheck {
@@ -393,11 +384,11 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
         .collect();
     let current = m.current();
     let currency = if current.fingerprint.value == m.published_fingerprint.value {
-        Currency::Matches
+        SnapshotCurrency::Matches
     } else if current.scope == Scope::Excerpt {
-        Currency::ExcerptCannotMatch
+        SnapshotCurrency::ExcerptCannotMatch
     } else {
-        Currency::Differs
+        SnapshotCurrency::Differs
     };
     ChapterCheck {
         chapter: chapter.key_str(),

@@ -1,17 +1,17 @@
 //! `bench` and `env`.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use super::{RunView, knob_flag, print_stored, refuse_existing, run_with_progress, settings_error};
+use crate::app::{Project, record};
+use crate::bench::Settings;
+use crate::cli::{BenchArgs, Cpus, EnvArgs};
+use crate::error::{Error, Outcome, Result};
+use crate::output::{Out, Render, wrote};
+use crate::{atomic, env};
 
-use super::Context;
-use crate::bench::{self, BenchRun, Settings, export};
-use crate::cli::{BenchArgs, BenchFormat, Cpus, EnvArgs, ListFormat};
-use crate::error::{Error, Result};
-use crate::{atomic, env, yaml_io};
-
-/// Turns the command line into the benchmark's own settings.
-pub fn settings(args: &BenchArgs) -> Settings {
+/// The command line as the benchmark's own settings.
+fn settings(args: &BenchArgs) -> Settings {
     Settings {
-        producers: args.producer.clone(),
+        producers: args.producer.iter().map(|&p| p.into()).collect(),
         cost_ms: args.cost_ms,
         batch_size: args.batch_size,
         consumer_ms: args.consumer_ms,
@@ -24,7 +24,7 @@ pub fn settings(args: &BenchArgs) -> Settings {
             Cpus::All => None,
             Cpus::Count(n) => Some(n),
         },
-        worker_kind: args.worker_kind,
+        worker_kind: args.worker_kind.into(),
         in_order: !args.out_of_order,
         seed: args.seed,
         sample_floats: args.sample_floats,
@@ -34,105 +34,57 @@ pub fn settings(args: &BenchArgs) -> Settings {
     }
 }
 
-/// Runs a suite with a progress bar on stderr (hidden when stderr is not a
-/// terminal) and Ctrl-C wired to stop it cleanly.
-pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
-    settings.check()?;
-    if env::is_debug_build() {
-        eprintln!(
-            "WARNING: this is a DEBUG build; its numbers are not comparable with the chapter's. \
-             Use `cargo run --release`."
-        );
-    }
-    install_interrupt_handler();
-    let environment = env::collect();
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Other(format!("cannot find this executable: {e}")))?;
-    let pb =
-        ProgressBar::with_draw_target(Some(settings.total_steps()), ProgressDrawTarget::stderr());
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{spinner} {msg:<28} [{bar:30}] {pos}/{len} batches, {elapsed}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    let mut label = String::new();
-    let result = bench::run_suite(settings, environment, &exe, |cfg| {
-        let l = cfg.label();
-        if l != label {
-            pb.set_message(l.clone());
-            label = l;
-        }
-        pb.inc(1);
-    });
-    pb.finish_and_clear();
-    result
-}
-
-fn install_interrupt_handler() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(bench::interrupt);
-    });
-}
-
 /// `bench`
-pub fn run(ctx: &mut Context, args: BenchArgs) -> Result<u8> {
+pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome> {
+    let flags = |e| settings_error(e, |k| Some(knob_flag(k)), "");
     let settings = settings(&args);
-    settings.check()?;
-    if let Some(out) = &args.out
-        && out.exists()
-    {
-        return Err(Error::WouldOverwrite { path: out.clone() });
-    }
+    settings.check().map_err(|e| flags(e.into()))?;
+    refuse_existing(args.out.as_deref())?;
     let record_to = if args.record {
-        Some(super::records::record_chapter(
-            ctx,
-            args.chapter.as_deref(),
-        )?)
+        Some(
+            project
+                .the_chapter(args.chapter.as_deref())
+                .map_err(|e| match e {
+                    Error::SeveralChapters { .. } => {
+                        Error::Usage(format!("{e}; name one with --chapter"))
+                    }
+                    other => other,
+                })?,
+        )
     } else {
         None
     };
-    let run = run_with_progress(&settings)?;
-    print_run(ctx, &run, args.format, args.wide)?;
-    if let Some(out) = &args.out {
-        write_run_file(out, &run)?;
-        eprintln!("run written to {}", out.display());
+    let run = run_with_progress(&settings).map_err(flags)?;
+    out.emit(
+        &RunView {
+            run: &run,
+            wide: args.wide,
+        },
+        args.format.into(),
+    )?;
+    if let Some(path) = &args.out {
+        atomic::write_new(path, run.to_yaml()?.as_bytes())?;
+        wrote(path, "run");
     }
     if let Some(chapter) = &record_to {
-        super::records::record_bench_run(ctx, chapter, &run, None)?;
+        print_stored(out, &record::bench_run(project, chapter, &run, None)?)?;
     }
-    Ok(0)
+    Ok(Outcome::Ok)
 }
 
-/// Prints a run in the chosen format.
-pub fn print_run(ctx: &mut Context, run: &BenchRun, format: BenchFormat, wide: bool) -> Result<()> {
-    match format {
-        BenchFormat::Text => {
-            ctx.out.write(&export::text(run, wide))?;
-            ctx.out.write(&export::footer(run))
-        }
-        BenchFormat::Markdown => ctx.out.write(&export::markdown(run, wide)),
-        BenchFormat::Csv => ctx.out.write(&export::csv(run)),
-        BenchFormat::Json => ctx.out.json(run),
-        BenchFormat::Yaml => ctx.out.yaml(run),
-    }
-}
+/// The environment fingerprint, printed.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct EnvView(env::Environment);
 
-/// Writes a run file, never over an existing one.
-pub fn write_run_file(path: &std::path::Path, run: &BenchRun) -> Result<()> {
-    let text = yaml_io::to_string(run)?;
-    atomic::write_new(path, text.as_bytes())
+impl Render for EnvView {
+    fn text(&self) -> Result<String> {
+        Ok(env::render_table(&self.0))
+    }
 }
 
 /// `env`
-pub fn env(ctx: &mut Context, args: EnvArgs) -> Result<u8> {
-    let e = env::collect();
-    match args.format {
-        ListFormat::Text => ctx.out.write(&env::render_table(&e))?,
-        ListFormat::Json => ctx.out.json(&e)?,
-        ListFormat::Yaml => ctx.out.yaml(&e)?,
-    }
-    Ok(0)
+pub fn env(out: &mut Out, args: EnvArgs) -> Result<Outcome> {
+    out.emit(&EnvView(env::collect()), args.format.into())?;
+    Ok(Outcome::Ok)
 }

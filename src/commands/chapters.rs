@@ -1,89 +1,71 @@
 //! `chapters`, `chapter show` and `snapshot add`.
 
-use serde::Serialize;
+use crate::app::Project;
+use crate::app::chapters::{self, ChapterLine};
+use crate::chapter::{AddOutcome, Chapter, ChapterManifest, Scope};
+use crate::cli::{ChapterCommand, ChaptersArgs, SnapshotCommand};
+use crate::error::{Outcome, Result};
+use crate::output::{self, Out, Render};
 
-use super::Context;
-use crate::chapter::{self, AddOutcome, Chapter, Currency, NewSnapshot, Registry, Scope};
-use crate::cli::{ChapterCommand, ChaptersArgs, ListFormat, SnapshotCommand};
-use crate::error::{EXIT_ERROR, EXIT_OK, Result};
-
-#[derive(Serialize)]
-struct ChapterLine {
-    chapter: String,
-    stable_id: String,
-    title: String,
-    current_snapshot: String,
-    scope: Scope,
-    integrity: chapter::Integrity,
-    currency: Currency,
+impl Render for ChapterLine {
+    fn text(&self) -> Result<String> {
+        Ok(format!(
+            "{}  {}  current={} ({}, {}; {})\n",
+            self.chapter,
+            self.title,
+            self.current_snapshot,
+            self.scope,
+            output::integrity_word(self.integrity),
+            output::currency_phrase(self.currency),
+        ))
+    }
 }
 
 /// `chapters`
-pub fn list(ctx: &mut Context, args: ChaptersArgs) -> Result<u8> {
-    let registry = Registry::open(&ctx.layout)?;
-    let mut lines = Vec::new();
-    let mut code = EXIT_OK;
-    for key in registry.keys() {
-        let ch = match registry.load(key) {
-            Ok(ch) => ch,
-            Err(e) => {
-                eprintln!("research_companion: error: {e}");
-                code = EXIT_ERROR;
-                continue;
-            }
-        };
-        let check = chapter::verify(&ctx.layout, &ch);
-        let current = check.current().expect("current snapshot is listed");
-        lines.push(ChapterLine {
-            chapter: ch.key_str(),
-            stable_id: ch.manifest.chapter.stable_id.clone(),
-            title: ch.manifest.chapter.title.clone(),
-            current_snapshot: current.file.clone(),
-            scope: current.scope,
-            integrity: current.integrity,
-            currency: check.currency,
-        });
+pub fn list(out: &mut Out, project: &Project, args: ChaptersArgs) -> Result<Outcome> {
+    let (lines, broken) = chapters::list(project);
+    if lines.is_empty() && broken.is_empty() {
+        output::warn(format!(
+            "no chapters under {}",
+            project.layout().snapshots_root().display()
+        ));
     }
-    match args.format {
-        ListFormat::Json => ctx.out.json(&lines)?,
-        ListFormat::Yaml => ctx.out.yaml(&lines)?,
-        ListFormat::Text => {
-            if lines.is_empty() && code == EXIT_OK {
-                eprintln!(
-                    "no chapters under {}",
-                    ctx.layout.snapshots_root().display()
-                );
-            }
-            for l in &lines {
-                ctx.out.line(format!(
-                    "{}  {}  current={} ({}, {}; {})",
-                    l.chapter,
-                    l.title,
-                    l.current_snapshot,
-                    l.scope,
-                    integrity_word(l.integrity),
-                    currency_phrase(l.currency),
-                ))?;
-            }
-        }
+    out.emit(&lines, args.format.into())?;
+    Ok(if broken.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Errors(broken.iter().map(ToString::to_string).collect())
+    })
+}
+
+/// A chapter's manifest, printed.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct ManifestView<'a> {
+    #[serde(skip)]
+    chapter: &'a Chapter,
+    manifest: &'a ChapterManifest,
+}
+
+impl Render for ManifestView<'_> {
+    fn text(&self) -> Result<String> {
+        Ok(show_text(self.chapter))
     }
-    Ok(code)
 }
 
 /// `chapter show`
-pub fn chapter(ctx: &mut Context, cmd: ChapterCommand) -> Result<u8> {
+pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Outcome> {
     let ChapterCommand::Show { id, format } = cmd;
-    let registry = Registry::open(&ctx.layout)?;
-    let ch = registry.get(&id)?;
-    match format {
-        ListFormat::Json => ctx.out.json(&ch.manifest)?,
-        ListFormat::Yaml => ctx.out.yaml(&ch.manifest)?,
-        ListFormat::Text => show_text(ctx, &ch)?,
-    }
-    Ok(EXIT_OK)
+    let ch = project.chapter(&id)?;
+    let view = ManifestView {
+        chapter: &ch,
+        manifest: &ch.manifest,
+    };
+    out.emit(&view, format.into())?;
+    Ok(Outcome::Ok)
 }
 
-fn show_text(ctx: &mut Context, ch: &Chapter) -> Result<()> {
+fn show_text(ch: &Chapter) -> String {
     let m = &ch.manifest;
     let c = &m.chapter;
     let p = &m.published_fingerprint;
@@ -151,63 +133,37 @@ fn show_text(ctx: &mut Context, ch: &Chapter) -> Result<()> {
         ));
     }
     s.push_str("  (* = current)\n");
-    ctx.out.write(&s)
+    s
 }
 
 /// `snapshot add`
-pub fn snapshot(ctx: &mut Context, cmd: SnapshotCommand) -> Result<u8> {
+pub fn snapshot(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Result<Outcome> {
     let SnapshotCommand::Add {
         id,
         file,
         source,
         complete,
     } = cmd;
-    let registry = Registry::open(&ctx.layout)?;
-    let ch = registry.get(&id)?;
-    let text = crate::text::read_utf8(&file)?;
-    let new = NewSnapshot {
-        text: &text,
-        source: source.unwrap_or_else(|| file.display().to_string()),
-        scope: if complete {
-            Scope::Complete
-        } else {
-            Scope::Excerpt
-        },
-        captured_at: chrono::Utc::now(),
-        fetch: None,
+    let ch = project.chapter(&id)?;
+    let scope = if complete {
+        Scope::Complete
+    } else {
+        Scope::Excerpt
     };
-    match chapter::add_snapshot(&ctx.layout, &ch, new)? {
-        AddOutcome::Stored(e) => ctx.out.line(format!(
+    let line = match chapters::add_snapshot(project, &ch, &file, source, scope)? {
+        AddOutcome::Stored(e) => format!(
             "stored {} as {} ({}); it is now current",
             e.file, e.fingerprint, e.scope
-        ))?,
-        AddOutcome::Unchanged(e) => ctx.out.line(format!(
+        ),
+        AddOutcome::Unchanged(e) => format!(
             "unchanged: the current snapshot {} has the same prose ({}); nothing written",
             e.file, e.fingerprint
-        ))?,
-        AddOutcome::Reverted(e) => ctx.out.line(format!(
+        ),
+        AddOutcome::Reverted(e) => format!(
             "same prose as the older snapshot {} ({}); it is current again",
             e.file, e.fingerprint
-        ))?,
-    }
-    Ok(EXIT_OK)
-}
-
-/// One word for an integrity state.
-pub fn integrity_word(i: chapter::Integrity) -> &'static str {
-    match i {
-        chapter::Integrity::Intact => "intact",
-        chapter::Integrity::Altered => "ALTERED",
-        chapter::Integrity::Missing => "MISSING",
-        chapter::Integrity::Unreadable => "UNREADABLE",
-    }
-}
-
-/// A short phrase for how the current snapshot compares with the published one.
-pub fn currency_phrase(c: Currency) -> &'static str {
-    match c {
-        Currency::Matches => "matches the published fingerprint",
-        Currency::ExcerptCannotMatch => "an excerpt, so it cannot match the published fingerprint",
-        Currency::Differs => "DIFFERS from the published fingerprint",
-    }
+        ),
+    };
+    out.line(line)?;
+    Ok(Outcome::Ok)
 }

@@ -3,13 +3,14 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::Context;
 use crate::chapter::normalize::{self, PROSE_V1};
 use crate::chapter::normalize_error;
 use crate::cli::FingerprintArgs;
-use crate::error::{Error, Result};
+use crate::error::{Error, Outcome, Result};
+use crate::output::Out;
 
-pub fn run(ctx: &mut Context, args: FingerprintArgs) -> Result<u8> {
+/// `fingerprint`
+pub fn run(out: &mut Out, args: FingerprintArgs) -> Result<Outcome> {
     let files = if args.files.is_empty() {
         vec![PathBuf::from("-")]
     } else {
@@ -19,7 +20,6 @@ pub fn run(ctx: &mut Context, args: FingerprintArgs) -> Result<u8> {
         let name = file.display().to_string();
         let reader = open(file)?;
         if args.show_normalized {
-            let out = &mut ctx.out;
             let mut failed = None;
             normalize::normalize_stream(reader, |bytes| {
                 if failed.is_none() {
@@ -30,17 +30,17 @@ pub fn run(ctx: &mut Context, args: FingerprintArgs) -> Result<u8> {
             if let Some(e) = failed {
                 return Err(e);
             }
-            ctx.out.line("")?;
+            out.line("")?;
         } else if args.raw {
             let hex = normalize::sha256_reader(reader).map_err(|e| Error::io(file, e))?;
-            ctx.out.line(format!("{hex}  {name}"))?;
+            out.line(format!("{hex}  {name}"))?;
         } else {
             let hex =
                 normalize::fingerprint_reader(reader).map_err(|e| normalize_error(file, e))?;
-            ctx.out.line(format!("{PROSE_V1}:{hex}  {name}"))?;
+            out.line(format!("{PROSE_V1}:{hex}  {name}"))?;
         }
     }
-    Ok(0)
+    Ok(Outcome::Ok)
 }
 
 fn open(file: &Path) -> Result<Box<dyn Read>> {

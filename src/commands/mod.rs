@@ -1,55 +1,207 @@
-//! Glue from the command line to the core: one file per subcommand.
+//! The command-line layer's glue: one file per subcommand, each turning its
+//! arguments into use-case calls (`app`) and their results into output. No
+//! command file imports another; what several share lives here or in
+//! `output`. This is also the one place that knows which flag fixes a typed
+//! error.
 
 mod bench;
 mod chapters;
 mod diff;
 mod fetch;
 mod fingerprint;
-mod records;
+mod publish;
+mod record;
 mod render;
+mod reproduce;
+mod runs;
 mod verify;
 
+use crate::app::Project;
+use crate::bench::Knob;
 use crate::cli::{Cli, Command};
-use crate::error::Result;
+use crate::error::{Error, Outcome, Result};
 use crate::layout::Layout;
 use crate::output::Out;
 
-/// What every command gets: where the project lives and where to print.
-pub struct Context {
-    pub layout: Layout,
-    pub out: Out,
-}
-
-/// Runs the parsed command; returns the exit status.
-pub fn run(cli: Cli) -> Result<u8> {
-    let mut ctx = Context {
-        layout: Layout::discover(cli.root),
-        out: Out::default(),
-    };
-    let code = match cli.command {
-        Command::Fingerprint(args) => fingerprint::run(&mut ctx, args),
-        Command::Chapters(args) => chapters::list(&mut ctx, args),
-        Command::Chapter(cmd) => chapters::chapter(&mut ctx, cmd),
-        Command::Snapshot(cmd) => chapters::snapshot(&mut ctx, cmd),
-        Command::Verify(args) => verify::run(&mut ctx, args),
-        Command::Bench(args) => bench::run(&mut ctx, args),
-        Command::Env(args) => bench::env(&mut ctx, args),
-        Command::Record(args) => records::record(&mut ctx, args),
-        Command::History(args) => records::history(&mut ctx, args),
-        Command::Status(args) => records::status(&mut ctx, args),
-        Command::Publish(args) => records::publish(&mut ctx, args),
-        Command::Diff(args) => diff::diff(&mut ctx, args),
-        Command::Reproduce(args) => diff::reproduce(&mut ctx, args),
-        Command::Fetch(args) => fetch::run(&mut ctx, args),
-        Command::Prompt(args) => render::prompt(&mut ctx, args),
-        Command::Report(args) => render::report(&mut ctx, args),
+/// Runs the parsed command; returns what it concluded.
+pub fn run(cli: Cli) -> Result<Outcome> {
+    let layout = Layout::discover(cli.root);
+    let project = || Project::open(layout.clone());
+    let mut out = Out::default();
+    let out = &mut out;
+    let outcome = match cli.command {
+        Command::Fingerprint(args) => fingerprint::run(out, args),
+        Command::Env(args) => bench::env(out, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();
             clap_complete::generate(args.shell, &mut cmd, "research_companion", &mut buf);
-            ctx.out.bytes(&buf).map(|_| 0)
+            out.bytes(&buf).map(|_| Outcome::Ok)
         }
-    }?;
-    ctx.out.flush()?;
-    Ok(code)
+        Command::Chapters(args) => chapters::list(out, &project()?, args),
+        Command::Chapter(cmd) => chapters::show(out, &project()?, cmd),
+        Command::Snapshot(cmd) => chapters::snapshot(out, &project()?, cmd),
+        Command::Verify(args) => verify::run(out, &project()?, args),
+        Command::Bench(args) => bench::run(out, &project()?, args),
+        Command::Record(args) => record::run(out, &project()?, args),
+        Command::History(args) => runs::history(out, &project()?, args),
+        Command::Status(args) => runs::status(out, &project()?, args),
+        Command::Publish(args) => publish::run(out, &project()?, args),
+        Command::Diff(args) => diff::run(out, &project()?, args),
+        Command::Reproduce(args) => reproduce::run(out, &project()?, args),
+        Command::Fetch(args) => fetch::run(out, &project()?, args),
+        Command::Prompt(args) => render::prompt(out, &project()?, args),
+        Command::Report(args) => render::report(out, &project()?, args),
+    }
+    .map_err(name_flags)?;
+    out.flush()?;
+    Ok(outcome)
+}
+
+/// Adds the flag that fixes an error common to every command.
+fn name_flags(e: Error) -> Error {
+    match e {
+        Error::NoChapters { .. } => Error::Usage(format!("{e}, or pass --root DIR")),
+        other => other,
+    }
+}
+
+/// The flag that sets a benchmark knob.
+fn knob_flag(knob: Knob) -> &'static str {
+    match knob {
+        Knob::Producers => "--producer",
+        Knob::CostMs => "--cost-ms",
+        Knob::BatchSize => "--batch-size",
+        Knob::ConsumerMs => "--consumer-ms",
+        Knob::Workers => "--workers",
+        Knob::Batches => "--batches",
+        Knob::Repeat => "--repeat",
+        Knob::PrefetchFactor => "--prefetch-factor",
+        Knob::Cpus => "--cpus",
+        Knob::SampleFloats => "--sample-floats",
+    }
+}
+
+/// A knob error in the words of the command line: `--batch-size must be
+/// at least 1, got 0`. `flag` says which knobs this command takes as flags;
+/// the others came from somewhere else (`origin`).
+fn settings_error(e: Error, flag: impl Fn(Knob) -> Option<&'static str>, origin: &str) -> Error {
+    match e {
+        Error::Settings(s) => Error::Usage(match flag(s.knob) {
+            Some(f) => format!("{f} {}", s.problem),
+            None => format!("{origin}: {} {}", s.knob, s.problem),
+        }),
+        other => other,
+    }
+}
+
+/// Refuses an output path that exists before any work starts.
+fn refuse_existing(path: Option<&std::path::Path>) -> Result<()> {
+    match path {
+        Some(p) if p.exists() => Err(Error::WouldOverwrite {
+            path: p.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// A benchmark run as `bench` and `reproduce` print it.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct RunView<'a> {
+    run: &'a crate::bench::BenchRun,
+    /// Add the columns beyond the chapter's (text and Markdown only).
+    #[serde(skip)]
+    wide: bool,
+}
+
+impl crate::output::Render for RunView<'_> {
+    fn text(&self) -> Result<String> {
+        use crate::bench::export;
+        Ok(export::text(self.run, self.wide) + &export::footer(self.run))
+    }
+
+    fn markdown(&self) -> Result<String> {
+        Ok(crate::bench::export::markdown(self.run, self.wide))
+    }
+
+    fn csv(&self) -> Result<String> {
+        crate::bench::export::csv(self.run)
+    }
+}
+
+/// Runs a benchmark with a progress bar on standard error (hidden when it is
+/// not a terminal) and Ctrl-C wired to stop it cleanly.
+fn run_with_progress(settings: &crate::bench::Settings) -> Result<crate::bench::BenchRun> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    settings.check()?;
+    if crate::env::is_debug_build() {
+        crate::output::warn(
+            "this is a DEBUG build; its numbers are not comparable with the chapter's. \
+             Use `cargo run --release`.",
+        );
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(crate::bench::interrupt::interrupt);
+    });
+    let pb =
+        ProgressBar::with_draw_target(Some(settings.total_steps()), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg:<28} [{bar:30}] {pos}/{len} batches, {elapsed}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let mut label = String::new();
+    let result = crate::app::bench::run(settings, |cfg| {
+        let l = cfg.label();
+        if l != label {
+            pb.set_message(l.clone());
+            label = l;
+        }
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    result
+}
+
+/// Prints where a record was stored and what it holds.
+fn print_stored(out: &mut Out, stored: &crate::app::record::Stored) -> Result<()> {
+    let record = &stored.record;
+    out.line(format!("recorded {} ({})", record.run_id, record.kind))?;
+    out.line(format!("  file:     {}", stored.path.display()))?;
+    out.line(format!(
+        "  revision: {} ({}, {})",
+        record.revision.fingerprint, record.revision.snapshot, record.revision.scope
+    ))?;
+    if let Some(r) = &record.report {
+        out.line(format!(
+            "  report:   {} of 7 sections, {} claim-audit rows, {} source-ledger rows, {} UNVERIFIED, {} UNRUN",
+            r.check.sections_present.len(),
+            r.check.claim_audit_rows,
+            r.check.source_ledger_rows,
+            r.check.unverified_markers,
+            r.check.unrun_markers
+        ))?;
+    }
+    if let Some(e) = &record.experiment {
+        out.line(format!("  result:   {}", e.summary))?;
+    }
+    if !record.git.available {
+        out.line(format!(
+            "  git:      {}",
+            record.git.note.as_deref().unwrap_or("not available")
+        ))?;
+    }
+    Ok(())
+}
+
+/// Unreadable records, as problems a command reports.
+fn unreadable(broken: &[crate::records::store::BrokenRecord]) -> Vec<String> {
+    broken
+        .iter()
+        .map(|b| format!("unreadable record: {}", b.error))
+        .collect()
 }

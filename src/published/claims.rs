@@ -10,7 +10,7 @@ use minijinja::{Environment, UndefinedBehavior, Value};
 use serde::{Deserialize, Serialize};
 
 use super::tables::Table;
-use crate::bench::{BenchRun, WorkerKind};
+use crate::bench::{BenchRun, Column, ProducerKind, WorkerKind};
 use crate::error::{Error, Result};
 use crate::yaml_io;
 
@@ -146,45 +146,42 @@ pub struct Preconditions {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TableSet(pub BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>>);
 
-/// A column name as metrics spell it.
-pub fn ident(name: &str) -> String {
-    name.replace("ex/s", "ex_s").replace(['-', '/'], "_")
-}
-
 impl TableSet {
     /// From the chapter's published tables.
     pub fn from_published(tables: &[Table]) -> Self {
         let mut set = TableSet::default();
         for t in tables {
-            let Some(w) = t.column("workers") else {
+            let Some(w) = t.column(&Column::Workers) else {
                 continue;
             };
-            let producer = set.0.entry(ident(&t.producer)).or_default();
+            let producer = set.0.entry(t.header.producer.ident()).or_default();
             for row in &t.rows {
                 let cols = producer
                     .entry(format!("w{}", row[w].value as usize))
                     .or_default();
-                for (name, cell) in t.columns.iter().zip(row) {
-                    cols.insert(ident(name), cell.value);
+                for (column, cell) in t.columns.iter().zip(row) {
+                    cols.insert(column.ident(), cell.value);
                 }
             }
         }
         set
     }
 
-    /// From a measured run's summary rows.
+    /// From a measured run's summary rows, in the chapter's columns.
     pub fn from_run(run: &BenchRun) -> Self {
         let mut set = TableSet::default();
         for r in &run.results {
             let s = &r.summary;
             let cols = set
                 .0
-                .entry(ident(&s.producer.to_string()))
+                .entry(s.producer.ident())
                 .or_default()
                 .entry(format!("w{}", s.workers))
                 .or_default();
-            for (k, v) in measured_columns(s) {
-                cols.insert(ident(k), v);
+            for column in Column::CHAPTER {
+                if let Some(v) = column.measured(s) {
+                    cols.insert(column.ident(), v);
+                }
             }
         }
         set
@@ -193,20 +190,6 @@ impl TableSet {
     fn value(&self) -> Value {
         Value::from(minijinja::value::Serde(&self.0))
     }
-}
-
-/// The chapter's columns of a measured row, by the chapter's names.
-pub fn measured_columns(r: &crate::bench::Row) -> [(&'static str, f64); 8] {
-    [
-        ("workers", r.workers as f64),
-        ("ex/s", r.ex_per_s),
-        ("wait_mean", r.wait_mean_ms),
-        ("wait_p50", r.wait_p50_ms),
-        ("wait_p95", r.wait_p95_ms),
-        ("wait_max", r.wait_max_ms),
-        ("work", r.work_ms),
-        ("wait_frac", r.wait_frac),
-    ]
 }
 
 fn environment() -> Environment<'static> {
@@ -246,18 +229,15 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
 }
 
 /// The producers (tables) a metric reads.
-pub fn producers_used(metric: &str, set: &TableSet) -> Vec<String> {
+pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
     let env = environment();
     let Ok(expr) = env.compile_expression(metric) else {
         return Vec::new();
     };
-    let mut used: Vec<String> = expr
-        .undeclared_variables(false)
-        .into_iter()
-        .filter(|v| set.0.contains_key(v))
-        .collect();
-    used.sort();
-    used
+    let names = expr.undeclared_variables(false);
+    <ProducerKind as strum::IntoEnumIterator>::iter()
+        .filter(|p| names.contains(&p.ident()))
+        .collect()
 }
 
 /// Reads and checks a claims file against the chapter's published tables:

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::audit::{self, Discrepancy};
 use super::claims::{self, Claim, ClaimsFile, TableSet};
 use super::tables::{Malformed, Table};
-use crate::bench::BenchRun;
+use crate::bench::{BenchRun, Column, ProducerKind};
 
 /// One cell, published and measured.
 #[derive(Debug, Clone, Serialize)]
@@ -29,7 +29,7 @@ pub struct RowDiff {
 #[derive(Debug, Clone, Serialize)]
 pub struct TableDiff {
     pub header: String,
-    pub producer: String,
+    pub producer: ProducerKind,
     /// Whether the run used the table's cost, batch and consumer.
     pub same_settings: bool,
     pub rows: Vec<RowDiff>,
@@ -40,7 +40,7 @@ pub struct TableDiff {
 /// A claim's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Verdict {
+pub enum ClaimVerdict {
     Reproduced,
     NotReproduced,
     /// A precondition is not met; the reason says which.
@@ -49,13 +49,13 @@ pub enum Verdict {
     Unrun,
 }
 
-impl std::fmt::Display for Verdict {
+impl std::fmt::Display for ClaimVerdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Verdict::Reproduced => "REPRODUCED",
-            Verdict::NotReproduced => "NOT_REPRODUCED",
-            Verdict::NotComparable => "NOT_COMPARABLE",
-            Verdict::Unrun => "UNRUN",
+            ClaimVerdict::Reproduced => "REPRODUCED",
+            ClaimVerdict::NotReproduced => "NOT_REPRODUCED",
+            ClaimVerdict::NotComparable => "NOT_COMPARABLE",
+            ClaimVerdict::Unrun => "UNRUN",
         })
     }
 }
@@ -75,7 +75,7 @@ pub struct ClaimResult {
     pub prose_consistent: bool,
     pub measured: Option<f64>,
     pub criterion: String,
-    pub verdict: Verdict,
+    pub verdict: ClaimVerdict,
     /// Why, for NOT_COMPARABLE and UNRUN.
     pub reason: Option<String>,
 }
@@ -98,12 +98,8 @@ impl Comparison {
     pub fn any_not_reproduced(&self) -> bool {
         self.claims
             .iter()
-            .any(|c| c.verdict == Verdict::NotReproduced)
+            .any(|c| c.verdict == ClaimVerdict::NotReproduced)
     }
-}
-
-fn same(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
 }
 
 /// Compares a run with the chapter's tables and claims.
@@ -113,36 +109,26 @@ pub fn compare(
     claims: Option<&ClaimsFile>,
     run: &BenchRun,
 ) -> Comparison {
-    let s = &run.settings;
     let mut diffs = Vec::new();
     for t in tables {
-        let measured: Vec<&crate::bench::Row> = run
-            .results
-            .iter()
-            .filter(|r| r.producer.to_string() == t.producer)
-            .map(|r| &r.summary)
-            .collect();
-        let same_settings = same(t.cost_ms, s.cost_ms)
-            && t.batch_size == s.batch_size
-            && same(t.consumer_ms, s.consumer_ms);
+        let producer = t.header.producer;
         let mut rows = Vec::new();
         let mut unmeasured = Vec::new();
         for w in t.workers() {
-            let Some(m) = measured.iter().find(|r| r.workers == w) else {
+            let Some(m) = run.row(producer, w) else {
                 unmeasured.push(w);
                 continue;
             };
-            let mcols = claims::measured_columns(m);
             let cells = t
                 .columns
                 .iter()
-                .filter(|c| *c != "workers")
+                .filter(|c| **c != Column::Workers)
                 .filter_map(|c| {
                     let published = t.cell(w, c)?.value;
-                    let measured = mcols.iter().find(|(k, _)| k == c)?.1;
+                    let measured = c.measured(m)?;
                     let ratio = (published != 0.0).then(|| measured / published);
                     Some(CellDiff {
-                        column: c.clone(),
+                        column: c.name().to_string(),
                         published,
                         measured,
                         ratio,
@@ -152,9 +138,9 @@ pub fn compare(
             rows.push(RowDiff { workers: w, cells });
         }
         diffs.push(TableDiff {
-            header: t.header(),
-            producer: t.producer.clone(),
-            same_settings,
+            header: t.header.to_string(),
+            producer,
+            same_settings: t.header.same_experiment(&run.settings),
             rows,
             unmeasured_workers: unmeasured,
         });
@@ -192,7 +178,7 @@ pub fn unrun(c: &Claim, published: &TableSet, reason: Option<String>) -> ClaimRe
         prose_consistent: (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
         measured: None,
         criterion: c.reproduce.to_string(),
-        verdict: Verdict::Unrun,
+        verdict: ClaimVerdict::Unrun,
         reason,
     }
 }
@@ -234,29 +220,26 @@ fn check_claim(
         ));
     }
     let s = &run.settings;
-    for producer in claims::producers_used(&c.metric, published) {
-        if let Some(t) = tables
-            .iter()
-            .find(|t| claims::ident(&t.producer) == producer)
-            && !(same(t.cost_ms, s.cost_ms)
-                && t.batch_size == s.batch_size
-                && same(t.consumer_ms, s.consumer_ms))
+    for producer in claims::producers_used(&c.metric) {
+        if let Some(t) = tables.iter().find(|t| t.header.producer == producer)
+            && !t.header.same_experiment(s)
         {
+            let h = &t.header;
             unmet.push(format!(
                 "the chapter's {producer} table is {} ms/sample, batch {}, consumer {} ms; the run used {} ms/sample, batch {}, consumer {} ms",
-                t.cost_ms, t.batch_size, t.consumer_ms, s.cost_ms, s.batch_size, s.consumer_ms
+                h.cost_ms, h.batch_size, h.consumer_ms, s.cost_ms, s.batch_size, s.consumer_ms
             ));
         }
     }
     if !unmet.is_empty() {
-        result.verdict = Verdict::NotComparable;
+        result.verdict = ClaimVerdict::NotComparable;
         result.reason = Some(unmet.join("; "));
         return result;
     }
     result.verdict = if c.reproduce.holds(measured_value) {
-        Verdict::Reproduced
+        ClaimVerdict::Reproduced
     } else {
-        Verdict::NotReproduced
+        ClaimVerdict::NotReproduced
     };
     result
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::tables::Table;
-use crate::bench::BenchRun;
+use crate::bench::{BenchRun, Column};
 use crate::error::{Error, Result};
 
 const COLORS: [RGBColor; 4] = [
@@ -51,19 +51,20 @@ fn draw(out: &mut String, tables: &[Table], run: &BenchRun) -> DrawResult {
     let mut series: Vec<Series> = Vec::new();
     for (i, t) in tables.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
-        let (Some(w), Some(ex)) = (t.column("workers"), t.column("ex/s")) else {
+        let (Some(w), Some(ex)) = (t.column(&Column::Workers), t.column(&Column::ExPerS)) else {
             continue;
         };
+        let producer = t.header.producer;
         let pts = t.rows.iter().map(|r| (r[w].value, r[ex].value)).collect();
-        series.push((format!("{} (published)", t.producer), pts, color, false));
+        series.push((format!("{producer} (published)"), pts, color, false));
         let measured: Vec<(f64, f64)> = run
             .results
             .iter()
-            .filter(|r| r.producer.to_string() == t.producer)
+            .filter(|r| r.producer == producer)
             .map(|r| (r.workers as f64, r.summary.ex_per_s))
             .collect();
         if !measured.is_empty() {
-            series.push((format!("{} (measured)", t.producer), measured, color, true));
+            series.push((format!("{producer} (measured)"), measured, color, true));
         }
     }
     let max_w = series
@@ -109,9 +110,11 @@ fn draw(out: &mut String, tables: &[Table], run: &BenchRun) -> DrawResult {
     // stacked on top in a lighter shade.
     let mut groups: Vec<BarGroup> = Vec::new();
     for (i, t) in tables.iter().enumerate() {
-        let (Some(w), Some(wm), Some(wk)) =
-            (t.column("workers"), t.column("wait_mean"), t.column("work"))
-        else {
+        let (Some(w), Some(wm), Some(wk)) = (
+            t.column(&Column::Workers),
+            t.column(&Column::WaitMean),
+            t.column(&Column::Work),
+        ) else {
             continue;
         };
         let mut bars = Vec::new();
@@ -121,17 +124,17 @@ fn draw(out: &mut String, tables: &[Table], run: &BenchRun) -> DrawResult {
                 wait: r[wm].value,
                 work: r[wk].value,
             };
-            let measured = run
-                .results
-                .iter()
-                .find(|x| x.producer.to_string() == t.producer && x.workers == workers)
-                .map(|m| Split {
-                    wait: m.summary.wait_mean_ms,
-                    work: m.summary.work_ms,
-                });
+            let measured = run.row(t.header.producer, workers).map(|m| Split {
+                wait: m.wait_mean_ms,
+                work: m.work_ms,
+            });
             bars.push((workers, published, measured));
         }
-        groups.push((t.producer.clone(), COLORS[i % COLORS.len()], bars));
+        groups.push((
+            t.header.producer.to_string(),
+            COLORS[i % COLORS.len()],
+            bars,
+        ));
     }
     let slots: usize = groups.iter().map(|g| g.2.len() + 1).sum::<usize>().max(1);
     let max_step = groups

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::diff::{Comparison, Verdict};
+use super::diff::{ClaimVerdict, Comparison};
 
 fn fmt_num(x: f64) -> String {
     if !x.is_finite() {
@@ -21,14 +21,14 @@ fn fmt_num(x: f64) -> String {
 
 /// Counts of each verdict, as one line.
 pub fn verdict_summary(c: &Comparison) -> String {
-    let count = |v: Verdict| c.claims.iter().filter(|r| r.verdict == v).count();
+    let count = |v: ClaimVerdict| c.claims.iter().filter(|r| r.verdict == v).count();
     format!(
         "{} claims: {} REPRODUCED, {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN",
         c.claims.len(),
-        count(Verdict::Reproduced),
-        count(Verdict::NotReproduced),
-        count(Verdict::NotComparable),
-        count(Verdict::Unrun)
+        count(ClaimVerdict::Reproduced),
+        count(ClaimVerdict::NotReproduced),
+        count(ClaimVerdict::NotComparable),
+        count(ClaimVerdict::Unrun)
     )
 }
 

@@ -7,6 +7,9 @@
 
 use serde::Serialize;
 
+use crate::bench::table_layout::HEADER_TOKENS;
+use crate::bench::{Column, TableHeader};
+
 /// Where something is in the text (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Location {
@@ -38,53 +41,48 @@ impl Cell {
 /// One published table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Table {
-    pub producer: String,
-    pub cost_ms: f64,
-    pub batch_size: usize,
-    pub consumer_ms: f64,
-    pub columns: Vec<String>,
+    /// The experiment the table measured (its `=== producer=... ===` line).
+    #[serde(serialize_with = "header_text")]
+    pub header: TableHeader,
+    #[serde(serialize_with = "column_names")]
+    pub columns: Vec<Column>,
     /// Rows, each with one cell per column.
     pub rows: Vec<Vec<Cell>>,
     pub location: Location,
 }
 
-impl Table {
-    /// The header line as the chapter prints it.
-    pub fn header(&self) -> String {
-        let cost = if self.cost_ms.fract() == 0.0 {
-            format!("{:.1}", self.cost_ms)
-        } else {
-            format!("{}", self.cost_ms)
-        };
-        format!(
-            "=== producer={} {cost} ms/sample batch={} consumer={} ms/batch ===",
-            self.producer, self.batch_size, self.consumer_ms
-        )
-    }
+fn header_text<S: serde::Serializer>(h: &TableHeader, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(h)
+}
 
-    /// Index of a column by name.
-    pub fn column(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c == name)
+fn column_names<S: serde::Serializer>(c: &[Column], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(c.iter().map(Column::name))
+}
+
+impl Table {
+    /// Index of a column.
+    pub fn column(&self, column: &Column) -> Option<usize> {
+        self.columns.iter().position(|c| c == column)
     }
 
     /// The row whose `workers` cell is `workers`.
     pub fn row(&self, workers: usize) -> Option<&[Cell]> {
-        let w = self.column("workers")?;
+        let w = self.column(&Column::Workers)?;
         self.rows
             .iter()
             .find(|r| r[w].value == workers as f64)
             .map(|r| r.as_slice())
     }
 
-    /// A cell by worker count and column name.
-    pub fn cell(&self, workers: usize, column: &str) -> Option<Cell> {
+    /// A cell by worker count and column.
+    pub fn cell(&self, workers: usize, column: &Column) -> Option<Cell> {
         let c = self.column(column)?;
         self.row(workers).map(|r| r[c])
     }
 
     /// Worker counts, in row order.
     pub fn workers(&self) -> Vec<usize> {
-        let Some(w) = self.column("workers") else {
+        let Some(w) = self.column(&Column::Workers) else {
             return Vec::new();
         };
         self.rows.iter().map(|r| r[w].value as usize).collect()
@@ -205,48 +203,11 @@ pub fn parse(text: &str) -> Parsed {
 type Step<T> = Result<(T, usize), (String, usize)>;
 
 fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Table> {
-    let get = |k: usize| toks.get(start + k).map(|t| t.text);
-    let fail = |msg: String| Err((msg, start + 2));
-    let producer = get(1)
-        .and_then(|t| t.strip_prefix("producer="))
-        .unwrap_or_default()
-        .to_string();
-    if producer.is_empty() {
-        return fail("the header names no producer".into());
-    }
-    let Some(cost) = get(2).and_then(number) else {
-        return fail(format!(
-            "expected the per-sample cost after producer={producer}, found {:?}",
-            get(2).unwrap_or("")
-        ));
-    };
-    if get(3) != Some("ms/sample") {
-        return fail(format!(
-            "expected 'ms/sample', found {:?}",
-            get(3).unwrap_or("")
-        ));
-    }
-    let Some(batch) = get(4)
-        .and_then(|t| t.strip_prefix("batch="))
-        .and_then(|b| b.parse::<usize>().ok())
-    else {
-        return fail(format!(
-            "expected batch=<n>, found {:?}",
-            get(4).unwrap_or("")
-        ));
-    };
-    let Some(consumer) = get(5)
-        .and_then(|t| t.strip_prefix("consumer="))
-        .and_then(number)
-    else {
-        return fail(format!(
-            "expected consumer=<ms>, found {:?}",
-            get(5).unwrap_or("")
-        ));
-    };
-    if get(6) != Some("ms/batch") || get(7) != Some("===") {
-        return fail("expected 'ms/batch ===' to close the header".into());
-    }
+    let words: Vec<&str> = toks[start..(start + HEADER_TOKENS).min(toks.len())]
+        .iter()
+        .map(|t| t.text)
+        .collect();
+    let header = TableHeader::parse(&words).map_err(|msg| (msg, start + 2))?;
     let close = toks[start + 7];
     let mut k = start + 8;
     let flat = toks.get(k).is_some_and(|t| t.line == close.line);
@@ -255,11 +216,11 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
     } else {
         read_lines(toks, &mut k)?
     };
-    if columns.first().map(String::as_str) != Some("workers") {
+    if columns.first() != Some(&Column::Workers) {
         return Err((
             format!(
                 "expected column names starting with 'workers', found {:?}",
-                columns.first()
+                columns.first().map(Column::name)
             ),
             k,
         ));
@@ -276,10 +237,7 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
     }
     let rows = cells.chunks(n).map(|r| r.to_vec()).collect();
     let table = Table {
-        producer,
-        cost_ms: cost.value,
-        batch_size: batch,
-        consumer_ms: consumer.value,
+        header,
         columns,
         rows,
         location,
@@ -289,13 +247,13 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
 
 /// Flattened layout: names up to the first number, then numbers until the
 /// first token that is not one.
-fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<String>, Vec<Cell>) {
+fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<Column>, Vec<Cell>) {
     let mut columns = Vec::new();
     while let Some(t) = toks.get(*k) {
         if number(t.text).is_some() || t.text == "===" {
             break;
         }
-        columns.push(t.text.to_string());
+        columns.push(Column::from_name(t.text));
         *k += 1;
     }
     let mut cells = Vec::new();
@@ -312,12 +270,12 @@ fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<String>, Vec<Cell>) {
 fn read_lines(
     toks: &[Token<'_>],
     k: &mut usize,
-) -> Result<(Vec<String>, Vec<Cell>), (String, usize)> {
+) -> Result<(Vec<Column>, Vec<Cell>), (String, usize)> {
     let line_of = |i: usize| toks.get(i).map(|t| t.line);
     let mut columns = Vec::new();
     let names_line = line_of(*k);
     while names_line.is_some() && line_of(*k) == names_line {
-        columns.push(toks[*k].text.to_string());
+        columns.push(Column::from_name(toks[*k].text));
         *k += 1;
     }
     let mut cells = Vec::new();
@@ -346,6 +304,7 @@ fn read_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::ProducerKind;
     use proptest::prelude::*;
 
     const FLAT: &str = "Both are given the same treatment.\n=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 414 69.8 69.8 70.4 70.7 7.5 0.90 1 452 62.6 62.3 65.9 66.4 8.1 0.89 === producer=spin 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 454 62.8 62.1 66.5 89.1 7.8 0.89 8 449 28.1 24.0 88.2 110.2 43.2 0.39 The first pipeline got 7.4 times faster.\n";
@@ -356,10 +315,10 @@ mod tests {
         assert!(p.malformed.is_empty(), "{:?}", p.malformed);
         assert_eq!(p.tables.len(), 2);
         let spin = &p.tables[1];
-        assert_eq!(spin.producer, "spin");
-        assert_eq!(spin.batch_size, 32);
-        assert_eq!(spin.cell(8, "work").unwrap().value, 43.2);
-        assert_eq!(spin.cell(0, "ex/s").unwrap().value, 454.0);
+        assert_eq!(spin.header.producer, ProducerKind::Spin);
+        assert_eq!(spin.header.batch_size, 32);
+        assert_eq!(spin.cell(8, &Column::Work).unwrap().value, 43.2);
+        assert_eq!(spin.cell(0, &Column::ExPerS).unwrap().value, 454.0);
         assert_eq!(spin.workers(), vec![0, 8]);
         assert_eq!(p.tables[0].location, Location { line: 2, column: 1 });
     }
@@ -373,8 +332,8 @@ mod tests {
         let t = &p.tables[0];
         assert_eq!(t.rows.len(), 2);
         // By name, not position: work is the third column here.
-        assert_eq!(t.cell(8, "work").unwrap().value, 9.6);
-        assert_eq!(t.cell(8, "wait_mean").unwrap().decimals, 1);
+        assert_eq!(t.cell(8, &Column::Work).unwrap().value, 9.6);
+        assert_eq!(t.cell(8, &Column::WaitMean).unwrap().decimals, 1);
     }
 
     #[test]
@@ -421,12 +380,16 @@ mod tests {
         );
     }
 
-    fn render(tables: &[(String, Vec<Vec<f64>>)], flat: bool) -> String {
+    fn render(tables: &[(ProducerKind, Vec<Vec<f64>>)], flat: bool) -> String {
         let mut s = String::from("Intro text.\n");
         for (producer, rows) in tables {
-            s.push_str(&format!(
-                "=== producer={producer} 2.0 ms/sample batch=32 consumer=8 ms/batch ==="
-            ));
+            let header = TableHeader {
+                producer: *producer,
+                cost_ms: 2.0,
+                batch_size: 32,
+                consumer_ms: 8.0,
+            };
+            s.push_str(&header.to_string());
             s.push(if flat { ' ' } else { '\n' });
             s.push_str("workers ex/s wait_mean work");
             for r in rows {
@@ -448,7 +411,10 @@ mod tests {
         #[test]
         fn generated_tables_parse_back_to_the_same_numbers(
             tables in proptest::collection::vec(
-                ("[a-z]{1,8}", proptest::collection::vec(proptest::collection::vec(0.0f64..5000.0, 4), 1..6)),
+                (
+                    proptest::sample::select(vec![ProducerKind::Sleep, ProducerKind::Spin, ProducerKind::SpinWall]),
+                    proptest::collection::vec(proptest::collection::vec(0.0f64..5000.0, 4), 1..6),
+                ),
                 1..4),
             flat in any::<bool>(),
         ) {
@@ -457,7 +423,7 @@ mod tests {
             prop_assert!(p.malformed.is_empty(), "{:?}", p.malformed);
             prop_assert_eq!(p.tables.len(), tables.len());
             for (t, (producer, rows)) in p.tables.iter().zip(&tables) {
-                prop_assert_eq!(&t.producer, producer);
+                prop_assert_eq!(t.header.producer, *producer);
                 for (got, want) in t.rows.iter().zip(rows) {
                     for (g, w) in got.iter().zip(want) {
                         prop_assert!((g.value - (w * 10.0).round() / 10.0).abs() < 1e-9);
@@ -481,6 +447,7 @@ mod tests {
 #[cfg(test)]
 mod chapter_excerpt {
     use super::*;
+    use crate::bench::ProducerKind;
 
     const EXCERPT: &str = include_str!(
         "../../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
@@ -524,17 +491,21 @@ mod chapter_excerpt {
         assert_eq!(parsed.tables.len(), 2);
         let (sleep, spin) = (&parsed.tables[0], &parsed.tables[1]);
         assert_eq!(
-            (sleep.producer.as_str(), spin.producer.as_str()),
-            ("sleep", "spin")
+            (sleep.header.producer, spin.header.producer),
+            (ProducerKind::Sleep, ProducerKind::Spin)
         );
         assert_eq!(sleep.workers(), vec![0, 1, 2, 4, 8]);
-        assert_eq!(sleep.cell(8, "ex/s").unwrap().value, 3049.0);
-        assert_eq!(sleep.cell(0, "ex/s").unwrap().value, 414.0);
-        assert_eq!(spin.cell(0, "wait_mean").unwrap().value, 62.8);
-        assert_eq!(spin.cell(8, "wait_frac").unwrap().value, 0.39);
-        assert_eq!(spin.cell(8, "work").unwrap().value, 43.2);
+        assert_eq!(sleep.cell(8, &Column::ExPerS).unwrap().value, 3049.0);
+        assert_eq!(sleep.cell(0, &Column::ExPerS).unwrap().value, 414.0);
+        assert_eq!(spin.cell(0, &Column::WaitMean).unwrap().value, 62.8);
+        assert_eq!(spin.cell(8, &Column::WaitFrac).unwrap().value, 0.39);
+        assert_eq!(spin.cell(8, &Column::Work).unwrap().value, 43.2);
         assert_eq!(
-            (spin.cost_ms, spin.batch_size, spin.consumer_ms),
+            (
+                spin.header.cost_ms,
+                spin.header.batch_size,
+                spin.header.consumer_ms
+            ),
             (2.0, 32, 8.0)
         );
     }

@@ -6,17 +6,17 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
-use super::store::{self, PLACEHOLDER_STEM, REPORT_SUFFIX, RUN_SUFFIX};
+use super::store;
 use super::{
-    ExperimentInfo, RECORD_SCHEMA, Record, ReportInfo, Revision, RunId, RunKind, StoredVerdict,
-    report,
+    ExperimentInfo, RECORD_SCHEMA, Record, ReportInfo, Revision, RunKind, StoredVerdict, report,
 };
 use crate::bench::BenchRun;
 use crate::chapter::normalize::hex;
 use crate::chapter::{self, Chapter};
 use crate::env::Environment;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::ids::RunId;
+use crate::layout::{Evidence, Layout};
 use crate::provenance::GitProvenance;
 
 /// The chapter's current snapshot as a revision.
@@ -68,14 +68,14 @@ pub fn resolve_revision(layout: &Layout, chapter: &Chapter, spec: &str) -> Resul
                     return Ok(as_revision(many[many.len() - 1]));
                 }
                 return Err(Error::Usage(format!(
-                    "--revision {spec} is ambiguous: {}",
+                    "revision '{spec}' is ambiguous: {}",
                     fps.join(", ")
                 )));
             }
         }
     }
     Err(Error::Usage(format!(
-        "--revision {spec}: no stored snapshot of {} has that fingerprint or file name (see `chapter show {}`)",
+        "revision '{spec}': no stored snapshot of {} has that fingerprint or file name (see `chapter show {}`)",
         chapter.key, chapter.key
     )))
 }
@@ -139,17 +139,16 @@ pub fn record_research(
     let check = report::check(report_text);
     let sha = hex(&Sha256::digest(report_text.as_bytes()));
     store::store(layout, &chapter.key, |nonce| {
-        let file = format!("{PLACEHOLDER_STEM}{REPORT_SUFFIX}");
         let mut record = basics.record(chapter, RunKind::Research, environment, nonce);
         record.report = Some(ReportInfo {
-            file: file.clone(),
+            file: String::new(),
             source: report_path.display().to_string(),
             sha256: sha.clone(),
             bytes: report_text.len() as u64,
             complete: check.complete(),
             check: check.clone(),
         });
-        Ok((record, vec![(file, report_text.as_bytes().to_vec())]))
+        Ok((record, Evidence::Report, report_text.as_bytes().to_vec()))
     })
 }
 
@@ -168,16 +167,15 @@ pub fn record_experiment(
     let sha = hex(&Sha256::digest(run_bytes));
     let summary = experiment_summary(run);
     store::store(layout, &chapter.key, |nonce| {
-        let file = format!("{PLACEHOLDER_STEM}{RUN_SUFFIX}");
         let mut record = basics.record(chapter, RunKind::Experiment, &run.environment, nonce);
         record.experiment = Some(ExperimentInfo {
-            file: file.clone(),
+            file: String::new(),
             source: source.to_string(),
             sha256: sha.clone(),
             summary: summary.clone(),
             verdicts: verdicts.clone(),
         });
-        Ok((record, vec![(file, run_bytes.to_vec())]))
+        Ok((record, Evidence::Run, run_bytes.to_vec()))
     })
 }
 

@@ -2,7 +2,8 @@
 //! `records/<book-id>/<chapter-id>/`, with the evidence (report, run file)
 //! stored beside it. Records are only ever added, never edited.
 //!
-//! `store` owns the files, `report` checks reports, `status` says which
+//! `store` reads and writes the files (at the paths `Layout` gives),
+//! `create` builds new records, `report` checks reports, `status` says which
 //! research is current, `publish` writes the site's schema.
 
 pub mod create;
@@ -16,95 +17,13 @@ use std::fmt;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::chapter::{ChapterKey, Fingerprint, Scope};
+use crate::chapter::{Fingerprint, Scope};
 use crate::env::Environment;
-use crate::error::{Error, Result};
+use crate::ids::RunId;
 use crate::provenance::GitProvenance;
 
 /// Schema name written in every record.
 pub const RECORD_SCHEMA: &str = "research_companion.record.v1";
-
-/// A run id in the site's shape: `<book-id>:<chapter-id>:<UTC
-/// YYYYMMDDTHHMMSS>:<12 lowercase hex>`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct RunId {
-    pub book: String,
-    pub chapter: String,
-    /// `YYYYMMDDTHHMMSS`, UTC.
-    pub stamp: String,
-    /// 12 lowercase hex digits.
-    pub hex: String,
-}
-
-impl RunId {
-    /// Parses and checks a run id.
-    pub fn parse(s: &str) -> Result<Self> {
-        let bad = |why: &str| Error::Usage(format!("invalid run id '{s}': {why}"));
-        let mut parts = s.rsplitn(4, ':');
-        let (hex, stamp, chapter, book) =
-            match (parts.next(), parts.next(), parts.next(), parts.next()) {
-                (Some(h), Some(t), Some(c), Some(b)) => (h, t, c, b),
-                _ => {
-                    return Err(bad(
-                        "expected <book-id>:<chapter-id>:<YYYYMMDDTHHMMSS>:<12 hex>",
-                    ));
-                }
-            };
-        if hex.len() != 12 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(bad("the last part must be 12 lowercase hex digits"));
-        }
-        if chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%S").is_err() {
-            return Err(bad("the third part must be a UTC time YYYYMMDDTHHMMSS"));
-        }
-        crate::chapter::Id::parse(book)?;
-        crate::chapter::Id::parse(chapter)?;
-        Ok(RunId {
-            book: book.into(),
-            chapter: chapter.into(),
-            stamp: stamp.into(),
-            hex: hex.into(),
-        })
-    }
-
-    /// The id for a chapter, a time and a content hash.
-    pub fn new(key: &ChapterKey, at: DateTime<Utc>, content_sha256: &str) -> Self {
-        RunId {
-            book: key.book.to_string(),
-            chapter: key.chapter.to_string(),
-            stamp: at.format("%Y%m%dT%H%M%S").to_string(),
-            hex: content_sha256[..12].to_string(),
-        }
-    }
-
-    /// File-name stem: `<stamp>-<hex>`.
-    pub fn stem(&self) -> String {
-        format!("{}-{}", self.stamp, self.hex)
-    }
-}
-
-impl fmt::Display for RunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}:{}",
-            self.book, self.chapter, self.stamp, self.hex
-        )
-    }
-}
-
-impl TryFrom<String> for RunId {
-    type Error = String;
-    fn try_from(s: String) -> std::result::Result<Self, String> {
-        RunId::parse(&s).map_err(|e| e.to_string())
-    }
-}
-
-impl From<RunId> for String {
-    fn from(r: RunId) -> String {
-        r.to_string()
-    }
-}
 
 /// What kind of run a record holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

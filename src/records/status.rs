@@ -4,13 +4,14 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Record, RunId, RunKind};
+use super::{Record, RunKind};
 use crate::chapter::Chapter;
+use crate::ids::RunId;
 
 /// A record against the chapter as it is now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Currency {
+pub enum RunCurrency {
     /// It examined the current snapshot.
     Current,
     /// The chapter changed since.
@@ -18,8 +19,9 @@ pub enum Currency {
 }
 
 /// A chapter's research state, as the site names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum State {
     Current,
     Stale,
@@ -41,11 +43,11 @@ impl State {
 }
 
 /// Whether `record` examined the chapter's current snapshot.
-pub fn currency(chapter: &Chapter, record: &Record) -> Currency {
+pub fn currency(chapter: &Chapter, record: &Record) -> RunCurrency {
     if record.revision.fingerprint == chapter.manifest.current().fingerprint {
-        Currency::Current
+        RunCurrency::Current
     } else {
-        Currency::Stale
+        RunCurrency::Stale
     }
 }
 
@@ -56,7 +58,7 @@ pub struct HistoryEntry {
     pub kind: RunKind,
     pub recorded_at: DateTime<Utc>,
     pub revision: String,
-    pub currency: Currency,
+    pub currency: RunCurrency,
     /// Research runs: whether the report had all seven sections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_complete: Option<bool>,
@@ -114,7 +116,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
             (State::FailedLatest, Vec::new())
         }
-        Some(r) if currency(chapter, r) == Currency::Current => (State::Current, Vec::new()),
+        Some(r) if currency(chapter, r) == RunCurrency::Current => (State::Current, Vec::new()),
         Some(r) => (
             State::Stale,
             vec![format!(

@@ -7,75 +7,42 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::{Record, RunId};
+use super::Record;
 use crate::atomic;
-use crate::chapter::ChapterKey;
 use crate::chapter::normalize::hex;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::ids::{ChapterKey, RunId};
+use crate::layout::{Evidence, Layout, RECORD_SUFFIX};
 use crate::yaml_io;
-
-/// Suffix of record files.
-pub const RECORD_SUFFIX: &str = ".record.yaml";
-/// Suffix of the report stored beside a research record.
-pub const REPORT_SUFFIX: &str = ".report.md";
-/// Suffix of the run file stored beside an experiment record.
-pub const RUN_SUFFIX: &str = ".run.yaml";
 
 /// Temporary files older than this are left over from a killed writer.
 const STALE_TEMP_AGE: Duration = Duration::from_secs(600);
 
-/// The record file for a run id.
-pub fn record_path(layout: &Layout, key: &ChapterKey, id: &RunId) -> PathBuf {
-    layout
-        .records_dir(key)
-        .join(format!("{}{RECORD_SUFFIX}", id.stem()))
-}
-
-/// A record's evidence file (its report or run file), by the name the
-/// record gives it.
-pub fn evidence_path(layout: &Layout, key: &ChapterKey, file: &str) -> PathBuf {
-    layout.records_dir(key).join(file)
-}
-
 /// Every file a record consists of: the record itself, then its evidence.
-pub fn record_files(layout: &Layout, key: &ChapterKey, record: &Record) -> Vec<PathBuf> {
-    let mut files = vec![record_path(layout, key, &record.run_id)];
+pub fn record_files(layout: &Layout, record: &Record) -> Vec<PathBuf> {
+    let key = &record.run_id.chapter;
+    let mut files = vec![layout.record_file(&record.run_id)];
     files.extend(
         record
             .report
             .iter()
-            .map(|r| evidence_path(layout, key, &r.file)),
+            .map(|r| layout.evidence_file(key, &r.file)),
     );
     files.extend(
         record
             .experiment
             .iter()
-            .map(|e| evidence_path(layout, key, &e.file)),
+            .map(|e| layout.evidence_file(key, &e.file)),
     );
     files
 }
 
-/// Random hex for a record's nonce.
-pub fn nonce() -> String {
-    use std::io::Read;
+/// Random hex for a record's nonce, from the operating system.
+pub fn nonce() -> Result<String> {
     let mut buf = [0u8; 8];
-    let from_os = std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .is_ok();
-    if !from_os {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos(),
-        );
-        h.write_u32(std::process::id());
-        buf = h.finish().to_le_bytes();
-    }
-    hex(&buf)
+    getrandom::fill(&mut buf)
+        .map_err(|e| Error::Other(format!("cannot get random bytes for a record: {e}")))?;
+    Ok(hex(&buf))
 }
 
 /// The SHA-256 of a record's content, run id left out.
@@ -87,42 +54,36 @@ pub fn content_sha256(record: &Record) -> String {
     hex(&Sha256::digest(value.to_string().as_bytes()))
 }
 
-/// The stem builders use for sidecar names before the run id is known.
-pub const PLACEHOLDER_STEM: &str = "RUNID";
-
-/// Stores a new record and its sidecars. `build` gets a fresh nonce and
-/// returns the record and its sidecar files (name, bytes), named with
-/// [`PLACEHOLDER_STEM`]; the run id is then derived from the record's content
-/// and the names follow it. Sidecars are written first and the record last,
-/// so a record never points at a missing file; if the id is taken (a
-/// vanishingly rare collision), a new nonce gives a new one.
+/// Stores a new record and its evidence. `build` gets a fresh nonce and
+/// returns the record (its evidence file name left empty) and the evidence's
+/// kind and bytes; the run id is then derived from the record's content, and
+/// the evidence is named after it. The evidence is written first and the
+/// record last, so a record never points at a missing file; if the id is
+/// taken (a vanishingly rare collision), a new nonce gives a new one.
 pub fn store(
     layout: &Layout,
     key: &ChapterKey,
-    mut build: impl FnMut(&str) -> Result<(Record, Vec<(String, Vec<u8>)>)>,
+    mut build: impl FnMut(&str) -> Result<(Record, Evidence, Vec<u8>)>,
 ) -> Result<(PathBuf, Record)> {
     let dir = layout.records_dir(key);
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
     'attempt: for _ in 0..5 {
-        let (mut record, sidecars) = build(&nonce())?;
+        let (mut record, kind, bytes) = build(&nonce()?)?;
         let id = RunId::new(key, record.recorded_at, &content_sha256(&record));
-        let stem = id.stem();
-        let rename = |name: &str| name.replacen(PLACEHOLDER_STEM, &stem, 1);
+        let name = Layout::evidence_name(&id.stem(), kind);
         record.run_id = id.clone();
         if let Some(r) = record.report.as_mut() {
-            r.file = rename(&r.file);
+            r.file = name.clone();
         }
         if let Some(e) = record.experiment.as_mut() {
-            e.file = rename(&e.file);
+            e.file = name.clone();
         }
-        for (name, bytes) in &sidecars {
-            match atomic::write_new(&dir.join(rename(name)), bytes) {
-                Ok(()) => {}
-                Err(Error::WouldOverwrite { .. }) => continue 'attempt,
-                Err(e) => return Err(e),
-            }
+        match atomic::write_new(&layout.evidence_file(key, &name), &bytes) {
+            Ok(()) => {}
+            Err(Error::WouldOverwrite { .. }) => continue 'attempt,
+            Err(e) => return Err(e),
         }
-        let path = record_path(layout, key, &id);
+        let path = layout.record_file(&id);
         let text = yaml_io::to_string(&record)?;
         match atomic::write_new(&path, text.as_bytes()) {
             Ok(()) => return Ok((path, record)),
@@ -161,7 +122,7 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
         .collect();
     paths.sort();
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
-    let parsed = parse_all(&paths);
+    let parsed = parse_all(layout, &paths);
     let mut records = Vec::new();
     let mut broken = Vec::new();
     for (path, result) in paths.into_iter().zip(parsed) {
@@ -179,7 +140,7 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
 }
 
 /// Parses record files on every available core.
-fn parse_all(paths: &[PathBuf]) -> Vec<std::result::Result<Record, String>> {
+fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Record, String>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -187,7 +148,13 @@ fn parse_all(paths: &[PathBuf]) -> Vec<std::result::Result<Record, String>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = paths
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|p| parse_one(p)).collect::<Vec<_>>()))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|p| parse_one(layout, p))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
         handles
             .into_iter()
@@ -196,7 +163,7 @@ fn parse_all(paths: &[PathBuf]) -> Vec<std::result::Result<Record, String>> {
     })
 }
 
-fn parse_one(path: &Path) -> std::result::Result<Record, String> {
+fn parse_one(layout: &Layout, path: &Path) -> std::result::Result<Record, String> {
     let record: Record = yaml_io::read(path).map_err(|e| e.to_string())?;
     if record.schema != super::RECORD_SCHEMA {
         return Err(format!(
@@ -211,10 +178,9 @@ fn parse_one(path: &Path) -> std::result::Result<Record, String> {
             path.display()
         ));
     }
-    let expected = format!("{}{RECORD_SUFFIX}", record.run_id.stem());
-    if path.file_name().and_then(|n| n.to_str()) != Some(expected.as_str()) {
+    if layout.record_file(&record.run_id) != path {
         return Err(format!(
-            "{}: file name does not match run id {}",
+            "{}: file name or folder does not match run id {}",
             path.display(),
             record.run_id
         ));

@@ -5,9 +5,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::chapter::{Chapter, Scope};
-use crate::published::diff::{ClaimResult, Verdict};
+use crate::published::diff::{ClaimResult, ClaimVerdict};
 use crate::records::report::REQUIRED_SECTIONS;
-use crate::records::status::{self, Currency};
+use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
 
 /// What each required section asks for, in this project's words; the
@@ -171,14 +171,14 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
             date: r.recorded_at.format("%Y-%m-%d").to_string(),
             revision: short_revision(r),
             state: match status::currency(ch, r) {
-                Currency::Current => "the current revision",
-                Currency::Stale => "an older revision",
+                RunCurrency::Current => "the current revision",
+                RunCurrency::Stale => "an older revision",
             },
         })
         .collect();
     let chapter_changed = research
         .first()
-        .is_some_and(|r| status::currency(ch, r) == Currency::Stale);
+        .is_some_and(|r| status::currency(ch, r) == RunCurrency::Stale);
     let evidence = records
         .iter()
         .find(|r| r.kind == RunKind::Experiment)
@@ -188,7 +188,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
                 run_id: r.run_id.to_string(),
                 date: r.recorded_at.format("%Y-%m-%d").to_string(),
                 revision: short_revision(r),
-                stale: status::currency(ch, r) == Currency::Stale,
+                stale: status::currency(ch, r) == RunCurrency::Stale,
                 summary: e.summary.clone(),
                 verdicts: e
                     .verdicts
@@ -291,23 +291,23 @@ fn fmt(x: f64) -> String {
 fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
     let measured = c.measured.map(fmt).unwrap_or_else(|| "-".into());
     let response = match c.verdict {
-        Verdict::Reproduced if c.prose_consistent => "keep".to_string(),
-        Verdict::Reproduced => format!(
+        ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
+        ClaimVerdict::Reproduced => format!(
             "fix the prose: it says {}, its own table gives {}",
             fmt(c.stated),
             fmt(c.published)
         ),
-        Verdict::NotReproduced => format!(
+        ClaimVerdict::NotReproduced => format!(
             "qualify or correct: measured {measured}, expected {}",
             c.criterion
         ),
-        Verdict::NotComparable => {
+        ClaimVerdict::NotComparable => {
             format!(
                 "re-run under the chapter's conditions ({})",
                 c.reason.clone().unwrap_or_default()
             )
         }
-        Verdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
+        ClaimVerdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
     };
     let evidence = format!(
         "{} in {}: measured {measured} against {} (the chapter's own tables give {})",
@@ -323,7 +323,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
         metric: c.metric.clone(),
         verdict: c.verdict.to_string(),
         run_id: run_id
-            .filter(|_| c.verdict != Verdict::Unrun)
+            .filter(|_| c.verdict != ClaimVerdict::Unrun)
             .map(str::to_string),
         measured: c.measured,
         criterion: c.criterion.clone(),
@@ -359,21 +359,23 @@ pub fn report(
     };
     let findings = vec![
         group("Supporting", &|c| {
-            c.verdict == Verdict::Reproduced && c.prose_consistent
+            c.verdict == ClaimVerdict::Reproduced && c.prose_consistent
         }),
         group("Qualifying", &|c| {
-            (c.verdict == Verdict::Reproduced && !c.prose_consistent)
-                || c.verdict == Verdict::NotComparable
+            (c.verdict == ClaimVerdict::Reproduced && !c.prose_consistent)
+                || c.verdict == ClaimVerdict::NotComparable
         }),
-        group("Contradictory", &|c| c.verdict == Verdict::NotReproduced),
-        group("Unresolved", &|c| c.verdict == Verdict::Unrun),
+        group("Contradictory", &|c| {
+            c.verdict == ClaimVerdict::NotReproduced
+        }),
+        group("Unresolved", &|c| c.verdict == ClaimVerdict::Unrun),
     ];
     let proposals = claims
         .iter()
         .zip(&views)
         .filter(|(c, _)| {
-            c.verdict == Verdict::NotReproduced
-                || (c.verdict == Verdict::Reproduced && !c.prose_consistent)
+            c.verdict == ClaimVerdict::NotReproduced
+                || (c.verdict == ClaimVerdict::Reproduced && !c.prose_consistent)
         })
         .map(|(_, v)| v.clone())
         .collect();

@@ -72,6 +72,13 @@ impl Templates {
         };
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // Text files end with a newline; keep the template's own.
+        env.set_syntax(
+            minijinja::syntax::SyntaxConfig::builder()
+                .keep_trailing_newline(true)
+                .build()
+                .expect("the default delimiters are valid"),
+        );
         env.set_loader(
             move |name: &str| -> std::result::Result<Option<String>, minijinja::Error> {
                 let refuse = |why: String| {
@@ -111,14 +118,9 @@ impl Templates {
     /// Renders template `name` with `ctx`.
     pub fn render(&self, name: &str, ctx: impl Serialize) -> Result<String> {
         let template = self.env.get_template(name).map_err(describe)?;
-        let mut text = template
+        template
             .render(minijinja::Value::from(minijinja::value::Serde(ctx)))
-            .map_err(describe)?;
-        // minijinja drops a template's final newline; text files end with one.
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        Ok(text)
+            .map_err(describe)
     }
 }
 
@@ -152,7 +154,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("report.md.j2"),
-            "custom {{ x }} {% include 'part.j2' %}",
+            "custom {{ x }} {% include 'part.j2' %}\n",
         )
         .unwrap();
         std::fs::write(dir.path().join("part.j2"), "part").unwrap();

@@ -176,7 +176,7 @@ fn a_spinning_producer_on_one_cpu_does_not_speed_up_and_work_grows() {
     // The consumer now queues for the CPU behind the workers.
     assert_eq!(
         w4.verdict,
-        research_companion::bench::Verdict::Contended,
+        research_companion::bench::PipelineVerdict::Contended,
         "{w4:?}"
     );
     assert!(
@@ -242,7 +242,7 @@ fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
     assert_eq!(run.schema, "research_companion.bench-run.v1");
     assert_eq!(run.results.len(), 4);
     let r = &run.results[1].repeats[0];
-    let wait = research_companion::bench::deserialize(&r.wait_histogram_ns).unwrap();
+    let wait = research_companion::bench::histogram::deserialize(&r.wait_histogram_ns).unwrap();
     assert_eq!(wait.len(), 10);
     assert!((wait.mean() / 1e6 - r.row.wait_mean_ms).abs() < 0.01);
     assert_eq!(run.environment.env_id.len(), 64);

@@ -3,7 +3,7 @@
 
 use predicates::prelude::*;
 use research_companion::bench::{
-    BenchRun, ConfigResult, ProducerKind, Row, Settings, Verdict, WorkerKind,
+    BenchRun, ConfigResult, PipelineVerdict, ProducerKind, Row, Settings, WorkerKind,
 };
 
 use crate::helpers::{CHAPTER, Project, recorded_id, stderr, stdout};
@@ -45,7 +45,7 @@ fn row(
         consumer_cpu_ms: work,
         workers_cpu_ms: 0.0,
         involuntary_switches: 0,
-        verdict: Verdict::ProducerBound,
+        verdict: PipelineVerdict::ProducerBound,
         batches: 90,
         window_ms: 1000.0,
         data_digest: "0".into(),
@@ -376,7 +376,7 @@ fn reproduce_runs_the_chapters_preset_compares_and_records() {
         .unwrap();
     let text = stdout(&out);
     let e = stderr(&out);
-    assert!(e.contains("reproducing pytorch-from-first-principles/06: producers [\"sleep\", \"spin\"], 2 ms/sample, batch 32, consumer 8 ms, workers [0, 1, 2, 4, 8], 1 CPU(s)"), "{e}");
+    assert!(e.contains("reproducing pytorch-from-first-principles/06: producers sleep, spin, 2 ms/sample, batch 32, consumer 8 ms, workers 0, 1, 2, 4, 8, 1 CPU(s)"), "{e}");
     assert!(
         text.contains("=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch ===\nworkers"),
         "{text}"

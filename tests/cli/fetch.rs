@@ -264,7 +264,7 @@ fn every_failure_is_one_clear_line_and_writes_nothing() {
         (
             server.url("/big"),
             vec!["--max-bytes", "1000"],
-            "larger than the 1000-byte cap".into(),
+            "larger than the 1000-byte limit (raise it with --max-bytes)".into(),
         ),
         (
             server.url("/latin1"),

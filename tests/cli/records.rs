@@ -224,11 +224,11 @@ fn bad_record_input_is_refused_and_writes_nothing() {
         ),
         (
             vec!["--report", "partial.md", "--strict"],
-            "missing required sections (--strict): ## 5. Upgrade proposal",
+            "partial.md: missing required sections: ## 5. Upgrade proposal",
         ),
         (
             vec!["--report", "report.md", "--revision", "ffff"],
-            "--revision ffff: no stored snapshot",
+            "revision 'ffff': no stored snapshot",
         ),
         (
             vec!["--report", "report.md", "--previous", "nope"],

@@ -1,0 +1,87 @@
+//! The chapters themselves: listing them with the state of their current
+//! snapshot, verifying stored snapshots, and storing a new one.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Project;
+use crate::chapter::{
+    self, AddOutcome, Chapter, ChapterCheck, Integrity, NewSnapshot, Scope, SnapshotCurrency,
+};
+use crate::error::{Error, Result};
+
+/// One chapter in a listing.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChapterLine {
+    pub chapter: String,
+    pub stable_id: String,
+    pub title: String,
+    pub current_snapshot: String,
+    pub scope: Scope,
+    pub integrity: Integrity,
+    pub currency: SnapshotCurrency,
+}
+
+/// Every registered chapter that loads, and the errors of those that do not.
+pub fn list(project: &Project) -> (Vec<ChapterLine>, Vec<Error>) {
+    let mut lines = Vec::new();
+    let mut broken = Vec::new();
+    for key in project.registry().keys() {
+        let ch = match project.registry().load(key) {
+            Ok(ch) => ch,
+            Err(e) => {
+                broken.push(e);
+                continue;
+            }
+        };
+        let check = chapter::verify(project.layout(), &ch);
+        let current = check.current().expect("the current snapshot is listed");
+        lines.push(ChapterLine {
+            chapter: ch.key_str(),
+            stable_id: ch.manifest.chapter.stable_id.clone(),
+            title: ch.manifest.chapter.title.clone(),
+            current_snapshot: current.file.clone(),
+            scope: current.scope,
+            integrity: current.integrity,
+            currency: check.currency,
+        });
+    }
+    (lines, broken)
+}
+
+/// Verifies the chapters named (every chapter when none is).
+pub fn verify(project: &Project, ids: &[String]) -> Result<Vec<ChapterCheck>> {
+    let chapters = if ids.is_empty() {
+        project.chapters(None)?
+    } else {
+        ids.iter()
+            .map(|id| project.chapter(id))
+            .collect::<Result<Vec<_>>>()?
+    };
+    Ok(chapters
+        .iter()
+        .map(|ch| chapter::verify(project.layout(), ch))
+        .collect())
+}
+
+/// Stores the text of `file` as a new snapshot of `chapter` and makes it
+/// current (unless its prose is already current). `source` says where the
+/// text came from (default: the file's path).
+pub fn add_snapshot(
+    project: &Project,
+    chapter: &Chapter,
+    file: &Path,
+    source: Option<String>,
+    scope: Scope,
+) -> Result<AddOutcome> {
+    let text = crate::text::read_utf8(file)?;
+    let new = NewSnapshot {
+        text: &text,
+        source: source.unwrap_or_else(|| file.display().to_string()),
+        scope,
+        captured_at: chrono::Utc::now(),
+        fetch: None,
+    };
+    chapter::add_snapshot(project.layout(), chapter, new)
+}

@@ -1,0 +1,69 @@
+//! Comparing a measured run with what a chapter revision published: its
+//! tables cell by cell and its claims one by one.
+
+use super::Project;
+use crate::bench::BenchRun;
+use crate::chapter::Chapter;
+use crate::error::Result;
+use crate::published::claims::TableSet;
+use crate::published::diff::{self, ClaimResult, Comparison};
+use crate::published::tables::Table;
+use crate::published::{read_claims, read_tables};
+use crate::records::StoredVerdict;
+
+/// A comparison and the published tables it was made against.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    pub comparison: Comparison,
+    pub tables: Vec<Table>,
+}
+
+/// Compares `run` with the tables and claims of one snapshot of a chapter.
+pub fn compare_run(
+    project: &Project,
+    chapter: &Chapter,
+    snapshot: &str,
+    run: &BenchRun,
+) -> Result<Compared> {
+    let parsed = read_tables(project.layout(), chapter, snapshot)?;
+    let claims = read_claims(project.layout(), chapter, &parsed)?;
+    Ok(Compared {
+        comparison: diff::compare(&parsed.tables, &parsed.malformed, claims.as_ref(), run),
+        tables: parsed.tables,
+    })
+}
+
+/// The claims of one snapshot checked against its own tables only, every
+/// verdict UNRUN with `reason`; and the tables.
+pub fn unrun_claims(
+    project: &Project,
+    chapter: &Chapter,
+    snapshot: &str,
+    reason: &str,
+) -> Result<(Vec<ClaimResult>, Vec<Table>)> {
+    let parsed = read_tables(project.layout(), chapter, snapshot)?;
+    let claims = read_claims(project.layout(), chapter, &parsed)?;
+    let set = TableSet::from_published(&parsed.tables);
+    let results = claims
+        .map(|f| {
+            f.claims
+                .iter()
+                .map(|c| diff::unrun(c, &set, Some(reason.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((results, parsed.tables))
+}
+
+/// Claim verdicts as an experiment record keeps them.
+pub fn stored_verdicts(c: &Comparison) -> Vec<StoredVerdict> {
+    c.claims
+        .iter()
+        .map(|r| StoredVerdict {
+            claim: r.id.clone(),
+            verdict: r.verdict.to_string(),
+            measured: r.measured,
+            detail: r.reason.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,109 @@
+//! The documents a chapter's research goes through: the research prompt
+//! handed to an assistant, and the review report draft with its plot. Both
+//! are rendered from templates; neither is written anywhere here.
+
+use chrono::{DateTime, Utc};
+
+use super::runs::{self, RecordedRun};
+use super::{Project, compare};
+use crate::chapter::Chapter;
+use crate::error::Result;
+use crate::ids::RunId;
+use crate::records::RunKind;
+use crate::records::store::BrokenRecord;
+use crate::render::{PROMPT_TEMPLATE, REPORT_TEMPLATE, Templates, context};
+
+/// A rendered prompt, and the records that could not be read for it.
+#[derive(Debug)]
+pub struct Prompt {
+    pub text: String,
+    pub skipped: Vec<BrokenRecord>,
+}
+
+/// The research prompt for a chapter, quoting up to `excerpt_chars` of its
+/// current snapshot.
+pub fn prompt(
+    project: &Project,
+    chapter: &Chapter,
+    templates: &Templates,
+    excerpt_chars: usize,
+) -> Result<Prompt> {
+    let path = project
+        .layout()
+        .snapshot_file(&chapter.key, &chapter.manifest.current_snapshot);
+    let text = crate::text::read_utf8(&path)?;
+    let (records, skipped) = project.records(chapter)?;
+    let view = context::prompt(chapter, &text, excerpt_chars, &records);
+    Ok(Prompt {
+        text: templates.render(PROMPT_TEMPLATE, &view)?,
+        skipped,
+    })
+}
+
+/// A rendered report, and its plot (an SVG) when one was asked for and there
+/// is a run to draw.
+#[derive(Debug)]
+pub struct Report {
+    pub text: String,
+    pub plot: Option<Plot>,
+}
+
+/// The plot that goes beside a report.
+#[derive(Debug)]
+pub struct Plot {
+    /// The file name the report links to.
+    pub name: String,
+    pub svg: String,
+}
+
+/// The review report draft for a chapter: its claims' verdicts from the
+/// experiment `run` (default: the latest recorded), compared with the
+/// revision that run examined. `plot_name`, when given, is the file name the
+/// report links its plot under.
+pub fn report(
+    project: &Project,
+    chapter: &Chapter,
+    templates: &Templates,
+    run: Option<&str>,
+    now: DateTime<Utc>,
+    plot_name: Option<String>,
+) -> Result<Report> {
+    let record = match run {
+        Some(text) => Some(runs::recorded(project, chapter, &RunId::parse(text)?)?),
+        None => runs::latest(project, chapter, RunKind::Experiment)?,
+    };
+    let experiment: Option<RecordedRun> = match record {
+        Some(r) => Some(runs::experiment(project, r)?),
+        None => None,
+    };
+    let (claims, tables) = match &experiment {
+        Some(e) => {
+            let c = compare::compare_run(project, chapter, &e.record.revision.snapshot, &e.run)?;
+            (c.comparison.claims, c.tables)
+        }
+        None => compare::unrun_claims(
+            project,
+            chapter,
+            &chapter.manifest.current_snapshot,
+            "no experiment run is recorded",
+        )?,
+    };
+    let plot = match (plot_name, &experiment) {
+        (Some(name), Some(e)) if !tables.is_empty() => Some(Plot {
+            name,
+            svg: crate::published::plot::svg(&tables, &e.run)?,
+        }),
+        _ => None,
+    };
+    let view = context::report(
+        chapter,
+        &claims,
+        experiment.as_ref().map(|e| (&e.record, &e.run)),
+        now,
+        plot.as_ref().map(|p| p.name.clone()),
+    );
+    Ok(Report {
+        text: templates.render(REPORT_TEMPLATE, &view)?,
+        plot,
+    })
+}

@@ -1,0 +1,75 @@
+//! Reading the records back: each chapter's history, its research state in
+//! the site's vocabulary, and the site's data file for one chapter.
+
+use serde::Serialize;
+
+use super::Project;
+use crate::chapter::Chapter;
+use crate::error::{Error, Result};
+use crate::records::publish::{self, SiteChapter};
+use crate::records::status::{self, ChapterStatus, HistoryEntry};
+use crate::records::store::BrokenRecord;
+
+/// One chapter's runs, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChapterHistory {
+    pub chapter: String,
+    #[serde(skip)]
+    pub title: String,
+    pub runs: Vec<HistoryEntry>,
+}
+
+/// The history of the chapters a query names (all when none), and the
+/// record files that would not parse.
+pub fn history(
+    project: &Project,
+    query: Option<&str>,
+) -> Result<(Vec<ChapterHistory>, Vec<BrokenRecord>)> {
+    let mut all = Vec::new();
+    let mut broken = Vec::new();
+    for ch in project.chapters(query)? {
+        let (records, bad) = project.records(&ch)?;
+        broken.extend(bad);
+        all.push(ChapterHistory {
+            chapter: ch.key_str(),
+            title: ch.manifest.chapter.title.clone(),
+            runs: status::history(&ch, &records),
+        });
+    }
+    Ok((all, broken))
+}
+
+/// The research state of the chapters a query names (all when none), and
+/// the record files that would not parse.
+pub fn status(
+    project: &Project,
+    query: Option<&str>,
+) -> Result<(Vec<ChapterStatus>, Vec<BrokenRecord>)> {
+    let mut lines = Vec::new();
+    let mut broken = Vec::new();
+    for ch in project.chapters(query)? {
+        let (records, bad) = project.records(&ch)?;
+        broken.extend(bad);
+        lines.push(status::chapter_status(&ch, &records));
+    }
+    Ok((lines, broken))
+}
+
+/// The site's data file for a chapter; refused while any of its records is
+/// unreadable, since the counts would be wrong.
+pub fn site(project: &Project, chapter: &Chapter) -> Result<SiteChapter> {
+    let (records, broken) = project.records(chapter)?;
+    if !broken.is_empty() {
+        return Err(Error::Other(format!(
+            "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
+            broken.len(),
+            chapter.key,
+            broken
+                .iter()
+                .map(|b| b.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(publish::build(chapter, &records))
+}

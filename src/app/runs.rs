@@ -1,0 +1,126 @@
+//! Looking up recorded runs: the latest of a kind, a run named by id, and the
+//! run a comparison is about (a run file, a recorded run, or the latest).
+
+use std::path::Path;
+
+use super::Project;
+use crate::bench::BenchRun;
+use crate::chapter::Chapter;
+use crate::error::{Error, Result};
+use crate::ids::RunId;
+use crate::records::{Record, RunKind};
+
+/// The chapter's latest recorded run of `kind`.
+pub fn latest(project: &Project, chapter: &Chapter, kind: RunKind) -> Result<Option<Record>> {
+    let (records, _) = project.records(chapter)?;
+    Ok(records.into_iter().find(|r| r.kind == kind))
+}
+
+/// A recorded run of the chapter, by id; the error says when it is not one.
+pub fn recorded(project: &Project, chapter: &Chapter, id: &RunId) -> Result<Record> {
+    let (records, _) = project.records(chapter)?;
+    records
+        .into_iter()
+        .find(|r| r.run_id == *id)
+        .ok_or_else(|| Error::Usage(format!("run {id} is not recorded for {}", chapter.key)))
+}
+
+/// The run a new record follows: the one given (checked to be recorded for
+/// the chapter), or else the chapter's latest run of the same kind.
+pub fn previous(
+    project: &Project,
+    chapter: &Chapter,
+    given: Option<&str>,
+    kind: RunKind,
+) -> Result<Option<RunId>> {
+    match given {
+        None => Ok(latest(project, chapter, kind)?.map(|r| r.run_id)),
+        Some(text) => {
+            let id = RunId::parse(text)?;
+            recorded(project, chapter, &id).map(|r| Some(r.run_id))
+        }
+    }
+}
+
+/// A recorded experiment with its run file read back.
+#[derive(Debug, Clone)]
+pub struct RecordedRun {
+    pub record: Record,
+    pub run: BenchRun,
+}
+
+/// Reads the run file a recorded experiment keeps.
+pub fn experiment(project: &Project, record: Record) -> Result<RecordedRun> {
+    let Some(exp) = &record.experiment else {
+        return Err(Error::Usage(format!(
+            "run {} is a {} run, not an experiment",
+            record.run_id, record.kind
+        )));
+    };
+    let path = project
+        .layout()
+        .evidence_file(&record.run_id.chapter, &exp.file);
+    let run = BenchRun::load(&path)?;
+    Ok(RecordedRun { record, run })
+}
+
+/// Which run a comparison is about.
+#[derive(Debug, Clone, Copy)]
+pub enum RunSource<'a> {
+    /// A run file written by `bench --out`, compared with the chapter's
+    /// current snapshot.
+    File(&'a Path),
+    /// A recorded experiment, compared with the revision it examined.
+    Recorded(&'a str),
+    /// The chapter's latest recorded experiment.
+    Latest,
+}
+
+/// A run, the chapter and the snapshot file it is compared with, and its
+/// record when it was recorded.
+#[derive(Debug, Clone)]
+pub struct Selected {
+    pub run: BenchRun,
+    pub chapter: Chapter,
+    pub snapshot: String,
+    pub record: Option<Record>,
+}
+
+/// Finds the run `source` names. `chapter` names the chapter for a run file
+/// or the latest run (else the only registered one); a recorded run carries
+/// its own chapter.
+pub fn select(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> Result<Selected> {
+    let from_record = |chapter: Chapter, record: Record| -> Result<Selected> {
+        let recorded = experiment(project, record)?;
+        Ok(Selected {
+            run: recorded.run,
+            snapshot: recorded.record.revision.snapshot.clone(),
+            record: Some(recorded.record),
+            chapter,
+        })
+    };
+    match source {
+        RunSource::File(path) => {
+            let chapter = project.the_chapter(chapter)?;
+            Ok(Selected {
+                run: BenchRun::load(path)?,
+                snapshot: chapter.manifest.current_snapshot.clone(),
+                record: None,
+                chapter,
+            })
+        }
+        RunSource::Recorded(text) => {
+            let id = RunId::parse(text)?;
+            let chapter = project.chapter(&id.chapter.to_string())?;
+            let record = recorded(project, &chapter, &id)?;
+            from_record(chapter, record)
+        }
+        RunSource::Latest => {
+            let chapter = project.the_chapter(chapter)?;
+            let record = latest(project, &chapter, RunKind::Experiment)?.ok_or_else(|| {
+                Error::Usage(format!("no experiment run is recorded for {}", chapter.key))
+            })?;
+            from_record(chapter, record)
+        }
+    }
+}

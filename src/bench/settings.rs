@@ -1,0 +1,320 @@
+//! The settings of a whole benchmark (every producer against every worker
+//! count), their defaults, and the checks every knob passes before anything
+//! runs. A failed check is a typed [`SettingsError`] naming the knob; only the
+//! command line turns a knob into a flag name.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
+
+/// Measured batches per configuration by default: the whole default run
+/// (ten configurations on one CPU) then takes about 50 s.
+pub const DEFAULT_BATCHES: u64 = 90;
+
+/// Upper bound on a worker count, so a typo cannot start a run of days.
+pub const MAX_WORKERS: usize = 256;
+
+/// Upper bound on a per-sample or per-batch cost, in ms.
+pub const MAX_COST_MS: f64 = 60_000.0;
+
+/// A whole benchmark: every producer against every worker count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub producers: Vec<ProducerKind>,
+    /// Per-sample producer cost.
+    pub cost_ms: f64,
+    pub batch_size: usize,
+    /// Consumer's CPU work per batch.
+    pub consumer_ms: f64,
+    pub workers: Vec<usize>,
+    /// Measured batches per configuration.
+    pub batches: u64,
+    /// Batches run before measuring.
+    pub warmup_batches: u64,
+    /// Runs per configuration.
+    pub repeat: usize,
+    /// Batches each worker may have outstanding.
+    pub prefetch_factor: usize,
+    /// CPUs the run was restricted to (None: whatever the process had).
+    pub cpus: Option<usize>,
+    pub worker_kind: WorkerKind,
+    /// Deliver batches in index order (else the first ready).
+    pub in_order: bool,
+    /// Seed of the samples' contents.
+    pub seed: u64,
+    /// Floats per sample tensor.
+    pub sample_floats: usize,
+    /// Timer slack for the run, in ns.
+    pub timer_slack_ns: u64,
+    /// Test aid: (batch index, extra ms) to slow one batch down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_batch: Option<(u64, u64)>,
+    /// Watchdog limit in ms (None: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchdog_ms: Option<u64>,
+}
+
+/// A knob of [`Settings`], for errors that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
+#[strum(serialize_all = "snake_case")]
+pub enum Knob {
+    Producers,
+    CostMs,
+    BatchSize,
+    ConsumerMs,
+    Workers,
+    Batches,
+    Repeat,
+    PrefetchFactor,
+    Cpus,
+    SampleFloats,
+}
+
+/// A knob whose value cannot run. `problem` reads on from the knob's name:
+/// "must be at least 1, got 0".
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{knob} {problem}")]
+pub struct SettingsError {
+    pub knob: Knob,
+    pub problem: String,
+}
+
+impl SettingsError {
+    fn new(knob: Knob, problem: impl fmt::Display) -> Self {
+        SettingsError {
+            knob,
+            problem: problem.to_string(),
+        }
+    }
+}
+
+impl Settings {
+    /// The chapter's experiment as published: sleep and spin, 2.0 ms/sample,
+    /// batch 32, consumer 8 ms/batch, workers 0,1,2,4,8, on 1 CPU.
+    pub fn chapter_defaults() -> Self {
+        Settings {
+            producers: vec![ProducerKind::Sleep, ProducerKind::Spin],
+            cost_ms: 2.0,
+            batch_size: 32,
+            consumer_ms: 8.0,
+            workers: vec![0, 1, 2, 4, 8],
+            batches: DEFAULT_BATCHES,
+            warmup_batches: 0,
+            repeat: 1,
+            prefetch_factor: 2,
+            cpus: Some(1),
+            worker_kind: WorkerKind::Process,
+            in_order: true,
+            seed: 0,
+            sample_floats: 64,
+            timer_slack_ns: 1,
+            delay_batch: None,
+            watchdog_ms: None,
+        }
+    }
+
+    /// Checks every knob before anything runs; the error names the first
+    /// knob that cannot run and its value.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        use Knob::*;
+        for (knob, ms) in [(CostMs, self.cost_ms), (ConsumerMs, self.consumer_ms)] {
+            if !ms.is_finite() || ms < 0.0 {
+                return Err(SettingsError::new(
+                    knob,
+                    format!("must be a finite number >= 0, got {ms}"),
+                ));
+            }
+            if ms > MAX_COST_MS {
+                return Err(SettingsError::new(
+                    knob,
+                    format!("must be at most {MAX_COST_MS}, got {ms}"),
+                ));
+            }
+        }
+        let at_least_one = [
+            (BatchSize, self.batch_size as u64),
+            (PrefetchFactor, self.prefetch_factor as u64),
+            (Batches, self.batches),
+            (Repeat, self.repeat as u64),
+            (SampleFloats, self.sample_floats as u64),
+        ];
+        if let Some((knob, _)) = at_least_one.iter().find(|(_, v)| *v == 0) {
+            return Err(SettingsError::new(*knob, "must be at least 1, got 0"));
+        }
+        if self.workers.is_empty() {
+            return Err(SettingsError::new(
+                Workers,
+                "needs at least one worker count",
+            ));
+        }
+        if let Some(w) = self.workers.iter().find(|w| **w > MAX_WORKERS) {
+            return Err(SettingsError::new(
+                Workers,
+                format!("must be at most {MAX_WORKERS}, got {w}"),
+            ));
+        }
+        if self.producers.is_empty() {
+            return Err(SettingsError::new(Producers, "needs at least one producer"));
+        }
+        if self.cpus == Some(0) {
+            return Err(SettingsError::new(Cpus, "must be at least 1, got 0"));
+        }
+        Ok(())
+    }
+
+    /// The error for a CPU count this process cannot have.
+    pub fn too_many_cpus(requested: usize, available: &[usize]) -> SettingsError {
+        SettingsError::new(
+            Knob::Cpus,
+            format!(
+                "{requested}: this process may use {} CPU(s) ({})",
+                available.len(),
+                available
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )
+    }
+
+    /// The configuration for one producer and worker count.
+    pub fn pipeline(&self, producer: ProducerKind, workers: usize) -> PipelineConfig {
+        PipelineConfig {
+            spec: ProducerSpec {
+                producer,
+                cost_ns: config::ms_to_ns(self.cost_ms),
+                batch_size: self.batch_size,
+                sample_floats: self.sample_floats,
+                seed: self.seed,
+                timer_slack_ns: self.timer_slack_ns,
+                delay_batch: self.delay_batch,
+            },
+            consumer_ns: config::ms_to_ns(self.consumer_ms),
+            workers,
+            prefetch_factor: self.prefetch_factor,
+            worker_kind: self.worker_kind,
+            in_order: self.in_order,
+            batches: self.batches,
+            warmup_batches: self.warmup_batches,
+            watchdog_ms: self.watchdog_ms,
+        }
+    }
+
+    /// Batches every configuration yields, over all repeats.
+    pub fn total_steps(&self) -> u64 {
+        let per = 1 + self.warmup_batches + self.batches;
+        per * (self.producers.len() * self.workers.len() * self.repeat) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chapter_defaults_pass_the_checks() {
+        assert_eq!(Settings::chapter_defaults().check(), Ok(()));
+    }
+
+    #[test]
+    fn each_bad_knob_is_named_with_its_value() {
+        let base = Settings::chapter_defaults;
+        let cases: Vec<(Settings, &str)> = vec![
+            (
+                Settings {
+                    cost_ms: -1.0,
+                    ..base()
+                },
+                "cost_ms must be a finite number >= 0, got -1",
+            ),
+            (
+                Settings {
+                    consumer_ms: f64::NAN,
+                    ..base()
+                },
+                "consumer_ms must be a finite number >= 0, got NaN",
+            ),
+            (
+                Settings {
+                    cost_ms: 60_001.0,
+                    ..base()
+                },
+                "cost_ms must be at most 60000, got 60001",
+            ),
+            (
+                Settings {
+                    batch_size: 0,
+                    ..base()
+                },
+                "batch_size must be at least 1, got 0",
+            ),
+            (
+                Settings {
+                    workers: vec![0, 300],
+                    ..base()
+                },
+                "workers must be at most 256, got 300",
+            ),
+            (
+                Settings {
+                    workers: vec![],
+                    ..base()
+                },
+                "workers needs at least one worker count",
+            ),
+            (
+                Settings {
+                    prefetch_factor: 0,
+                    ..base()
+                },
+                "prefetch_factor must be at least 1",
+            ),
+            (
+                Settings {
+                    batches: 0,
+                    ..base()
+                },
+                "batches must be at least 1",
+            ),
+            (
+                Settings {
+                    repeat: 0,
+                    ..base()
+                },
+                "repeat must be at least 1",
+            ),
+            (
+                Settings {
+                    sample_floats: 0,
+                    ..base()
+                },
+                "sample_floats must be at least 1",
+            ),
+            (
+                Settings {
+                    producers: vec![],
+                    ..base()
+                },
+                "producers needs at least one producer",
+            ),
+            (
+                Settings {
+                    cpus: Some(0),
+                    ..base()
+                },
+                "cpus must be at least 1",
+            ),
+        ];
+        for (s, msg) in cases {
+            let err = s.check().unwrap_err().to_string();
+            assert!(err.starts_with(msg), "{msg}: {err}");
+        }
+        assert_eq!(
+            Settings::too_many_cpus(4096, &[0, 1]).to_string(),
+            "cpus 4096: this process may use 2 CPU(s) (0, 1)"
+        );
+    }
+}

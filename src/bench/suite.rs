@@ -1,0 +1,97 @@
+//! Runs a whole benchmark: every producer against every worker count, each
+//! repeated, on the CPUs and timer slack the settings ask for, restoring the
+//! thread's own settings afterwards.
+
+use std::path::Path;
+
+use chrono::Utc;
+
+use super::config::PipelineConfig;
+use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA};
+use super::settings::Settings;
+use super::{engine, interrupt, stats};
+use crate::env::Environment;
+use crate::error::{Error, Result};
+use crate::sys;
+
+/// Restores the thread's affinity and timer slack when the run ends.
+struct ThreadSettingsGuard {
+    affinity: Vec<usize>,
+    slack: u64,
+}
+
+impl Drop for ThreadSettingsGuard {
+    fn drop(&mut self) {
+        let _ = sys::set_affinity(&self.affinity);
+        let _ = sys::set_timer_slack(self.slack);
+    }
+}
+
+/// Runs every configuration of `settings` on the calling thread.
+/// `on_step` is called after every step (for a progress bar).
+pub fn run_suite(
+    settings: &Settings,
+    environment: Environment,
+    worker_exe: &Path,
+    mut on_step: impl FnMut(&PipelineConfig),
+) -> Result<BenchRun> {
+    settings.check()?;
+    let available = sys::affinity()
+        .map_err(|e| Error::Other(format!("cannot read the CPU affinity mask: {e}")))?;
+    let _guard = ThreadSettingsGuard {
+        affinity: available.clone(),
+        slack: sys::timer_slack(),
+    };
+    if let Some(n) = settings.cpus {
+        if n > available.len() {
+            return Err(Settings::too_many_cpus(n, &available).into());
+        }
+        sys::set_affinity(&available[..n])
+            .map_err(|e| Error::Other(format!("cannot set CPU affinity: {e}")))?;
+    }
+    sys::set_timer_slack(settings.timer_slack_ns)
+        .map_err(|e| Error::Other(format!("cannot set timer slack: {e}")))?;
+    let cpus_used = sys::affinity().unwrap_or_default();
+    let overhead = engine::measurement_overhead_ns();
+
+    let mut results = Vec::new();
+    for &producer in &settings.producers {
+        for &workers in &settings.workers {
+            let cfg = settings.pipeline(producer, workers);
+            let mut repeats = Vec::new();
+            for _ in 0..settings.repeat {
+                let measured = engine::run(&cfg, worker_exe, &interrupt::interrupted, || on_step(&cfg))
+                    .map_err(|e| match e {
+                        engine::RunError::Interrupted => Error::Interrupted,
+                        engine::RunError::Pool(p) => {
+                            Error::Other(format!("{} failed: {p}", cfg.label()))
+                        }
+                        engine::RunError::Stalled { limit, batch, worker } => Error::Other(format!(
+                            "{} failed: {worker} delivered nothing for {:.1} s while batch {batch} was due \
+                             (watchdog); it is hung or stopped",
+                            cfg.label(),
+                            limit.as_secs_f64()
+                        )),
+                    })?;
+                repeats.push(stats::repeat_result(&cfg, &measured, cpus_used.len()));
+            }
+            let summary = stats::summarize(&repeats);
+            results.push(ConfigResult {
+                producer,
+                workers,
+                summary,
+                repeats,
+            });
+        }
+    }
+    Ok(BenchRun {
+        schema: RUN_SCHEMA.into(),
+        created_at: Utc::now(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        settings: settings.clone(),
+        cpus_used,
+        environment,
+        measurement_overhead_ns_per_step: overhead,
+        results,
+    })
+}

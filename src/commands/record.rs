@@ -1,0 +1,42 @@
+//! `record`: store a research report or an experiment's run file as a run of
+//! a chapter.
+
+use super::print_stored;
+use crate::app::Project;
+use crate::app::record::{self, RunNotes};
+use crate::cli::RecordArgs;
+use crate::error::{Outcome, Result};
+use crate::output::{Out, warn};
+
+/// `record`
+pub fn run(out: &mut Out, project: &Project, args: RecordArgs) -> Result<Outcome> {
+    let chapter = project.chapter(&args.chapter)?;
+    let notes = RunNotes {
+        revision: args.revision.as_deref(),
+        note: args.note.as_deref(),
+        previous: args.previous.as_deref(),
+    };
+    let stored = match (&args.report, &args.run) {
+        (Some(report), _) => {
+            let stored = record::research(project, &chapter, report, notes, args.strict)?;
+            if let Some(r) = &stored.record.report
+                && !r.complete
+            {
+                warn(format!(
+                    "{}: missing required sections: {}",
+                    report.display(),
+                    r.check.sections_missing.join(", ")
+                ));
+            }
+            stored
+        }
+        (None, Some(run)) => record::run_file(project, &chapter, run, notes)?,
+        (None, None) => unreachable!("clap requires --report or --run"),
+    };
+    print_stored(out, &stored)?;
+    if args.commit {
+        let id = record::commit(project, &stored.record)?;
+        out.line(format!("  commit:   {id}"))?;
+    }
+    Ok(Outcome::Ok)
+}

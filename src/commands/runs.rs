@@ -1,0 +1,73 @@
+//! `history` and `status`: the recorded runs read back.
+
+use super::unreadable;
+use crate::app::{Project, overview};
+use crate::cli::HistoryArgs;
+use crate::error::{Outcome, Result};
+use crate::output::{Out, Render};
+use crate::records::status::{ChapterStatus, RunCurrency};
+
+impl Render for overview::ChapterHistory {
+    fn text(&self) -> Result<String> {
+        let mut text = format!("{}  {}\n", self.chapter, self.title);
+        if self.runs.is_empty() {
+            text.push_str("  no runs recorded\n");
+        }
+        for e in &self.runs {
+            let state = match e.currency {
+                RunCurrency::Current => "CURRENT",
+                RunCurrency::Stale => "STALE",
+            };
+            let detail = match (&e.report_complete, &e.result) {
+                (Some(true), _) => "report: all 7 sections".to_string(),
+                (Some(false), _) => "report: MISSING SECTIONS".to_string(),
+                (None, Some(r)) => r.clone(),
+                (None, None) => String::new(),
+            };
+            text.push_str(&format!(
+                "  {}  {:<10}  {}  {}  {:<7}  {detail}\n",
+                e.run_id,
+                e.kind.to_string(),
+                e.recorded_at.format("%Y-%m-%d %H:%M UTC"),
+                e.revision,
+                state
+            ));
+        }
+        Ok(text)
+    }
+}
+
+/// `history`
+pub fn history(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
+    let (all, broken) = overview::history(project, args.chapter.as_deref())?;
+    out.emit(&all, args.format.into())?;
+    Ok(Outcome::unless(unreadable(&broken)))
+}
+
+impl Render for ChapterStatus {
+    fn text(&self) -> Result<String> {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut line = format!("{}  {}  {}", self.chapter, self.state, self.label);
+        for r in &self.stale_reasons {
+            line.push_str(&format!(" (Changed: {r})"));
+        }
+        line.push_str(&format!(
+            "  · {} research run{}, {} experiment run{} · last researched: {}\n",
+            self.research_runs,
+            plural(self.research_runs),
+            self.experiment_runs,
+            plural(self.experiment_runs),
+            self.last_researched
+                .map(|t| t.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "never".into())
+        ));
+        Ok(line)
+    }
+}
+
+/// `status`
+pub fn status(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
+    let (lines, broken) = overview::status(project, args.chapter.as_deref())?;
+    out.emit(&lines, args.format.into())?;
+    Ok(Outcome::unless(unreadable(&broken)))
+}
