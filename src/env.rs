@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::chapter::normalize::hex;
 use crate::sys;
+use crate::text::hex;
 
 /// The whole fingerprint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

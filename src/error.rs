@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::SettingsError;
+use std::fmt;
+
 use crate::ids::IdError;
 
 /// Exit status: everything checked out.
@@ -67,6 +68,41 @@ impl Outcome {
         match self {
             Outcome::Ok => &[],
             Outcome::CheckFailed(p) | Outcome::Errors(p) => p,
+        }
+    }
+}
+
+/// A knob of the benchmark's settings, for errors that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
+#[strum(serialize_all = "snake_case")]
+pub enum Knob {
+    Producers,
+    CostMs,
+    BatchSize,
+    ConsumerMs,
+    Workers,
+    Batches,
+    Repeat,
+    PrefetchFactor,
+    Cpus,
+    SampleFloats,
+}
+
+/// A knob whose value cannot run. `problem` reads on from the knob's name:
+/// "must be at least 1, got 0".
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{knob} {problem}")]
+pub struct SettingsError {
+    pub knob: Knob,
+    pub problem: String,
+}
+
+impl SettingsError {
+    /// The error for `knob`; `problem` reads on from its name.
+    pub fn new(knob: Knob, problem: impl fmt::Display) -> Self {
+        SettingsError {
+            knob,
+            problem: problem.to_string(),
         }
     }
 }

@@ -1,6 +1,6 @@
-//! Text helpers shared by every output: reading text files strictly (UTF-8
+//! Text helpers shared by every layer: reading text files strictly (UTF-8
 //! or a clear error naming the file and the byte offset), short prefixes of
-//! ids, and aligned plain-text tables.
+//! ids, hex digests, and aligned plain-text tables.
 
 use std::path::Path;
 
@@ -21,6 +21,17 @@ pub fn read_utf8(path: &Path) -> Result<String> {
 /// forms of ids and digests read from files a user may have edited.
 pub fn prefix(s: &str, n: usize) -> &str {
     s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// How a column of an [`aligned`] table is aligned.

@@ -110,13 +110,14 @@ pub fn run_file(
     Ok(Stored { path, record })
 }
 
-/// Records a run just made (`bench --record`, `reproduce`) against the
-/// chapter's current snapshot; `verdicts` are the comparison's when the
-/// caller already made it.
+/// Records a run just made against the chapter's current snapshot;
+/// `source` says what made it (the command), `verdicts` are the
+/// comparison's when the caller already made it.
 pub fn bench_run(
     project: &Project,
     chapter: &Chapter,
     run: &BenchRun,
+    source: &str,
     verdicts: Option<Vec<StoredVerdict>>,
 ) -> Result<Stored> {
     let bytes = run.to_yaml()?.into_bytes();
@@ -133,7 +134,7 @@ pub fn bench_run(
         project.layout(),
         chapter,
         &basics,
-        "bench --record",
+        source,
         run,
         &bytes,
         verdicts,

@@ -64,19 +64,27 @@ pub struct Reproduced {
 }
 
 /// Compares a run of the chapter's experiment with its current snapshot and
-/// records it (with the verdicts just computed) when `record` is set.
+/// records it (with the verdicts just computed) when `record` names what
+/// made the run.
 pub fn conclude(
     project: &Project,
     chapter: &Chapter,
     run: &BenchRun,
-    record: bool,
+    record: Option<&str>,
 ) -> Result<Reproduced> {
     let compared = compare::compare_run(project, chapter, &chapter.manifest.current_snapshot, run)?;
-    let stored = if record {
-        let verdicts = compare::stored_verdicts(&compared.comparison);
-        Some(record::bench_run(project, chapter, run, Some(verdicts))?)
-    } else {
-        None
+    let stored = match record {
+        Some(source) => {
+            let verdicts = compare::stored_verdicts(&compared.comparison);
+            Some(record::bench_run(
+                project,
+                chapter,
+                run,
+                source,
+                Some(verdicts),
+            )?)
+        }
+        None => None,
     };
     Ok(Reproduced { compared, stored })
 }

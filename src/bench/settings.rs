@@ -1,13 +1,13 @@
 //! The settings of a whole benchmark (every producer against every worker
 //! count), their defaults, and the checks every knob passes before anything
-//! runs. A failed check is a typed [`SettingsError`] naming the knob; only the
-//! command line turns a knob into a flag name.
-
-use std::fmt;
+//! runs. A failed check is a typed [`SettingsError`] naming the knob (defined
+//! with the other errors in `error.rs`); only the command line turns a knob
+//! into a flag name.
 
 use serde::{Deserialize, Serialize};
 
 use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
+pub use crate::error::{Knob, SettingsError};
 
 /// Measured batches per configuration by default: the whole default run
 /// (ten configurations on one CPU) then takes about 50 s.
@@ -54,40 +54,6 @@ pub struct Settings {
     /// Watchdog limit in ms (None: the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
-}
-
-/// A knob of [`Settings`], for errors that name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
-#[strum(serialize_all = "snake_case")]
-pub enum Knob {
-    Producers,
-    CostMs,
-    BatchSize,
-    ConsumerMs,
-    Workers,
-    Batches,
-    Repeat,
-    PrefetchFactor,
-    Cpus,
-    SampleFloats,
-}
-
-/// A knob whose value cannot run. `problem` reads on from the knob's name:
-/// "must be at least 1, got 0".
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{knob} {problem}")]
-pub struct SettingsError {
-    pub knob: Knob,
-    pub problem: String,
-}
-
-impl SettingsError {
-    fn new(knob: Knob, problem: impl fmt::Display) -> Self {
-        SettingsError {
-            knob,
-            problem: problem.to_string(),
-        }
-    }
 }
 
 impl Settings {

@@ -11,6 +11,8 @@ use std::io::Read;
 use sha2::{Digest, Sha256};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
+use crate::text::hex;
+
 /// The name of the only normalization this version implements.
 pub const PROSE_V1: &str = "prose-v1";
 
@@ -153,17 +155,6 @@ pub fn sha256_reader<R: Read>(mut reader: R) -> std::io::Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-}
-
-/// Lowercase hex of a digest.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -67,7 +67,10 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         wrote(path, "run");
     }
     if let Some(chapter) = &record_to {
-        print_stored(out, &record::bench_run(project, chapter, &run, None)?)?;
+        print_stored(
+            out,
+            &record::bench_run(project, chapter, &run, "bench --record", None)?,
+        )?;
     }
     Ok(Outcome::Ok)
 }

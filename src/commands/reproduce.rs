@@ -57,7 +57,12 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
         },
         Format::Text,
     )?;
-    let done = reproduce::conclude(project, &chapter, &run, !args.no_record)?;
+    let done = reproduce::conclude(
+        project,
+        &chapter,
+        &run,
+        (!args.no_record).then_some("reproduce"),
+    )?;
     out.write("\n")?;
     out.write(&render::text(&done.compared.comparison))?;
     if let Some(path) = &args.out {

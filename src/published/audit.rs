@@ -122,8 +122,8 @@ fn overlaps(stated: Cell, lo: f64, hi: f64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tables::parse;
     use super::*;
+    use crate::published::tables::parse;
 
     const CHAPTER: &str = "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 414 69.8 69.8 70.4 70.7 7.5 0.90 1 452 62.6 62.3 65.9 66.4 8.1 0.89 2 890 27.3 25.3 56.8 57.7 8.6 0.76 4 1769 8.4 2.1 30.3 30.5 9.7 0.46 8 3049 0.9 0.9 2.7 3.5 9.6 0.09 === producer=spin 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s wait_mean wait_p50 wait_p95 wait_max work wait_frac 0 454 62.8 62.1 66.5 89.1 7.8 0.89 1 451 56.9 56.4 62.4 79.7 14.0 0.80 2 456 49.5 47.7 103.8 107.2 20.7 0.71 4 458 38.0 21.9 121.1 134.2 31.9 0.54 8 449 28.1 24.0 88.2 110.2 43.2 0.39";
 

@@ -11,13 +11,13 @@ use super::{
     ExperimentInfo, RECORD_SCHEMA, Record, ReportInfo, Revision, RunKind, StoredVerdict, report,
 };
 use crate::bench::BenchRun;
-use crate::chapter::normalize::hex;
 use crate::chapter::{self, Chapter};
 use crate::env::Environment;
 use crate::error::{Error, Result};
 use crate::ids::RunId;
 use crate::layout::{Evidence, Layout};
 use crate::provenance::GitProvenance;
+use crate::text::hex;
 
 /// The chapter's current snapshot as a revision.
 pub fn current_revision(chapter: &Chapter) -> Revision {

@@ -9,10 +9,10 @@ use sha2::{Digest, Sha256};
 
 use super::Record;
 use crate::atomic;
-use crate::chapter::normalize::hex;
 use crate::error::{Error, Result};
 use crate::ids::{ChapterKey, RunId};
 use crate::layout::{Evidence, Layout, RECORD_SUFFIX};
+use crate::text::hex;
 use crate::yaml_io;
 
 /// Temporary files older than this are left over from a killed writer.

@@ -1,6 +1,7 @@
 //! The one integration-test binary: every subcommand through the real
 //! executable, in a throwaway copy of the project's data.
 
+mod architecture;
 mod bench;
 mod chapters;
 mod diff;
