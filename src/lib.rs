@@ -32,6 +32,8 @@ pub mod published;
 pub mod records;
 pub mod render;
 pub mod sys;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub mod yaml_io;
 

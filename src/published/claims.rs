@@ -205,6 +205,9 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
         .compile_expression(metric)
         .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
     let value = expr.eval(set.value()).map_err(|e| {
+        if e.kind() != minijinja::ErrorKind::UndefinedError {
+            return format!("metric '{metric}' cannot be evaluated: {e}");
+        }
         let known: Vec<String> = set
             .0
             .iter()
@@ -213,8 +216,7 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
         let columns: Vec<String> =
             set.0.values().flat_map(|rows| rows.values()).next().map(|c| c.keys().cloned().collect()).unwrap_or_default();
         format!(
-            "metric '{metric}' names a table, row or column that does not exist ({}); tables and rows: {}; columns: {}",
-            e.kind(),
+            "metric '{metric}' names a table, row or column that does not exist; tables and rows: {}; columns: {}",
             known.join(" "),
             columns.join(", ")
         )
@@ -254,24 +256,31 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
             ),
         ));
     }
-    let line_of = |id: &str| {
+    // The line of the nth claim with this id (0 for the first).
+    let line_of = |id: &str, nth: usize| {
         text.lines()
-            .position(|l| {
+            .enumerate()
+            .filter(|(_, l)| {
                 let l = l.trim_start().trim_start_matches("- ");
                 l.strip_prefix("id:")
                     .is_some_and(|v| v.trim().trim_matches(['\'', '"']) == id)
             })
-            .map_or(0, |i| i + 1)
+            .nth(nth)
+            .map_or(0, |(i, _)| i + 1)
     };
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for c in &file.claims {
+        let nth = *seen
+            .entry(c.id.as_str())
+            .and_modify(|n| *n += 1)
+            .or_insert(0);
         let at = |msg: String| {
             Error::invalid(
                 path,
-                format!("line {}: claim '{}': {msg}", line_of(&c.id), c.id),
+                format!("line {}: claim '{}': {msg}", line_of(&c.id, nth), c.id),
             )
         };
-        if !seen.insert(c.id.as_str()) {
+        if nth > 0 {
             return Err(at("the id is used twice".into()));
         }
         if c.stated.tolerance.is_nan() || c.stated.tolerance < 0.0 {
@@ -283,4 +292,116 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
         evaluate(&c.metric, published).map_err(at)?;
     }
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::chapter06_tables;
+
+    fn published() -> TableSet {
+        TableSet::from_published(&chapter06_tables())
+    }
+
+    #[test]
+    fn metrics_read_tables_by_producer_worker_count_and_column() {
+        let set = published();
+        assert_eq!(evaluate("sleep.w8.ex_s", &set), Ok(3049.0));
+        let x = evaluate("spin.w8.wait_mean / spin.w0.wait_mean", &set).unwrap();
+        assert!((x - 28.1 / 62.8).abs() < 1e-12);
+        assert_eq!(
+            producers_used("spin.w8.work / sleep.w0.work"),
+            vec![ProducerKind::Sleep, ProducerKind::Spin]
+        );
+        assert_eq!(producers_used("not an expression ("), vec![]);
+    }
+
+    #[test]
+    fn a_metric_that_cannot_be_a_number_says_why() {
+        let set = published();
+        let err = evaluate("sleep.w16.ex_s", &set).unwrap_err();
+        assert!(
+            err.contains("names a table, row or column that does not exist"),
+            "{err}"
+        );
+        assert!(err.contains("sleep.{w0,w1,w2,w4,w8}"), "{err}");
+        assert!(err.contains("columns: ex_s, wait_frac"), "{err}");
+        let err = evaluate("sleep.w8.ex_s / 0", &set).unwrap_err();
+        assert!(
+            err.contains("cannot be evaluated") && err.contains("3049.0 / 0"),
+            "{err}"
+        );
+        assert!(!err.contains("does not exist"), "{err}");
+        let err = evaluate("'text'", &set).unwrap_err();
+        assert!(err.contains("is not a number"), "{err}");
+        let err = evaluate("sleep.w8.ex_s +", &set).unwrap_err();
+        assert!(err.starts_with("cannot parse metric"), "{err}");
+    }
+
+    #[test]
+    fn criteria_take_exactly_one_bound() {
+        let parse = |y: &str| serde_yaml::from_str::<Criterion>(y).map_err(|e| e.to_string());
+        assert_eq!(parse("{at_least: 5}"), Ok(Criterion::AtLeast(5.0)));
+        assert_eq!(
+            parse("{between: [1, 2]}"),
+            Ok(Criterion::Between([1.0, 2.0]))
+        );
+        assert!(
+            parse("{between: [2, 1]}")
+                .unwrap_err()
+                .contains("2 is above 1")
+        );
+        assert!(
+            parse("{at_least: 1, at_most: 2}")
+                .unwrap_err()
+                .contains("exactly one")
+        );
+        assert!(parse("{}").unwrap_err().contains("exactly one"));
+        assert!(Criterion::Between([0.95, 1.05]).holds(1.0));
+        assert!(!Criterion::AtMost(0.75).holds(0.76));
+        assert_eq!(Criterion::AtLeast(3.0).to_string(), ">= 3");
+    }
+
+    fn load_text(text: &str) -> std::result::Result<ClaimsFile, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claims.yaml");
+        std::fs::write(&path, text).unwrap();
+        load(&path, &published()).map_err(|e| e.to_string())
+    }
+
+    const ONE: &str = "schema: research_companion.claims.v1
+chapter: b/06
+claims:
+- id: a
+  quote: q
+  location: l
+  metric: sleep.w8.ex_s / sleep.w0.ex_s
+  stated: {value: 7.4, tolerance: 0.05}
+  reproduce: {at_least: 5.0}
+";
+
+    #[test]
+    fn a_claims_file_is_checked_against_the_tables_with_line_numbers() {
+        assert_eq!(load_text(ONE).unwrap().claims.len(), 1);
+        let twice = format!("{ONE}{}", &ONE[ONE.find("- id").unwrap()..]);
+        let err = load_text(&twice).unwrap_err();
+        assert!(
+            err.contains("line 10: claim 'a': the id is used twice"),
+            "{err}"
+        );
+        let err = load_text(&ONE.replace("tolerance: 0.05", "tolerance: -1")).unwrap_err();
+        assert!(
+            err.contains("line 4: claim 'a': stated.tolerance must be >= 0"),
+            "{err}"
+        );
+        let err = load_text(&ONE.replace("sleep.w0", "slep.w0")).unwrap_err();
+        assert!(err.contains("claim 'a': metric"), "{err}");
+        let err = load_text(&ONE.replace("claims.v1", "claims.v9")).unwrap_err();
+        assert!(
+            err.contains("field 'schema': expected 'research_companion.claims.v1'"),
+            "{err}"
+        );
+        let err = load_text(&ONE.replace("location: l", "where: l")).unwrap_err();
+        assert!(err.contains("unknown field `where`"), "{err}");
+    }
 }

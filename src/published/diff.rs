@@ -243,3 +243,131 @@ fn check_claim(
     };
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ProducerKind;
+    use crate::published::claims::{self, ClaimsFile};
+    use crate::testing::{chapter06_tables, repo_layout, run_like};
+
+    fn claims06(tables: &[Table]) -> ClaimsFile {
+        let path = repo_layout().claims_file(&crate::testing::chapter06().key);
+        claims::load(&path, &TableSet::from_published(tables)).unwrap()
+    }
+
+    fn verdict<'a>(c: &'a Comparison, id: &str) -> &'a ClaimResult {
+        c.claims.iter().find(|r| r.id == id).unwrap()
+    }
+
+    #[test]
+    fn the_chapters_own_numbers_reproduce_every_claim() {
+        let tables = chapter06_tables();
+        let c = compare(
+            &tables,
+            &[],
+            Some(&claims06(&tables)),
+            &run_like(&tables, 1),
+        );
+        assert_eq!(c.claims.len(), 6);
+        for r in &c.claims {
+            assert_eq!(r.verdict, ClaimVerdict::Reproduced, "{r:?}");
+            assert!(r.prose_consistent, "{r:?}");
+            assert_eq!(r.measured, Some(r.published), "{r:?}");
+        }
+        assert!(!c.any_not_reproduced());
+        // Every published cell has its twin, at ratio 1.
+        let spin = &c.tables[1];
+        assert_eq!(spin.producer, ProducerKind::Spin);
+        assert!(spin.same_settings && spin.unmeasured_workers.is_empty());
+        assert_eq!(spin.rows.len(), 5);
+        assert!(
+            spin.rows
+                .iter()
+                .flat_map(|r| &r.cells)
+                .all(|x| x.ratio == Some(1.0))
+        );
+    }
+
+    #[test]
+    fn a_sleep_producer_that_does_not_scale_is_not_reproduced() {
+        let tables = chapter06_tables();
+        let mut run = run_like(&tables, 1);
+        for r in run
+            .results
+            .iter_mut()
+            .filter(|r| r.producer == ProducerKind::Sleep)
+        {
+            r.summary.ex_per_s = 420.0;
+        }
+        let c = compare(&tables, &[], Some(&claims06(&tables)), &run);
+        let r = verdict(&c, "sleep-speedup-7.4x");
+        assert_eq!(r.verdict, ClaimVerdict::NotReproduced);
+        assert_eq!(r.measured, Some(1.0));
+        assert!(c.any_not_reproduced());
+        // The spin claims do not read the sleep table and still hold.
+        assert_eq!(
+            verdict(&c, "spin-454-vs-449").verdict,
+            ClaimVerdict::Reproduced
+        );
+    }
+
+    #[test]
+    fn a_run_on_other_cpus_or_settings_is_not_comparable_and_says_why() {
+        let tables = chapter06_tables();
+        let claims = claims06(&tables);
+        let c = compare(&tables, &[], Some(&claims), &run_like(&tables, 2));
+        for r in &c.claims {
+            assert_eq!(r.verdict, ClaimVerdict::NotComparable, "{r:?}");
+            assert!(
+                r.reason
+                    .as_deref()
+                    .unwrap()
+                    .contains("needs 1 CPU(s), the run used 2")
+            );
+        }
+        let mut run = run_like(&tables, 1);
+        run.settings.batch_size = 16;
+        let c = compare(&tables, &[], Some(&claims), &run);
+        assert!(!c.tables[0].same_settings);
+        let reason = verdict(&c, "sleep-speedup-7.4x").reason.clone().unwrap();
+        assert!(
+            reason.contains("the chapter's sleep table is 2 ms/sample, batch 32"),
+            "{reason}"
+        );
+        let mut run = run_like(&tables, 1);
+        run.settings.worker_kind = crate::bench::WorkerKind::Thread;
+        let c = compare(&tables, &[], Some(&claims), &run);
+        assert_eq!(
+            verdict(&c, "spin-step-five-times-slower").verdict,
+            ClaimVerdict::NotComparable
+        );
+        assert_eq!(
+            verdict(&c, "spin-work-7.8-to-43.2").verdict,
+            ClaimVerdict::Reproduced
+        );
+    }
+
+    #[test]
+    fn a_run_missing_a_worker_count_leaves_claims_that_need_it_unrun() {
+        let tables = chapter06_tables();
+        let mut run = run_like(&tables, 1);
+        run.results.retain(|r| r.workers != 8);
+        let c = compare(&tables, &[], Some(&claims06(&tables)), &run);
+        assert_eq!(c.tables[0].unmeasured_workers, vec![8]);
+        for r in &c.claims {
+            assert_eq!(r.verdict, ClaimVerdict::Unrun, "{r:?}");
+            assert_eq!(r.measured, None);
+            assert!(r.reason.is_some());
+        }
+    }
+
+    #[test]
+    fn without_claims_the_tables_are_still_compared() {
+        let tables = chapter06_tables();
+        let c = compare(&tables, &[], None, &run_like(&tables, 1));
+        assert!(c.claims.is_empty());
+        assert_eq!(c.tables.len(), 2);
+        assert_eq!(c.run_cpus, 1);
+    }
+}

@@ -215,3 +215,55 @@ pub fn experiment_summary(run: &BenchRun) -> String {
         run.settings.worker_kind
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06, repo_layout};
+
+    const HEX: &str = "a7d34947a6b4";
+
+    #[test]
+    fn a_revision_is_found_by_file_fingerprint_or_prefix() {
+        let (layout, ch) = (repo_layout(), chapter06());
+        let full = ch.manifest.current().fingerprint.value.clone();
+        for spec in [
+            "snapshots/0001-a7d34947a6b4.txt".to_string(),
+            full.clone(),
+            format!("prose-v1:{full}"),
+            HEX.to_string(),
+            HEX[..4].to_uppercase(),
+        ] {
+            let r = resolve_revision(&layout, &ch, &spec).unwrap();
+            assert_eq!(r.fingerprint.value, full, "{spec}");
+            assert_eq!(r.snapshot, "snapshots/0001-a7d34947a6b4.txt");
+        }
+        // A path to the stored file names it too.
+        let path = layout.snapshot_file(&ch.key, "snapshots/0001-a7d34947a6b4.txt");
+        assert!(resolve_revision(&layout, &ch, path.to_str().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn an_unknown_or_too_short_revision_is_refused_naming_it() {
+        let (layout, ch) = (repo_layout(), chapter06());
+        for spec in ["ffff", "a7d", "snapshots/0002.txt", ""] {
+            let err = resolve_revision(&layout, &ch, spec)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("revision '{spec}': no stored snapshot")),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_summary_gives_each_producers_speed_up() {
+        let tables = crate::testing::chapter06_tables();
+        let run = crate::testing::run_like(&tables, 1);
+        assert_eq!(
+            experiment_summary(&run),
+            "sleep 0->8 workers 7.36x (414 -> 3049 ex/s), spin 0->8 workers 0.99x (454 -> 449 ex/s); 1 CPU, process workers"
+        );
+    }
+}

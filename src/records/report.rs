@@ -15,7 +15,7 @@ pub const REQUIRED_SECTIONS: [&str; 7] = [
 ];
 
 /// What the checks found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportCheck {
     pub sections_present: Vec<String>,
     pub sections_missing: Vec<String>,

@@ -147,3 +147,83 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         previous_run_id: latest.and_then(|r| r.previous_run_id.clone()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06, record};
+
+    /// The fingerprint of chapter 06's current snapshot.
+    fn current() -> String {
+        chapter06().manifest.current().fingerprint.value.clone()
+    }
+
+    #[test]
+    fn a_chapter_with_no_research_is_never_researched_whatever_its_experiments() {
+        let ch = chapter06();
+        let runs = vec![record(
+            RunKind::Experiment,
+            &current(),
+            "2026-11-30T10:00:00Z",
+        )];
+        let s = chapter_status(&ch, &runs);
+        assert_eq!(s.state, State::NeverResearched);
+        assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
+        assert_eq!(s.last_researched, None);
+        // Chapter 06 states a research objective: the page's "brief".
+        assert_eq!(s.label, "Brief only · not yet researched");
+    }
+
+    #[test]
+    fn the_latest_research_run_decides_the_state() {
+        let ch = chapter06();
+        let old = "0".repeat(64);
+        let fresh = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
+        let stale = record(RunKind::Research, &old, "2026-11-29T10:00:00Z");
+        let s = chapter_status(&ch, &[fresh.clone(), stale.clone()]);
+        assert_eq!((s.state, s.label.as_str()), (State::Current, "Current"));
+        assert_eq!(s.run_id, Some(fresh.run_id.clone()));
+        let s = chapter_status(&ch, std::slice::from_ref(&stale));
+        assert_eq!(s.state, State::Stale);
+        assert_eq!(s.label, "Update available");
+        assert!(
+            s.stale_reasons[0]
+                .starts_with("chapter fingerprint changed from 000000000000 to a7d34947a6b4"),
+            "{:?}",
+            s.stale_reasons
+        );
+    }
+
+    #[test]
+    fn an_incomplete_latest_report_is_a_failed_refresh() {
+        let ch = chapter06();
+        let mut r = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
+        r.report = Some(crate::records::ReportInfo {
+            file: "x.report.md".into(),
+            source: "x.md".into(),
+            sha256: "0".repeat(64),
+            bytes: 1,
+            complete: false,
+            check: Default::default(),
+        });
+        let s = chapter_status(&ch, &[r]);
+        assert_eq!(
+            (s.state, s.label.as_str()),
+            (State::FailedLatest, "Refresh incomplete")
+        );
+    }
+
+    #[test]
+    fn history_marks_each_run_current_or_stale() {
+        let ch = chapter06();
+        let runs = vec![
+            record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
+            record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
+        ];
+        let h = history(&ch, &runs);
+        assert_eq!(h[0].currency, RunCurrency::Current);
+        assert_eq!(h[1].currency, RunCurrency::Stale);
+        assert_eq!(h[1].revision, "000000000000");
+        assert_eq!(State::NeverResearched.to_string(), "NEVER_RESEARCHED");
+    }
+}

@@ -1,0 +1,149 @@
+//! Test support for the unit tests beside the code: the repository's own
+//! chapter 06 (read-only), its published tables, runs made from numbers, and
+//! records made by hand. Compiled only for tests.
+
+use chrono::{DateTime, Utc};
+
+use crate::bench::{BenchRun, ConfigResult, PipelineVerdict, ProducerKind, RUN_SCHEMA, Row};
+use crate::bench::{Column, Settings};
+use crate::chapter::{Chapter, Fingerprint, Registry, Scope};
+use crate::ids::RunId;
+use crate::layout::Layout;
+use crate::provenance::GitProvenance;
+use crate::published::tables::{self, Table};
+use crate::records::{RECORD_SCHEMA, Record, Revision, RunKind};
+
+/// The repository itself, as a project.
+pub fn repo_layout() -> Layout {
+    Layout::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Chapter 06 as the repository stores it.
+pub fn chapter06() -> Chapter {
+    Registry::open(&repo_layout())
+        .unwrap()
+        .get("pytorch-from-first-principles/06")
+        .unwrap()
+}
+
+/// The tables chapter 06's stored excerpt publishes.
+pub fn chapter06_tables() -> Vec<Table> {
+    let text = include_str!(
+        "../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+    );
+    let parsed = tables::parse(text);
+    assert!(parsed.malformed.is_empty(), "{:?}", parsed.malformed);
+    parsed.tables
+}
+
+/// A row with the chapter's columns set and everything else neutral.
+pub fn row(producer: ProducerKind, workers: usize, cells: &[(Column, f64)]) -> Row {
+    let mut r = Row {
+        producer,
+        workers,
+        ex_per_s: 0.0,
+        wait_mean_ms: 0.0,
+        wait_p50_ms: 0.0,
+        wait_p95_ms: 0.0,
+        wait_max_ms: 0.0,
+        work_ms: 0.0,
+        wait_frac: 0.0,
+        startup_ms: 0.0,
+        bound_ex_per_s: 0.0,
+        efficiency: 1.0,
+        consumer_run_delay_ms: 0.0,
+        consumer_cpu_ms: 0.0,
+        workers_cpu_ms: 0.0,
+        involuntary_switches: 0,
+        verdict: PipelineVerdict::ConsumerBound,
+        batches: 90,
+        window_ms: 1000.0,
+        data_digest: "0".into(),
+        max_outstanding: 0,
+        ex_per_s_spread: None,
+    };
+    for (c, v) in cells {
+        match c {
+            Column::ExPerS => r.ex_per_s = *v,
+            Column::WaitMean => r.wait_mean_ms = *v,
+            Column::WaitP50 => r.wait_p50_ms = *v,
+            Column::WaitP95 => r.wait_p95_ms = *v,
+            Column::WaitMax => r.wait_max_ms = *v,
+            Column::Work => r.work_ms = *v,
+            Column::WaitFrac => r.wait_frac = *v,
+            Column::Workers | Column::Other(_) => {}
+        }
+    }
+    r
+}
+
+/// A run that measured exactly what `tables` publish, with the chapter's
+/// settings, on `cpus` CPUs.
+pub fn run_like(tables: &[Table], cpus: usize) -> BenchRun {
+    let mut results = Vec::new();
+    for t in tables {
+        for w in t.workers() {
+            let cells: Vec<(Column, f64)> = t
+                .columns
+                .iter()
+                .filter_map(|c| Some((c.clone(), t.cell(w, c)?.value)))
+                .collect();
+            results.push(ConfigResult {
+                producer: t.header.producer,
+                workers: w,
+                summary: row(t.header.producer, w, &cells),
+                repeats: Vec::new(),
+            });
+        }
+    }
+    BenchRun {
+        schema: RUN_SCHEMA.into(),
+        created_at: at("2026-11-30T10:00:00Z"),
+        tool_version: "test".into(),
+        settings: Settings::chapter_defaults(),
+        cpus_used: (0..cpus).collect(),
+        environment: crate::env::collect(),
+        measurement_overhead_ns_per_step: 100.0,
+        results,
+    }
+}
+
+/// A time from RFC 3339 text.
+pub fn at(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+/// A record of `kind` for chapter 06 that examined the revision with
+/// fingerprint `hex`, recorded at `when`.
+pub fn record(kind: RunKind, hex: &str, when: &str) -> Record {
+    let ch = chapter06();
+    let recorded_at = at(when);
+    Record {
+        schema: RECORD_SCHEMA.into(),
+        run_id: RunId::new(&ch.key, recorded_at, &"ab".repeat(32)),
+        kind,
+        recorded_at,
+        revision: Revision {
+            snapshot: "snapshots/0001-a7d34947a6b4.txt".into(),
+            fingerprint: Fingerprint::prose_v1(hex.to_string()),
+            scope: Scope::Excerpt,
+        },
+        previous_run_id: None,
+        note: None,
+        report: None,
+        experiment: None,
+        environment: crate::env::collect(),
+        git: GitProvenance {
+            available: false,
+            repository: None,
+            commit: None,
+            branch: None,
+            dirty: None,
+            remote: None,
+            note: Some("test".into()),
+        },
+        nonce: "0".into(),
+    }
+}
