@@ -5,7 +5,10 @@
 //! - `fingerprint` on a 64 MiB text file against coreutils `sha256sum`, with
 //!   peak memory (from getrusage of the children);
 //! - `--version` start-up time;
-//! - `history` and `status` over 10,000 generated records.
+//! - `history` and `status` over 10,000 generated records;
+//! - the shape of the chapter's experiment at small costs on one CPU: the
+//!   speed-ups, the wait/work split and the verdicts (timing, so printed
+//!   here rather than asserted in a test).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -151,6 +154,64 @@ fn history_bench(root: &Path) {
     }
 }
 
+/// The chapter's two findings at small costs (0.5 ms/sample, batch 8,
+/// consumer 1 ms, 0 and 4 workers, one CPU): a sleeping producer scales, a
+/// spinning one does not, and its time moves into the step.
+fn shape_bench(root: &Path) {
+    let out = Command::new(exe())
+        .current_dir(root)
+        .args([
+            "bench",
+            "--producer",
+            "sleep,spin",
+            "--cost-ms",
+            "0.5",
+            "--batch-size",
+            "8",
+            "--consumer-ms",
+            "1",
+            "--workers",
+            "0,4",
+            "--batches",
+            "200",
+            "--cpus",
+            "1",
+            "--repeat",
+            "3",
+            "--format",
+            "json",
+        ])
+        .stderr(Stdio::null())
+        .output()
+        .expect("bench runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON run");
+    let row = |producer: &str, workers: u64| {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["producer"] == producer && r["workers"] == workers)
+            .map(|r| r["summary"].clone())
+            .unwrap()
+    };
+    let f = |r: &serde_json::Value, k: &str| r[k].as_f64().unwrap();
+    for producer in ["sleep", "spin"] {
+        let (w0, w4) = (row(producer, 0), row(producer, 4));
+        println!(
+            "{producer}: ex/s {:.0} -> {:.0} ({:.2}x, ideal {:.2}x); wait {:.2} -> {:.2} ms; work {:.2} -> {:.2} ms; verdict at 4 workers: {}",
+            f(&w0, "ex_per_s"),
+            f(&w4, "ex_per_s"),
+            f(&w4, "ex_per_s") / f(&w0, "ex_per_s"),
+            f(&w4, "bound_ex_per_s") / f(&w0, "bound_ex_per_s"),
+            f(&w0, "wait_mean_ms"),
+            f(&w4, "wait_mean_ms"),
+            f(&w0, "work_ms"),
+            f(&w4, "work_ms"),
+            w4["verdict"].as_str().unwrap_or("?"),
+        );
+    }
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test` builds benches but runs none.
     if !std::env::args().any(|a| a == "--bench") {
@@ -159,4 +220,5 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     fingerprint_bench(dir.path());
     history_bench(&dir.path().join("project"));
+    shape_bench(dir.path());
 }

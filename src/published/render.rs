@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::diff::{ClaimVerdict, Comparison};
+use crate::text::{Align, aligned};
 
 fn fmt_num(x: f64) -> String {
     if !x.is_finite() {
@@ -59,30 +60,43 @@ pub fn text(c: &Comparison) -> String {
                 "  (the run used different cost, batch or consumer settings: not the same experiment)"
             );
         }
-        let _ = writeln!(
-            s,
-            "{:>7}  {:<10} {:>10} {:>10} {:>7}",
-            "workers", "column", "published", "measured", "ratio"
-        );
+        let mut rows = Vec::new();
         for r in &t.rows {
             for (i, cell) in r.cells.iter().enumerate() {
-                let w = if i == 0 {
-                    r.workers.to_string()
-                } else {
-                    String::new()
-                };
-                let ratio = cell.ratio.map_or("-".into(), |x| format!("{x:.2}"));
-                let _ = writeln!(
-                    s,
-                    "{w:>7}  {:<10} {:>10} {:>10} {ratio:>7}",
-                    cell.column,
+                rows.push(vec![
+                    if i == 0 {
+                        r.workers.to_string()
+                    } else {
+                        String::new()
+                    },
+                    cell.column.clone(),
                     fmt_num(cell.published),
-                    fmt_num(cell.measured)
-                );
+                    fmt_num(cell.measured),
+                    cell.ratio.map_or("-".into(), |x| format!("{x:.2}")),
+                ]);
             }
         }
+        s.push_str(&aligned(
+            &["workers", "column", "published", "measured", "ratio"],
+            &rows,
+            &[
+                Align::Right,
+                Align::Left,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+            ],
+        ));
         if !t.unmeasured_workers.is_empty() {
-            let _ = writeln!(s, "  not measured: workers {:?}", t.unmeasured_workers);
+            let _ = writeln!(
+                s,
+                "  not measured: workers {}",
+                t.unmeasured_workers
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
     }
     let _ = writeln!(s, "\nClaims (run on {} CPU(s))", c.run_cpus);

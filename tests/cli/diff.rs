@@ -362,7 +362,10 @@ fn diff_reads_recorded_runs_and_draws_a_plot() {
             "pytorch-from-first-principles:06:20200101T000000:000000000000",
         ])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains(
+            "run pytorch-from-first-principles:06:20200101T000000:000000000000 is not recorded for pytorch-from-first-principles/06",
+        ));
 }
 
 #[test]

@@ -32,6 +32,19 @@ impl Project {
         Project { dir }
     }
 
+    /// A seeded project with the fixture records (one research run, one
+    /// experiment with its run file).
+    pub fn with_fixture_records() -> Self {
+        let p = Project::seeded();
+        let from = repo().join(format!("tests/fixtures/records/{CHAPTER}"));
+        let to = p.path(&format!("records/{CHAPTER}"));
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+        p
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }

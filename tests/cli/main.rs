@@ -7,5 +7,6 @@ mod chapters;
 mod diff;
 mod fetch;
 mod helpers;
+mod outputs;
 mod records;
 mod render;

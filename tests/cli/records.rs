@@ -605,7 +605,10 @@ fn publish_writes_every_key_the_site_reads() {
     p.cmd()
         .args(["publish", "06", "--out", "site.yaml"])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains(
+            "site.yaml: already exists; refusing to overwrite it",
+        ));
 }
 
 #[test]
@@ -658,5 +661,6 @@ fn experiment_runs_are_recorded_from_bench_and_from_run_files() {
     p.cmd()
         .args(["record", "06", "--run", "notrun.yaml"])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains("notrun.yaml"));
 }

@@ -3,20 +3,12 @@
 
 use predicates::prelude::*;
 
-use crate::helpers::{CHAPTER, Project, repo, stderr, stdout};
+use crate::helpers::{CHAPTER, Project, stderr, stdout};
 
 const NOW: &str = "2026-11-30T12:00:00Z";
 
-/// A project with the fixture records (one research run, one experiment).
 fn with_records() -> Project {
-    let p = Project::seeded();
-    let from = repo().join(format!("tests/fixtures/records/{CHAPTER}"));
-    let to = p.path(&format!("records/{CHAPTER}"));
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-    }
-    p
+    Project::with_fixture_records()
 }
 
 fn render(p: &Project, args: &[&str]) -> String {
@@ -166,7 +158,10 @@ fn a_rendered_report_is_accepted_by_record_with_every_section() {
     p.cmd()
         .args(["report", "06", "--out", "review.md"])
         .assert()
-        .code(2);
+        .code(2)
+        .stderr(predicate::str::contains(
+            "review.md: already exists; refusing to overwrite it",
+        ));
 }
 
 #[test]
