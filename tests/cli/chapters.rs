@@ -163,6 +163,19 @@ fn verify_reports_an_altered_snapshot_with_both_fingerprints() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["snapshots"][0]["integrity"], "ALTERED");
+    // A reader that goes away (`verify | head -1`) stops the output, not the
+    // verdict: still exit 1, and no error line.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_research_companion"))
+        .args(["verify", "06"])
+        .env("RESEARCH_COMPANION_ROOT", p.root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
 }
 
 #[test]
