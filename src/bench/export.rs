@@ -93,7 +93,9 @@ pub fn text(run: &BenchRun, wide: bool) -> String {
     out
 }
 
-/// One Markdown table per producer, under the chapter's header line.
+/// One Markdown table per producer, under the chapter's header line. Kept by
+/// hand: a Markdown table is a line of cells joined by `|` per row, simpler
+/// than any crate's builder.
 pub fn markdown(run: &BenchRun, wide: bool) -> String {
     let mut out = String::new();
     let cols = columns(wide);

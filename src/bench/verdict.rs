@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 /// Where the loop's time goes, by a documented rule (README, "Verdicts").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum PipelineVerdict {
     /// The loop mostly waits for data.
     ProducerBound,
@@ -14,16 +15,6 @@ pub enum PipelineVerdict {
     /// The consumer waits for a CPU for a material share of its work:
     /// producers and consumer compete, and waiting moved into the step.
     Contended,
-}
-
-impl std::fmt::Display for PipelineVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            PipelineVerdict::ProducerBound => "producer-bound",
-            PipelineVerdict::ConsumerBound => "consumer-bound",
-            PipelineVerdict::Contended => "contended",
-        })
-    }
 }
 
 /// Share of the step the consumer may wait on a run queue before the row is

@@ -106,20 +106,12 @@ pub struct Reference {
 }
 
 /// Whether a snapshot holds the whole chapter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Scope {
     Complete,
     Excerpt,
-}
-
-impl fmt::Display for Scope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Scope::Complete => "complete",
-            Scope::Excerpt => "excerpt",
-        })
-    }
 }
 
 /// A fingerprint with the rules that produced it; never one without the other.

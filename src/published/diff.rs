@@ -38,8 +38,9 @@ pub struct TableDiff {
 }
 
 /// A claim's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum ClaimVerdict {
     Reproduced,
     NotReproduced,
@@ -47,17 +48,6 @@ pub enum ClaimVerdict {
     NotComparable,
     /// No measurement covers the claim.
     Unrun,
-}
-
-impl std::fmt::Display for ClaimVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ClaimVerdict::Reproduced => "REPRODUCED",
-            ClaimVerdict::NotReproduced => "NOT_REPRODUCED",
-            ClaimVerdict::NotComparable => "NOT_COMPARABLE",
-            ClaimVerdict::Unrun => "UNRUN",
-        })
-    }
 }
 
 /// One claim checked.

@@ -39,11 +39,11 @@ pub fn resolve_revision(layout: &Layout, chapter: &Chapter, spec: &str) -> Resul
         fingerprint: s.fingerprint.clone(),
         scope: s.scope,
     };
-    let chapter_dir = layout.chapter_dir(&chapter.key);
     let by_file = snaps.iter().find(|s| {
         s.file == spec
             || Path::new(spec).canonicalize().ok().is_some_and(|p| {
-                chapter_dir.join(&s.file).canonicalize().ok().as_deref() == Some(p.as_path())
+                let stored = layout.snapshot_file(&chapter.key, &s.file);
+                stored.canonicalize().ok().as_deref() == Some(p.as_path())
             })
     });
     if let Some(s) = by_file {

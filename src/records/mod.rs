@@ -12,8 +12,6 @@ pub mod report;
 pub mod status;
 pub mod store;
 
-use std::fmt;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -26,22 +24,14 @@ use crate::provenance::GitProvenance;
 pub const RECORD_SCHEMA: &str = "research_companion.record.v1";
 
 /// What kind of run a record holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum RunKind {
     /// A research report reviewed against a chapter revision.
     Research,
     /// A benchmark run compared with the chapter's published tables.
     Experiment,
-}
-
-impl fmt::Display for RunKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            RunKind::Research => "research",
-            RunKind::Experiment => "experiment",
-        })
-    }
 }
 
 /// The chapter revision a run examined.
