@@ -38,7 +38,8 @@ pub fn collect(root: &Path) -> GitProvenance {
     }
 }
 
-fn unavailable(note: String) -> GitProvenance {
+/// Provenance that says why git could not be read.
+pub fn unavailable(note: String) -> GitProvenance {
     GitProvenance {
         available: false,
         repository: None,

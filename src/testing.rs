@@ -9,7 +9,6 @@ use crate::bench::{Column, Settings};
 use crate::chapter::{Chapter, Fingerprint, Registry, Scope};
 use crate::ids::RunId;
 use crate::layout::Layout;
-use crate::provenance::GitProvenance;
 use crate::published::tables::{self, Table};
 use crate::records::{RECORD_SCHEMA, Record, Revision, RunKind};
 
@@ -135,15 +134,7 @@ pub fn record(kind: RunKind, hex: &str, when: &str) -> Record {
         report: None,
         experiment: None,
         environment: crate::env::collect(),
-        git: GitProvenance {
-            available: false,
-            repository: None,
-            commit: None,
-            branch: None,
-            dirty: None,
-            remote: None,
-            note: Some("test".into()),
-        },
+        git: crate::provenance::unavailable("test".into()),
         nonce: "0".into(),
     }
 }

@@ -34,6 +34,15 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// Items as a comma-separated list: `0, 1, 2`.
+pub fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// How a column of an [`aligned`] table is aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

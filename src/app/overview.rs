@@ -19,24 +19,34 @@ pub struct ChapterHistory {
     pub runs: Vec<HistoryEntry>,
 }
 
+/// Each chapter a query names (all when none) with its records read, and
+/// the record files that would not parse.
+fn each_chapter<T>(
+    project: &Project,
+    query: Option<&str>,
+    mut view: impl FnMut(&Chapter, &[crate::records::Record]) -> T,
+) -> Result<(Vec<T>, Vec<BrokenRecord>)> {
+    let mut all = Vec::new();
+    let mut broken = Vec::new();
+    for ch in project.chapters(query)? {
+        let (records, bad) = project.records(&ch)?;
+        broken.extend(bad);
+        all.push(view(&ch, &records));
+    }
+    Ok((all, broken))
+}
+
 /// The history of the chapters a query names (all when none), and the
 /// record files that would not parse.
 pub fn history(
     project: &Project,
     query: Option<&str>,
 ) -> Result<(Vec<ChapterHistory>, Vec<BrokenRecord>)> {
-    let mut all = Vec::new();
-    let mut broken = Vec::new();
-    for ch in project.chapters(query)? {
-        let (records, bad) = project.records(&ch)?;
-        broken.extend(bad);
-        all.push(ChapterHistory {
-            chapter: ch.key_str(),
-            title: ch.manifest.chapter.title.clone(),
-            runs: status::history(&ch, &records),
-        });
-    }
-    Ok((all, broken))
+    each_chapter(project, query, |ch, records| ChapterHistory {
+        chapter: ch.key_str(),
+        title: ch.manifest.chapter.title.clone(),
+        runs: status::history(ch, records),
+    })
 }
 
 /// The research state of the chapters a query names (all when none), and
@@ -45,14 +55,7 @@ pub fn status(
     project: &Project,
     query: Option<&str>,
 ) -> Result<(Vec<ChapterStatus>, Vec<BrokenRecord>)> {
-    let mut lines = Vec::new();
-    let mut broken = Vec::new();
-    for ch in project.chapters(query)? {
-        let (records, bad) = project.records(&ch)?;
-        broken.extend(bad);
-        lines.push(status::chapter_status(&ch, &records));
-    }
-    Ok((lines, broken))
+    each_chapter(project, query, status::chapter_status)
 }
 
 /// The site's data file for a chapter; refused while any of its records is
@@ -64,11 +67,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<SiteChapter> {
             "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
             broken.len(),
             chapter.key,
-            broken
-                .iter()
-                .map(|b| b.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::text::list(broken.iter().map(|b| b.path.display()))
         )));
     }
     Ok(publish::build(chapter, &records))

@@ -188,12 +188,7 @@ pub fn csv(run: &BenchRun) -> Result<String> {
 /// A few lines under the tables: how the run was made.
 pub fn footer(run: &BenchRun) -> String {
     let s = &run.settings;
-    let cpus = run
-        .cpus_used
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let cpus = crate::text::list(&run.cpus_used);
     format!(
         "{} batches per configuration ({} warm-up), {} workers, {} delivery, prefetch_factor {}, {} repeat(s); \
          CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {}\n",

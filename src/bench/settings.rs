@@ -137,11 +137,7 @@ impl Settings {
             format!(
                 "{requested}: this process may use {} CPU(s) ({})",
                 available.len(),
-                available
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::text::list(available)
             ),
         )
     }

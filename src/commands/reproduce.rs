@@ -8,6 +8,7 @@ use crate::cli::ReproduceArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Format, Out, wrote};
 use crate::published::{plot, render};
+use crate::text::list;
 
 /// `reproduce`
 pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outcome> {
@@ -31,21 +32,11 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     eprintln!(
         "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
         chapter.key,
-        settings
-            .producers
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
+        list(&settings.producers),
         settings.cost_ms,
         settings.batch_size,
         settings.consumer_ms,
-        settings
-            .workers
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
+        list(&settings.workers),
         settings.cpus.map_or("all".to_string(), |n| n.to_string()),
         settings.batches
     );

@@ -91,11 +91,7 @@ pub fn text(c: &Comparison) -> String {
             let _ = writeln!(
                 s,
                 "  not measured: workers {}",
-                t.unmeasured_workers
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::text::list(&t.unmeasured_workers)
             );
         }
     }
