@@ -2,8 +2,11 @@
 //! `cargo bench --bench cli`; build is release). They print numbers; they
 //! assert nothing, because shared machines are noisy.
 //!
-//! - `fingerprint` on a 64 MiB text file against coreutils `sha256sum`, with
-//!   peak memory (from getrusage of the children);
+//! - `fingerprint` on a 64 MiB text file against `openssl dgst -sha256` and
+//!   coreutils `sha256sum`, with peak memory (GNU time);
+//! - `fingerprint` on hostile inputs: nested references at 1 and 2 MB (the
+//!   time must double, not quadruple), and 70 and 140 MiB of `é` (the peak
+//!   memory must stay flat);
 //! - `--version` start-up time;
 //! - `history` and `status` over 10,000 generated records;
 //! - the shape of the chapter's experiment at small costs on one CPU: the
@@ -95,21 +98,66 @@ fn fingerprint_bench(dir: &Path) {
         c.arg(&file);
         c
     });
+    let openssl = time(7, || {
+        let mut c = Command::new("openssl");
+        c.args(["dgst", "-sha256"]).arg(&file);
+        c
+    });
     println!(
-        "fingerprint 64 MiB: {:.3} s (sha256sum {:.3} s), peak RSS {}",
+        "fingerprint 64 MiB: {:.3} s (openssl {:.3} s, {:.2}x; sha256sum {:.3} s), peak RSS {}",
         ours.as_secs_f64(),
+        openssl.as_secs_f64(),
+        ours.as_secs_f64() / openssl.as_secs_f64(),
         theirs.as_secs_f64(),
-        rss.map_or("unknown (no /usr/bin/time)".into(), |k| format!(
-            "{:.1} MiB",
-            k as f64 / 1024.0
-        ))
+        mib(rss)
     );
+    hostile_inputs(dir);
     let version = time(31, || {
         let mut c = Command::new(exe());
         c.arg("--version");
         c
     });
     println!("--version: {:.2} ms", version.as_secs_f64() * 1e3);
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or("unknown (no /usr/bin/time)".into(), |k| {
+        format!("{:.1} MiB", k as f64 / 1024.0)
+    })
+}
+
+/// Inputs built to defeat a normalizer: time must grow with the size, and
+/// memory must not.
+fn hostile_inputs(dir: &Path) {
+    fn fingerprint(file: &Path) -> impl FnMut() -> Command + '_ {
+        move || {
+            let mut c = Command::new(exe());
+            c.arg("fingerprint").arg(file);
+            c
+        }
+    }
+    for mb in [1usize, 2] {
+        let file = dir.join(format!("nested-{mb}.txt"));
+        std::fs::write(&file, format!("&{}", "amp;".repeat(mb * 250_000))).unwrap();
+        let t = time(5, fingerprint(&file));
+        println!(
+            "fingerprint, `&` then `amp;` x {}: {:.3} s",
+            mb * 250_000,
+            t.as_secs_f64()
+        );
+    }
+    for mib_size in [70usize, 140] {
+        let file = dir.join(format!("eacute-{mib_size}.txt"));
+        std::fs::write(&file, "\u{e9}".repeat(mib_size << 19)).unwrap();
+        let t = time(3, fingerprint(&file));
+        let rss = peak_rss_kib(&["fingerprint".as_ref(), file.as_os_str()]);
+        println!(
+            "fingerprint, {mib_size} MiB of e-acute: {:.3} s, peak RSS {}",
+            t.as_secs_f64(),
+            mib(rss)
+        );
+        std::fs::remove_file(&file).unwrap();
+    }
 }
 
 fn history_bench(root: &Path) {

@@ -211,6 +211,7 @@ pub fn normalize_error(path: &std::path::Path, e: normalize::NormalizeError) -> 
             offset,
         },
         normalize::NormalizeError::Io(io) => Error::io(path, io),
+        e @ normalize::NormalizeError::UnstableRun { .. } => Error::invalid(path, e.to_string()),
     }
 }
 

@@ -1,14 +1,31 @@
 //! The `prose-v1` normalization and its SHA-256 fingerprint.
 //!
 //! Every record, staleness check and prompt keys on these fingerprints, so the
-//! rules here are the contract; README.md states them word for word. The
-//! implementation streams: input is cut into pieces at places where no rule can
-//! look across the cut, so memory stays bounded whatever the file size.
+//! rules here are the contract; README.md states them word for word.
+//!
+//! The rules are defined as a fixed point (steps 2 to 4 repeated until the
+//! text stops changing); this module reaches the same text in one pass, in
+//! time proportional to the input and in bounded memory:
+//! - rules 2 and 4 run left to right over a small stack: a decoded reference
+//!   is read again at once (so `&amp;amp;` needs no second pass), and a
+//!   reference may only be as long as [`MAX_REFERENCE_BODY`], so nothing
+//!   looks further back than that;
+//! - NFC cannot create a character reference or a zero-width character
+//!   except through three singletons (U+037E, U+1FEF, U+212A, which it maps
+//!   to ASCII `;`, `` ` `` and `K`), so those are mapped first and one NFC
+//!   pass ends the loop;
+//! - text is released to NFC only up to a place NFC cannot look across
+//!   (before an ASCII character, or another character that starts a stable
+//!   segment), and no further back than a reference still open.
+//!
+//! The tests check this pass against a literal implementation of the
+//! fixed-point rules, streamed in tiny pieces, over generated inputs.
 
-use std::borrow::Cow;
 use std::io::Read;
+use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
+use unicode_normalization::char::canonical_combining_class;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
 use crate::text::hex;
@@ -19,6 +36,16 @@ pub const PROSE_V1: &str = "prose-v1";
 /// How many bytes are read from the input at a time.
 const READ_CHUNK: usize = 1 << 20;
 
+/// The longest reference body (between `&` and `;`) rule 2 decodes, in bytes;
+/// a longer one is left as it is. README states the same limit.
+pub const MAX_REFERENCE_BODY: usize = 39;
+
+/// The longest stretch of text that may have to be held whole: a run of
+/// characters that combine with what precedes them (NFC sees it whole), or a
+/// chain of `&`s each of which a later reference could complete. Real prose
+/// holds a few bytes; a longer stretch is refused rather than held in memory.
+pub const MAX_UNSTABLE_RUN: usize = 4 << 20;
+
 /// Characters removed by rule 4.
 const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
@@ -27,6 +54,10 @@ const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '
 pub enum NormalizeError {
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: u64 },
+    #[error(
+        "more than {MAX_UNSTABLE_RUN} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
+    )]
+    UnstableRun { offset: u64 },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -34,9 +65,11 @@ pub enum NormalizeError {
 /// Normalizes a whole text held in memory.
 pub fn normalize(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len());
-    let mut ws = WhitespaceFolder::default();
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-    ws.push(&normalize_piece(text), &mut out);
+    // One read takes the whole text; the next finds its end.
+    normalize_stream_with(text.as_bytes(), text.len() + 1, |b| {
+        out.extend_from_slice(b)
+    })
+    .expect("a str is UTF-8 and reading memory cannot fail");
     String::from_utf8(out).expect("normalization keeps UTF-8 valid")
 }
 
@@ -44,66 +77,80 @@ pub fn normalize(text: &str) -> String {
 /// Returns the number of input bytes read.
 pub fn normalize_stream<R: Read>(
     reader: R,
+    sink: impl FnMut(&[u8]),
+) -> Result<u64, NormalizeError> {
+    normalize_stream_with(reader, READ_CHUNK, sink)
+}
+
+/// [`normalize_stream`] reading `chunk` bytes at a time (small in tests, so
+/// every boundary is crossed).
+fn normalize_stream_with<R: Read>(
+    reader: R,
+    chunk: usize,
     mut sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
-    let mut out: Vec<u8> = Vec::with_capacity(READ_CHUNK * 2);
     let mut ws = WhitespaceFolder::default();
-    for_each_piece(reader, |piece| {
+    let mut out = Vec::new();
+    for_each_released(reader, chunk, |text| {
         out.clear();
-        ws.push(&piece, &mut out);
+        ws.push(&text, &mut out);
         sink(&out);
+        text
     })
 }
 
-/// Rules 1 to 4, piece by piece: validates UTF-8, drops a leading BOM, and
-/// hands each piece, cut where no rule looks across, to `each`.
-fn for_each_piece<R: Read>(
+/// Rules 1 to 4: reads and validates UTF-8, drops a leading BOM, decodes
+/// references and drops zero-width characters, applies NFC, and hands each
+/// finished stretch of text to `each`, which hands back a buffer to reuse.
+fn for_each_released<R: Read>(
     mut reader: R,
-    mut each: impl FnMut(Cow<'_, str>),
+    chunk: usize,
+    mut each: impl FnMut(String) -> String,
 ) -> Result<u64, NormalizeError> {
-    let mut pending: Vec<u8> = Vec::with_capacity(READ_CHUNK * 2);
-    // Byte offset in the input of pending[0], for error messages.
-    let mut pending_offset: u64 = 0;
+    let mut raw: Vec<u8> = Vec::with_capacity(chunk + 4);
+    // Byte offset in the input of raw[0], for error messages.
+    let mut raw_offset: u64 = 0;
     let mut total: u64 = 0;
     let mut at_start = true;
+    let mut decoder = Decoder::default();
+    let mut spare = String::new();
     loop {
-        let old_len = pending.len();
-        pending.resize(old_len + READ_CHUNK, 0);
-        let n = read_full(&mut reader, &mut pending[old_len..])?;
-        pending.truncate(old_len + n);
+        let n = read_more(&mut reader, &mut raw, chunk)?;
         let eof = n == 0;
         total += n as u64;
-        if at_start && (pending.len() >= 3 || eof) {
-            if pending.starts_with(b"\xEF\xBB\xBF") {
-                pending.drain(..3);
-                pending_offset = 3;
+        if at_start && (raw.len() >= 3 || eof) {
+            if raw.starts_with(b"\xEF\xBB\xBF") {
+                raw.drain(..3);
+                raw_offset = 3;
             }
             at_start = false;
         }
         if at_start {
             continue;
         }
-        let valid = match std::str::from_utf8(&pending) {
+        let valid = match std::str::from_utf8(&raw) {
             Ok(s) => s.len(),
             Err(e) if e.error_len().is_none() && !eof => e.valid_up_to(),
             Err(e) => {
                 return Err(NormalizeError::InvalidUtf8 {
-                    offset: pending_offset + e.valid_up_to() as u64,
+                    offset: raw_offset + e.valid_up_to() as u64,
                 });
             }
         };
-        let cut = if eof {
-            valid
-        } else {
-            safe_cut(&pending[..valid])
-        };
-        if cut > 0 {
-            // Checked just above: the prefix up to `valid` is UTF-8 and `cut`
-            // lies on an ASCII byte, so it is a character boundary.
-            let piece = std::str::from_utf8(&pending[..cut]).expect("validated above");
-            each(normalize_piece(piece));
-            pending.drain(..cut);
-            pending_offset += cut as u64;
+        let text = std::str::from_utf8(&raw[..valid]).expect("validated just above");
+        decoder.feed(text);
+        raw.drain(..valid);
+        raw_offset += valid as u64;
+        let settled = decoder.settled(eof);
+        if settled > 0 {
+            let piece = decoder.take(settled, std::mem::take(&mut spare));
+            let piece = match nfc(&piece) {
+                std::borrow::Cow::Borrowed(_) => piece,
+                std::borrow::Cow::Owned(normalized) => normalized,
+            };
+            spare = each(piece);
+        } else if decoder.held() > MAX_UNSTABLE_RUN {
+            return Err(NormalizeError::UnstableRun { offset: raw_offset });
         }
         if eof {
             return Ok(total);
@@ -111,29 +158,261 @@ fn for_each_piece<R: Read>(
     }
 }
 
-/// The `prose-v1` SHA-256 of a reader, as lowercase hex. Rule 5 and the hash
-/// run on a second thread, so a large file takes about the time of the slower
-/// half rather than the sum.
+/// Rule 3 on a stretch that starts and ends where NFC cannot look across:
+/// untouched when it is already NFC (checked on its non-ASCII runs only).
+fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() || !scan_non_ascii(text) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfc().collect())
+    }
+}
+
+/// Rules 2 and 4, left to right, with what is not yet final held back.
+#[derive(Default)]
+struct Decoder {
+    /// Decoded text not yet released.
+    buf: String,
+    /// Index in `buf` of a `&` whose body so far could still become a
+    /// reference.
+    open: Option<usize>,
+    /// Decoded characters waiting to be read again, the next one last.
+    again: Vec<char>,
+}
+
+impl Decoder {
+    /// Reads more text.
+    fn feed(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.open.is_none() {
+                // Nothing is open: copy up to the next byte that may start
+                // something the rules change.
+                let end = i + next_special(&bytes[i..]);
+                self.buf.push_str(&s[i..end]);
+                i = end;
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            let c = s[i..].chars().next().expect("i is a char boundary");
+            i += c.len_utf8();
+            self.again.push(c);
+            while let Some(c) = self.again.pop() {
+                self.step(c);
+            }
+        }
+    }
+
+    /// One character through rules 2 and 4.
+    fn step(&mut self, c: char) {
+        let c = match c {
+            c if ZERO_WIDTH.contains(&c) => return,
+            // NFC maps these singletons to ASCII whatever their context;
+            // mapping them first lets one pass see the references they make.
+            '\u{037E}' => ';',
+            '\u{1FEF}' => '`',
+            '\u{212A}' => 'K',
+            c => c,
+        };
+        self.buf.push(c);
+        let Some(amp) = self.open else {
+            if c == '&' {
+                self.open = Some(self.buf.len() - 1);
+            }
+            return;
+        };
+        let body_len = self.buf.len() - amp - 2;
+        match c {
+            '&' => self.open = Some(self.buf.len() - 1),
+            ';' => match decode_reference(&self.buf[amp + 1..self.buf.len() - 1]) {
+                Some(decoded) => {
+                    self.buf.truncate(amp);
+                    self.again.extend(decoded.chars().rev());
+                    self.open = self.reopen();
+                }
+                None => self.open = None,
+            },
+            c if body_len < MAX_REFERENCE_BODY
+                && (c.is_ascii_alphanumeric() || (c == '#' && body_len == 0)) => {}
+            _ => self.open = None,
+        }
+    }
+
+    /// After a reference was replaced: the `&` before it that is open again,
+    /// if any (only the last `&` can be, and only within the length limit).
+    fn reopen(&self) -> Option<usize> {
+        revivable(self.buf.as_bytes(), self.buf.len())
+    }
+
+    /// Where the text that may still change starts: at the first `&` of the
+    /// chain that replacing the open reference could reopen, one after the
+    /// other; the whole buffer when nothing is open.
+    fn unsettled_from(&self) -> usize {
+        let Some(mut start) = self.open else {
+            return self.buf.len();
+        };
+        while let Some(before) = revivable(self.buf.as_bytes(), start) {
+            start = before;
+        }
+        start
+    }
+
+    /// Bytes held back.
+    fn held(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// How much of the held text can no longer change: all of it at the end
+    /// of input; otherwise up to the last place before the unsettled part
+    /// where NFC cannot look across.
+    fn settled(&self, eof: bool) -> usize {
+        if eof {
+            self.buf.len()
+        } else {
+            last_stable_start(&self.buf[..self.unsettled_from()])
+        }
+    }
+
+    /// Hands on the first `n` bytes without copying them: the held buffer
+    /// becomes the piece, and `spare` takes what stays held.
+    fn take(&mut self, n: usize, mut spare: String) -> String {
+        spare.clear();
+        spare.push_str(&self.buf[n..]);
+        let mut piece = std::mem::replace(&mut self.buf, spare);
+        piece.truncate(n);
+        // At the end everything is handed on, an open reference included.
+        self.open = self.open.and_then(|a| a.checked_sub(n));
+        piece
+    }
+}
+
+/// The `&` that text ending at `end` leaves open: the last one within the
+/// reference length limit, when its body up to `end` could still become a
+/// reference.
+fn revivable(bytes: &[u8], end: usize) -> Option<usize> {
+    let from = end.saturating_sub(MAX_REFERENCE_BODY + 1);
+    let amp = from + bytes[from..end].iter().rposition(|&b| b == b'&')?;
+    let open = bytes[amp + 1..end]
+        .iter()
+        .enumerate()
+        .all(|(k, &b)| b.is_ascii_alphanumeric() || (b == b'#' && k == 0));
+    open.then_some(amp)
+}
+
+/// Index of the first byte that may start something rules 2 and 4 change:
+/// `&`, or the lead byte of a zero-width character or of one of the three
+/// singletons (bytes 0xCD, 0xE1, 0xE2, 0xEF); the length when there is none.
+fn next_special(bytes: &[u8]) -> usize {
+    let a = memchr::memchr3(b'&', 0xE2, 0xEF, bytes).unwrap_or(bytes.len());
+    memchr::memchr2(0xCD, 0xE1, &bytes[..a]).unwrap_or(a)
+}
+
+/// The start of the last character of `text` before which NFC cannot look
+/// back (ASCII, or canonical combining class 0 and NFC quick check Yes);
+/// 0 when there is none after the start.
+fn last_stable_start(text: &str) -> usize {
+    for (i, c) in text.char_indices().rev() {
+        if i == 0 {
+            break;
+        }
+        if c.is_ascii()
+            || (canonical_combining_class(c) == 0
+                && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes)
+        {
+            return i;
+        }
+    }
+    0
+}
+
+/// The characters a named reference stands for, from the HTML standard's
+/// complete table (`&fjlig;` is "fj", two code points).
+fn named_references() -> &'static std::collections::HashMap<&'static str, &'static str> {
+    static TABLE: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        entities::ENTITIES
+            .iter()
+            .filter_map(|e| {
+                let name = e.entity.strip_prefix('&')?.strip_suffix(';')?;
+                Some((name, e.characters))
+            })
+            .collect()
+    })
+}
+
+/// Rule 2 for one reference body (between `&` and `;`): the characters it
+/// stands for, or None when it is not a reference to a character (the text
+/// then stays as it is). Numeric references follow the HTML standard's
+/// parse: any number of digits, a value that is a Unicode scalar, and no C0
+/// control other than tab, line feed, form feed and carriage return.
+fn decode_reference(body: &str) -> Option<std::borrow::Cow<'static, str>> {
+    if body.is_empty() || body.len() > MAX_REFERENCE_BODY {
+        return None;
+    }
+    let number = match body.as_bytes() {
+        [b'#', b'x' | b'X', hex @ ..] => {
+            if hex.is_empty() || !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            u32::from_str_radix(&body[2..], 16).ok()?
+        }
+        [b'#', dec @ ..] => {
+            if dec.is_empty() || !dec.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            body[1..].parse::<u32>().ok()?
+        }
+        name => {
+            if !name.iter().all(u8::is_ascii_alphanumeric) {
+                return None;
+            }
+            return named_references()
+                .get(body)
+                .map(|s| std::borrow::Cow::Borrowed(*s));
+        }
+    };
+    let c = char::from_u32(number)?;
+    match c {
+        '\t' | '\n' | '\u{000C}' | '\r' => {}
+        '\0'..='\u{001F}' => return None,
+        _ => {}
+    }
+    Some(std::borrow::Cow::Owned(c.to_string()))
+}
+
+/// The `prose-v1` SHA-256 of a reader, as lowercase hex. The hash runs on a
+/// second thread, so a large file takes about the time of the slower half
+/// rather than the sum.
 pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<String>(2);
+    // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
+    // balances the two. Pieces go over as bytes and their buffers come back
+    // empty, so the same few buffers serve the whole file.
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<String>();
     std::thread::scope(|scope| {
         let hashing = scope.spawn(move || {
             let mut hasher = Sha256::new();
             let mut ws = WhitespaceFolder::default();
-            let mut out = Vec::with_capacity(READ_CHUNK * 2);
-            for piece in rx {
+            let mut out = Vec::new();
+            for mut piece in full_rx {
                 out.clear();
-                ws.push(&piece, &mut out);
+                let text = std::str::from_utf8(&piece).expect("sent from a str");
+                ws.push(text, &mut out);
                 hasher.update(&out);
+                piece.clear();
+                let _ = empty_tx.send(String::from_utf8(piece).expect("cleared"));
             }
             hex(&hasher.finalize())
         });
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
-        let read = for_each_piece(reader, |piece| {
-            let _ = tx.send(piece.into_owned());
+        let read = for_each_released(reader, READ_CHUNK, |text| {
+            let _ = full_tx.send(text.into_bytes());
+            empty_rx.try_recv().unwrap_or_default()
         });
-        drop(tx);
+        drop(full_tx);
         let digest = hashing.join().expect("the hashing thread does not panic");
         read.map(|_| digest)
     })
@@ -157,121 +436,17 @@ pub fn sha256_reader<R: Read>(mut reader: R) -> std::io::Result<String> {
     }
 }
 
-fn read_full<R: Read>(reader: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match reader.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
+/// Appends up to `chunk` bytes from `reader` to `buf` (fewer only at the
+/// end of input); returns how many.
+fn read_more<R: Read>(reader: &mut R, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize> {
+    reader.take(chunk as u64).read_to_end(buf)
 }
 
-/// Where the valid prefix `text` may be cut so that no rule looks across the
-/// cut: just before an ASCII byte that cannot belong to a character reference
-/// (references use only `&`, `#`, `;` and ASCII letters and digits). ASCII
-/// characters never combine with what precedes them under NFC, and a zero-width
-/// character removed next to the cut cannot join a reference across it.
-/// Returns 0 when no such place exists yet (the caller reads more).
-fn safe_cut(text: &[u8]) -> usize {
-    const LOOK_BACK: usize = 1 << 16;
-    let start = text.len().saturating_sub(LOOK_BACK);
-    let found = text[start..]
-        .iter()
-        .rposition(|&b| b.is_ascii() && !(b.is_ascii_alphanumeric() || b"&#;".contains(&b)));
-    match found {
-        Some(i) if start + i > 0 => start + i,
-        // A pathological run with no space or punctuation: wait for more input
-        // up to a bound, then cut before any ASCII byte so memory stays bounded.
-        _ if text.len() > 8 * READ_CHUNK => text.iter().rposition(|b| b.is_ascii()).unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// Rules 2 to 4 on one piece, repeated until the piece stops changing so that
-/// normalizing twice gives the same text as normalizing once.
-fn normalize_piece(piece: &str) -> Cow<'_, str> {
-    let mut text: Cow<'_, str> = Cow::Borrowed(piece);
-    loop {
-        let mut changed = false;
-        if let Some(decoded) = decode_references(&text) {
-            text = Cow::Owned(decoded);
-            changed = true;
-        }
-        if !text.is_ascii() {
-            let (needs_nfc, has_zero_width) = scan_non_ascii(&text);
-            if needs_nfc {
-                let nfc: String = text.nfc().collect();
-                if nfc != text {
-                    text = Cow::Owned(nfc);
-                    changed = true;
-                }
-            }
-            if has_zero_width {
-                text = Cow::Owned(text.chars().filter(|c| !ZERO_WIDTH.contains(c)).collect());
-                changed = true;
-            }
-        }
-        if !changed {
-            return text;
-        }
-    }
-}
-
-/// Rule 2: replaces each character reference (`&name;`, `&#digits;`,
-/// `&#xhex;`) that names a character; anything else stays as it is. Returns
-/// `None` when nothing was replaced.
-fn decode_references(text: &str) -> Option<String> {
+/// Whether NFC might change `text`, looking only at its non-ASCII runs
+/// (ASCII is already NFC).
+fn scan_non_ascii(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let mut out: Option<String> = None;
-    let mut copied = 0;
-    let mut from = 0;
-    while let Some(rel) = memchr::memchr(b'&', &bytes[from..]) {
-        let amp = from + rel;
-        from = amp + 1;
-        let Some(len) = reference_len(&bytes[amp..]) else {
-            continue;
-        };
-        let token = &text[amp..amp + len];
-        let decoded = html_escape::decode_html_entities(token);
-        if decoded == token {
-            continue;
-        }
-        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
-        o.push_str(&text[copied..amp]);
-        o.push_str(&decoded);
-        copied = amp + len;
-        from = copied;
-    }
-    out.map(|mut o| {
-        o.push_str(&text[copied..]);
-        o
-    })
-}
-
-/// Length of the reference-shaped token at the start of `s` (which starts with
-/// `&`), through its `;`, if it has that shape.
-fn reference_len(s: &[u8]) -> Option<usize> {
-    const MAX: usize = 40;
-    let body = s.iter().skip(1).take(MAX).position(|&b| b == b';')?;
-    let name = &s[1..1 + body];
-    let ok = match name {
-        [b'#', b'x' | b'X', hex @ ..] => !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit),
-        [b'#', dec @ ..] => !dec.is_empty() && dec.iter().all(u8::is_ascii_digit),
-        _ => !name.is_empty() && name.iter().all(u8::is_ascii_alphanumeric),
-    };
-    ok.then_some(body + 2)
-}
-
-/// Looks only at the non-ASCII runs of `text` (ASCII is already NFC and has no
-/// zero-width characters): whether NFC might change it, and whether it holds a
-/// character rule 4 removes.
-fn scan_non_ascii(text: &str) -> (bool, bool) {
-    let bytes = text.as_bytes();
-    let (mut needs_nfc, mut has_zero_width) = (false, false);
+    let mut needs_nfc = false;
     let mut i = 0;
     while i < bytes.len() {
         match next_non_ascii(&bytes[i..]) {
@@ -283,14 +458,13 @@ fn scan_non_ascii(text: &str) -> (bool, bool) {
             .position(|&b| b < 0x80)
             .map_or(bytes.len(), |rel| i + rel);
         let run = &text[i..end];
-        has_zero_width |= run.contains(ZERO_WIDTH);
         needs_nfc |= is_nfc_quick(run.chars()) != IsNormalized::Yes;
-        if needs_nfc && has_zero_width {
+        if needs_nfc {
             break;
         }
         i = end;
     }
-    (needs_nfc, has_zero_width)
+    needs_nfc
 }
 
 /// Index of the first non-ASCII byte, checking 16 bytes at a time.
@@ -313,6 +487,34 @@ struct WhitespaceFolder {
     space_pending: bool,
 }
 
+/// The length of the plain prefix of `bytes`, eight bytes at a time: ASCII,
+/// no control character, and no two spaces in a row (counting a space
+/// already pending before it). Stops at the first block that is not plain.
+fn plain_prefix(bytes: &[u8], space_before: bool) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let mut prev_space = space_before;
+    let mut n = 0;
+    for block in bytes.chunks_exact(8) {
+        let w = u64::from_le_bytes(block.try_into().expect("eight bytes"));
+        // A byte at or above 0x80, or below 0x20 (all bytes are below 0x80
+        // once the first test passed, so the borrow trick is exact).
+        if w & HI != 0 || w.wrapping_sub(0x20 * LO) & !w & HI != 0 {
+            break;
+        }
+        // Bit 7 of each byte that is a space.
+        let x = w ^ (0x20 * LO);
+        let spaces = !(((x & LOW7).wrapping_add(LOW7)) | x) & HI;
+        if spaces & (spaces >> 8) != 0 || (prev_space && spaces & 0x80 != 0) {
+            break;
+        }
+        prev_space = spaces >> 63 != 0;
+        n += 8;
+    }
+    n
+}
+
 /// The ASCII members of Unicode's White_Space property.
 fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
@@ -321,19 +523,40 @@ fn is_ascii_space(b: u8) -> bool {
 impl WhitespaceFolder {
     fn push(&mut self, text: &str, out: &mut Vec<u8>) {
         let bytes = text.as_bytes();
+        out.reserve(bytes.len() + 1);
         let mut i = 0;
         while i < bytes.len() {
-            let start = i;
-            while i < bytes.len() && bytes[i] < 0x80 && !is_ascii_space(bytes[i]) {
-                i += 1;
+            // Fast path: a stretch of ASCII whose only white space is single
+            // spaces is copied whole (a leading or trailing space only sets
+            // the pending space).
+            let end = i + plain_prefix(&bytes[i..], self.space_pending);
+            if end > i {
+                let mut run = &bytes[i..end];
+                if run[0] == b' ' {
+                    self.space_pending = true;
+                    run = &run[1..];
+                }
+                let trailing = run.last() == Some(&b' ');
+                if trailing {
+                    run = &run[..run.len() - 1];
+                }
+                if !run.is_empty() {
+                    self.emit_pending(out);
+                    out.extend_from_slice(run);
+                }
+                self.space_pending |= trailing;
+                i = end;
+                continue;
             }
-            if i > start {
-                self.emit_pending(out);
-                out.extend_from_slice(&bytes[start..i]);
-            }
-            let Some(&b) = bytes.get(i) else { break };
+            // Slow path: one character.
+            let b = bytes[i];
             if b < 0x80 {
-                self.space_pending = true;
+                if is_ascii_space(b) {
+                    self.space_pending = true;
+                } else {
+                    self.emit_pending(out);
+                    out.push(b);
+                }
                 i += 1;
                 continue;
             }
@@ -444,6 +667,162 @@ mod tests {
         assert_eq!(String::from_utf8(streamed).unwrap(), normalize(&text));
     }
 
+    /// The rules as README states them, implemented literally: steps 2 to 4
+    /// repeated over the whole text until it stops changing, then step 5. The
+    /// one-pass streaming implementation must agree with it on every input.
+    fn fixed_point(text: &str) -> String {
+        fn decode_all(text: &str) -> String {
+            let bytes = text.as_bytes();
+            let mut out = String::new();
+            let (mut copied, mut at) = (0, 0);
+            while let Some(rel) = bytes[at..].iter().position(|&b| b == b'&') {
+                let amp = at + rel;
+                at = amp + 1;
+                let window = &bytes[amp + 1..bytes.len().min(amp + 2 + MAX_REFERENCE_BODY)];
+                let Some(semi) = window.iter().position(|&b| b == b';') else {
+                    continue;
+                };
+                let Some(decoded) = decode_reference(&text[amp + 1..amp + 1 + semi]) else {
+                    continue;
+                };
+                out.push_str(&text[copied..amp]);
+                out.push_str(&decoded);
+                copied = amp + 2 + semi;
+                at = copied;
+            }
+            out.push_str(&text[copied..]);
+            out
+        }
+        let mut t = text.strip_prefix('\u{FEFF}').unwrap_or(text).to_string();
+        loop {
+            let next: String = decode_all(&t).nfc().collect();
+            let next: String = next.chars().filter(|c| !ZERO_WIDTH.contains(c)).collect();
+            if next == t {
+                break;
+            }
+            t = next;
+        }
+        t.split(char::is_whitespace)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn streamed(text: &str, chunk: usize) -> String {
+        let mut out = Vec::new();
+        normalize_stream_with(text.as_bytes(), chunk, |b| out.extend_from_slice(b)).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Pieces that interact under the rules: reference parts, references that
+    /// decode to reference parts, zero-width characters, combining marks,
+    /// the singletons NFC maps to ASCII, starters that compose, white space.
+    const PIECES: &[&str] = &[
+        "&", "amp", ";", "#", "x", "1", "3", "8", "a", "m", "p", "lt", "fjlig", "nvlt", "e", "K",
+        "\u{0301}", "\u{0308}", "\u{0323}", "\u{200B}", "\u{200D}", "\u{FEFF}", "\u{037E}",
+        "\u{212A}", "\u{1FEF}", " ", "\n", "\u{00A0}", "\u{00E9}", "#38", "#x26", "#59", "#x200B",
+        "#769", "#12354", "\u{0B47}", "\u{0B3E}", "\u{1100}", "\u{1161}", "\u{11A8}", "&amp;",
+        "&#38;", "rsquo", "&#0;", "#1114112",
+    ];
+
+    fn pieces() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..80).prop_map(|v| v.concat())
+    }
+
+    #[test]
+    fn the_one_pass_equals_the_fixed_point_on_known_hard_cases() {
+        for text in [
+            "&amp;amp;amp;lt;",
+            "&a&#109;p;",
+            "&am\u{200B}p;x",
+            "&amp\u{037E}",
+            "&#38;#38;#38;#59;",
+            "e&#769;&#x200B;\u{0301}",
+            "&&amp;amp;",
+            "&a&amp;;",
+            "\u{212A}&#x4B;&#8490;",
+            "\u{1100}&#x200D;\u{1161}\u{11A8}",
+            "&fjlig;ord &nvlt; &NotEqualTilde; &ThickSpace;",
+        ] {
+            let want = fixed_point(text);
+            assert_eq!(normalize(text), want, "{text:?}");
+            for chunk in 1..8 {
+                assert_eq!(streamed(text, chunk), want, "{text:?} in pieces of {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_references_unwind_in_one_pass() {
+        let text = format!("&{}lt;", "amp;".repeat(10_000));
+        assert_eq!(normalize(&text), "<");
+    }
+
+    #[test]
+    fn every_two_code_point_reference_decodes_to_both() {
+        let doubles: Vec<&entities::Entity> = entities::ENTITIES
+            .iter()
+            .filter(|e| e.entity.ends_with(';'))
+            .filter(|e| matches!(e.codepoints, entities::Codepoints::Double(..)))
+            .collect();
+        assert_eq!(doubles.len(), 93, "the HTML standard has 93");
+        for e in doubles {
+            let first = e.characters.chars().next().unwrap().to_string();
+            let got = normalize(&format!("x{}y", e.entity));
+            assert_eq!(
+                got,
+                normalize(&format!("x{}y", e.characters)),
+                "{}",
+                e.entity
+            );
+            // Two white-space characters fold into one space anyway.
+            if !e.characters.chars().all(char::is_whitespace) {
+                assert_ne!(
+                    got,
+                    normalize(&format!("x{first}y")),
+                    "{} kept both",
+                    e.entity
+                );
+            }
+        }
+        assert_ne!(fp("&fjlig;ord"), fp("ford"));
+        assert_eq!(fp("&fjlig;ord"), fp("fjord"));
+    }
+
+    #[test]
+    fn references_longer_than_the_limit_stay_as_they_are() {
+        // The body is `#`, then zeros, then `65`: 39 bytes decode, 40 do not.
+        let at_limit = format!("&#{}65;", "0".repeat(MAX_REFERENCE_BODY - 3));
+        assert_eq!(normalize(&at_limit), "A");
+        let over = format!("&#{}65;", "0".repeat(MAX_REFERENCE_BODY - 2));
+        assert_eq!(normalize(&over), over);
+        assert_eq!(streamed(&over, 3), over);
+    }
+
+    #[test]
+    fn large_inputs_without_a_space_stream_like_they_normalize() {
+        // No space or punctuation anywhere: the old streaming cut inside a
+        // reference once 8 MiB had gone by. Small pieces cross every boundary.
+        let text = "&#12354;".repeat(40_000);
+        let want = "\u{3042}".repeat(40_000);
+        assert_eq!(normalize(&text), want);
+        for chunk in [5, 7, 4096] {
+            assert_eq!(streamed(&text, chunk), want, "pieces of {chunk}");
+        }
+        let accents = "e\u{0301}".repeat(50_000);
+        assert_eq!(streamed(&accents, 3), "\u{00E9}".repeat(50_000));
+    }
+
+    #[test]
+    fn an_endless_run_of_combining_marks_is_refused_not_held() {
+        let marks = "\u{0301}".repeat(MAX_UNSTABLE_RUN / 2 + 1024);
+        let err = normalize_stream_with(format!("e{marks}").as_bytes(), 1 << 16, |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("combining characters"), "{err}");
+        assert!(err.contains("cannot be settled"), "{err}");
+    }
+
     proptest! {
         #[test]
         fn normalization_is_idempotent(s in "(\\PC|[ \\t\\r\\n\u{00A0}\u{200B}\u{200D}\u{0301}]|&(amp|rsquo|nbsp|#8217|#x200B);?){0,64}") {
@@ -452,10 +831,22 @@ mod tests {
         }
 
         #[test]
-        fn streaming_equals_in_memory(s in "(\\PC|\\s|&(amp|lt|#233);){0,200}") {
-            let mut streamed = Vec::new();
-            normalize_stream(s.as_bytes(), |b| streamed.extend_from_slice(b)).unwrap();
-            prop_assert_eq!(String::from_utf8(streamed).unwrap(), normalize(&s));
+        fn streaming_equals_in_memory(s in "(\\PC|\\s|&(amp|lt|#233);){0,200}", chunk in 1usize..9) {
+            prop_assert_eq!(streamed(&s, chunk), normalize(&s));
+        }
+
+        #[test]
+        fn white_space_folds_like_split_and_join(s in "([a-z.]{0,9}( |  |\n|\t|\r\n|\u{00A0}|\u{2028})?){0,40}", chunk in 1usize..20) {
+            let want = s.split(char::is_whitespace).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+            prop_assert_eq!(normalize(&s), want.clone());
+            prop_assert_eq!(streamed(&s, chunk), want);
+        }
+
+        #[test]
+        fn one_pass_in_any_pieces_equals_the_fixed_point(s in pieces(), chunk in 1usize..12) {
+            let want = fixed_point(&s);
+            prop_assert_eq!(normalize(&s), want.clone());
+            prop_assert_eq!(streamed(&s, chunk), want);
         }
     }
 }
