@@ -6,8 +6,49 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use clap::builder::{RangedU64ValueParser, TypedValueParser};
+
+use crate::bench::settings::{
+    MAX_BATCH_SIZE, MAX_BATCHES, MAX_COST_MS, MAX_PREFETCH, MAX_REPEAT, MAX_SAMPLE_FLOATS,
+    MAX_TIMER_SLACK_NS, MAX_WORKERS,
+};
 use crate::bench::{ProducerKind, WorkerKind};
 use crate::output::Format;
+
+/// The documented range of every numeric option (README, "Limits"); clap
+/// refuses a value outside it before anything runs.
+fn ranged<T>(lo: u64, hi: u64) -> impl TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+    <T as TryFrom<u64>>::Error: Send + Sync + 'static + std::error::Error + ToString,
+{
+    RangedU64ValueParser::<T>::new().range(lo..=hi)
+}
+
+/// A finite number of milliseconds from 0 to the cost limit.
+fn cost_ms(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || !(0.0..=MAX_COST_MS).contains(&v) {
+        return Err(format!("must be a number from 0 to {MAX_COST_MS}, got {s}"));
+    }
+    Ok(v)
+}
+
+/// Longest time a fetch may be given, in seconds (an hour).
+pub const MAX_FETCH_SECONDS: f64 = 3600.0;
+/// Largest body a fetch may be allowed, in bytes (1 GiB).
+pub const MAX_FETCH_BYTES: u64 = 1 << 30;
+
+/// A number of seconds above 0 and at most an hour.
+fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || v <= 0.0 || v > MAX_FETCH_SECONDS {
+        return Err(format!(
+            "must be a number of seconds above 0 and at most {MAX_FETCH_SECONDS}, got {s}"
+        ));
+    }
+    Ok(v)
+}
 
 /// Parses the command line (exits with clap's usage error on bad arguments).
 pub fn parse() -> Cli {
@@ -222,28 +263,28 @@ pub struct BenchArgs {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "sleep,spin")]
     pub producer: Vec<ProducerArg>,
     /// Per-sample producer cost in milliseconds
-    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true, value_parser = cost_ms)]
     pub cost_ms: f64,
     /// Samples per batch
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = ranged::<usize>(1, MAX_BATCH_SIZE as u64))]
     pub batch_size: usize,
     /// Consumer's CPU work per batch in milliseconds
-    #[arg(long, default_value_t = 8.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 8.0, allow_negative_numbers = true, value_parser = cost_ms)]
     pub consumer_ms: f64,
     /// Worker counts to run
-    #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8")]
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8", value_parser = ranged::<usize>(0, MAX_WORKERS as u64))]
     pub workers: Vec<usize>,
     /// Measured batches per configuration (after the first batch and the warm-up)
-    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES)]
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
     /// Batches to run before measuring
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = ranged::<u64>(0, MAX_BATCHES))]
     pub warmup_batches: u64,
     /// Runs per configuration; rows show medians and the spread of ex/s
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
     pub repeat: usize,
     /// Batches each worker may have outstanding
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = ranged::<usize>(1, MAX_PREFETCH as u64))]
     pub prefetch_factor: usize,
     /// Restrict the whole run to this many CPUs, or `all` for no restriction
     #[arg(long, default_value = "1", value_parser = parse_cpus)]
@@ -258,10 +299,10 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Floats per sample tensor
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = ranged::<usize>(1, MAX_SAMPLE_FLOATS as u64))]
     pub sample_floats: usize,
     /// Timer slack for the run, in ns (the kernel default is 50000)
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(0, MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
     /// Add the columns beyond the chapter's: startup, bound, efficiency, run-queue delay, CPU, verdict
     #[arg(long)]
@@ -279,7 +320,7 @@ pub struct BenchArgs {
     pub chapter: Option<String>,
     /// Fail the run when no batch arrives for MS milliseconds [default: 10 s
     /// plus four times the slowest expected batch]
-    #[arg(long, hide = true, value_name = "MS")]
+    #[arg(long, hide = true, value_name = "MS", value_parser = ranged::<u64>(1, 86_400_000))]
     pub watchdog_ms: Option<u64>,
     /// Test aid: slow batch INDEX down by MS milliseconds
     #[arg(long, hide = true, value_parser = parse_delay, value_name = "INDEX:MS")]
@@ -298,19 +339,20 @@ fn parse_cpus(s: &str) -> Result<Cpus, String> {
         return Ok(Cpus::All);
     }
     match s.parse::<usize>() {
-        Ok(0) | Err(_) => Err(format!(
-            "expected a number of CPUs (1 or more) or `all`, got '{s}'"
+        Ok(n @ 1..=4096) => Ok(Cpus::Count(n)),
+        _ => Err(format!(
+            "expected a number of CPUs from 1 to 4096, or `all`, got '{s}'"
         )),
-        Ok(n) => Ok(Cpus::Count(n)),
     }
 }
 
 fn parse_delay(s: &str) -> Result<(u64, u64), String> {
     let (i, ms) = s.split_once(':').ok_or("expected INDEX:MS")?;
-    Ok((
-        i.parse().map_err(|_| "bad INDEX")?,
-        ms.parse().map_err(|_| "bad MS")?,
-    ))
+    let ms: u64 = ms.parse().map_err(|_| "bad MS")?;
+    if ms > 600_000 {
+        return Err("MS must be at most 600000".into());
+    }
+    Ok((i.parse().map_err(|_| "bad INDEX")?, ms))
 }
 
 #[derive(Debug, Args)]
@@ -413,10 +455,10 @@ pub struct ReproduceArgs {
     #[arg(default_value = "06")]
     pub chapter: String,
     /// Measured batches per configuration
-    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES)]
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
     /// Runs per configuration (medians are compared)
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
     pub repeat: usize,
     /// Workers as OS processes (as the chapter) or threads
     #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
@@ -443,7 +485,7 @@ pub struct PromptArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Quote this many characters of the chapter, then cut at the end of a word
-    #[arg(long, value_name = "N", default_value_t = crate::render::DEFAULT_EXCERPT_CHARS)]
+    #[arg(long, value_name = "N", default_value_t = crate::render::DEFAULT_EXCERPT_CHARS, value_parser = ranged::<usize>(0, 100_000_000))]
     pub excerpt_chars: usize,
     /// Folder whose templates override the embedded ones, file by file
     #[arg(long, value_name = "DIR")]
@@ -473,12 +515,12 @@ pub struct FetchArgs {
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// Seconds to wait for the connection
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
     pub connect_timeout: f64,
-    /// Seconds the whole request may take
-    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    /// Seconds the whole request may take, body included
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = seconds)]
     pub timeout: f64,
     /// Largest body accepted, in bytes
-    #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES)]
+    #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES, value_parser = ranged::<u64>(1, MAX_FETCH_BYTES))]
     pub max_bytes: u64,
 }

@@ -82,10 +82,12 @@ pub enum Knob {
     ConsumerMs,
     Workers,
     Batches,
+    WarmupBatches,
     Repeat,
     PrefetchFactor,
     Cpus,
     SampleFloats,
+    TimerSlackNs,
 }
 
 /// A knob whose value cannot run. `problem` reads on from the knob's name:

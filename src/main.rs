@@ -9,9 +9,13 @@ use research_companion::error::{EXIT_ERROR, EXIT_INTERRUPTED, Error};
 
 fn main() -> ExitCode {
     // A benchmark worker process: no argument parsing, no project lookup.
-    let mut args = std::env::args();
-    if args.nth(1).as_deref() == Some(WORKER_SUBCOMMAND) {
-        let spec = args.next().unwrap_or_default();
+    // (args_os: an argument that is not UTF-8 is clap's to refuse, not a panic.)
+    let mut args = std::env::args_os();
+    if args.nth(1).is_some_and(|a| a == WORKER_SUBCOMMAND) {
+        let spec = args
+            .next()
+            .and_then(|s| s.into_string().ok())
+            .unwrap_or_default();
         return match worker_main(&spec) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

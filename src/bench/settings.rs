@@ -18,6 +18,21 @@ pub const MAX_WORKERS: usize = 256;
 
 /// Upper bound on a per-sample or per-batch cost, in ms.
 pub const MAX_COST_MS: f64 = 60_000.0;
+/// Upper bound on samples per batch.
+pub const MAX_BATCH_SIZE: usize = 65_536;
+/// Upper bound on floats per sample.
+pub const MAX_SAMPLE_FLOATS: usize = 1 << 20;
+/// Upper bound on the floats of one batch (batch size x floats per sample):
+/// 64 MiB of data.
+pub const MAX_BATCH_FLOATS: usize = 1 << 24;
+/// Upper bound on measured (and on warm-up) batches per configuration.
+pub const MAX_BATCHES: u64 = 1_000_000;
+/// Upper bound on runs per configuration.
+pub const MAX_REPEAT: usize = 100;
+/// Upper bound on batches each worker may have outstanding.
+pub const MAX_PREFETCH: usize = 64;
+/// Upper bound on the timer slack, in ns (one second).
+pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
 
 /// A whole benchmark: every producer against every worker count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,15 +114,48 @@ impl Settings {
                 ));
             }
         }
-        let at_least_one = [
-            (BatchSize, self.batch_size as u64),
-            (PrefetchFactor, self.prefetch_factor as u64),
-            (Batches, self.batches),
-            (Repeat, self.repeat as u64),
-            (SampleFloats, self.sample_floats as u64),
+        let ranges: [(Knob, u64, u64, u64); 7] = [
+            (BatchSize, self.batch_size as u64, 1, MAX_BATCH_SIZE as u64),
+            (
+                PrefetchFactor,
+                self.prefetch_factor as u64,
+                1,
+                MAX_PREFETCH as u64,
+            ),
+            (Batches, self.batches, 1, MAX_BATCHES),
+            (WarmupBatches, self.warmup_batches, 0, MAX_BATCHES),
+            (Repeat, self.repeat as u64, 1, MAX_REPEAT as u64),
+            (
+                SampleFloats,
+                self.sample_floats as u64,
+                1,
+                MAX_SAMPLE_FLOATS as u64,
+            ),
+            (TimerSlackNs, self.timer_slack_ns, 0, MAX_TIMER_SLACK_NS),
         ];
-        if let Some((knob, _)) = at_least_one.iter().find(|(_, v)| *v == 0) {
-            return Err(SettingsError::new(*knob, "must be at least 1, got 0"));
+        for (knob, value, lo, hi) in ranges {
+            if value < lo {
+                return Err(SettingsError::new(
+                    knob,
+                    format!("must be at least {lo}, got {value}"),
+                ));
+            }
+            if value > hi {
+                return Err(SettingsError::new(
+                    knob,
+                    format!("must be at most {hi}, got {value}"),
+                ));
+            }
+        }
+        let floats = self.batch_size * self.sample_floats;
+        if floats > MAX_BATCH_FLOATS {
+            return Err(SettingsError::new(
+                SampleFloats,
+                format!(
+                    "times the batch size must be at most {MAX_BATCH_FLOATS} floats per batch, got {} x {}",
+                    self.sample_floats, self.batch_size
+                ),
+            ));
         }
         if self.workers.is_empty() {
             return Err(SettingsError::new(

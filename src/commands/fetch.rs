@@ -9,22 +9,14 @@ use crate::cli::FetchArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::output::Out;
 
-fn seconds(flag: &str, s: f64) -> Result<Duration> {
-    if !s.is_finite() || s <= 0.0 {
-        return Err(Error::Usage(format!(
-            "{flag} must be a positive number of seconds, got {s}"
-        )));
-    }
-    Ok(Duration::from_secs_f64(s))
-}
-
 /// `fetch`
 pub fn run(out: &mut Out, project: &Project, args: FetchArgs) -> Result<Outcome> {
     let chapter = project.chapter(&args.chapter)?;
     let opts = FetchOptions {
         url: args.url.clone(),
-        connect_timeout: seconds("--connect-timeout", args.connect_timeout)?,
-        timeout: seconds("--timeout", args.timeout)?,
+        // clap checked both: above 0 and at most an hour.
+        connect_timeout: Duration::from_secs_f64(args.connect_timeout),
+        timeout: Duration::from_secs_f64(args.timeout),
         max_bytes: args.max_bytes,
     };
     let fetched = fetch::fetch(project, &chapter, &opts).map_err(|e| match e {

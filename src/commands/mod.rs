@@ -75,6 +75,8 @@ fn knob_flag(knob: Knob) -> &'static str {
         Knob::ConsumerMs => "--consumer-ms",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
+        Knob::WarmupBatches => "--warmup-batches",
+        Knob::TimerSlackNs => "--timer-slack-ns",
         Knob::Repeat => "--repeat",
         Knob::PrefetchFactor => "--prefetch-factor",
         Knob::Cpus => "--cpus",

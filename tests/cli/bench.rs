@@ -317,31 +317,65 @@ fn bench_exports_markdown_csv_and_json() {
 #[test]
 fn invalid_knobs_are_refused_before_anything_runs() {
     let p = Project::seeded();
+    let not_in = |v: &str, range: &str| format!("': {v} is not in {range}");
     for (args, msg) in [
-        (vec!["--batch-size", "0"], "--batch-size must be at least 1"),
+        (vec!["--batch-size", "0"], not_in("0", "1..=65536")),
+        (vec!["--batch-size", "1e12"], "invalid value '1e12' for '--batch-size".into()),
+        (vec!["--batch-size", "1000000000000"], not_in("1000000000000", "1..=65536")),
+        (vec!["--cost-ms", "-1"], "must be a number from 0 to 60000, got -1".into()),
+        (vec!["--cost-ms", "NaN"], "must be a number from 0 to 60000, got NaN".into()),
+        (vec!["--consumer-ms", "inf"], "must be a number from 0 to 60000, got inf".into()),
+        (vec!["--workers", "0,300"], not_in("300", "0..=256")),
+        (vec!["--prefetch-factor", "0"], not_in("0", "1..=64")),
+        (vec!["--batches", "0"], not_in("0", "1..=1000000")),
+        (vec!["--batches", "1e12"], "invalid value '1e12' for '--batches".into()),
         (
-            vec!["--cost-ms", "-1"],
-            "--cost-ms must be a finite number >= 0",
+            vec!["--batches", "18446744073709551615"],
+            not_in("18446744073709551615", "1..=1000000"),
         ),
         (
-            vec!["--cost-ms", "NaN"],
-            "--cost-ms must be a finite number >= 0",
+            vec!["--batches", "18446744073709551614", "--worker-kind", "thread"],
+            not_in("18446744073709551614", "1..=1000000"),
         ),
-        (vec!["--workers", "0,300"], "--workers must be at most 256"),
         (
-            vec!["--prefetch-factor", "0"],
-            "--prefetch-factor must be at least 1",
+            vec!["--warmup-batches", "18446744073709551615"],
+            not_in("18446744073709551615", "0..=1000000"),
         ),
-        (vec!["--producer", "yield"], "invalid value 'yield'"),
-        (vec!["--cpus", "4096"], "--cpus 4096: this process may use"),
+        (vec!["--sample-floats", "1e12"], "invalid value '1e12' for '--sample-floats".into()),
+        (vec!["--sample-floats", "2000000"], not_in("2000000", "1..=1048576")),
+        (
+            vec!["--sample-floats", "1048576", "--batch-size", "32"],
+            "--sample-floats times the batch size must be at most 16777216 floats per batch, got 1048576 x 32".into(),
+        ),
+        (vec!["--repeat", "1000"], not_in("1000", "1..=100")),
+        (vec!["--timer-slack-ns", "2000000000"], not_in("2000000000", "0..=1000000000")),
+        (vec!["--producer", "yield"], "invalid value 'yield'".into()),
+        (vec!["--cpus", "0"], "expected a number of CPUs from 1 to 4096, or `all`".into()),
+        (vec!["--cpus", "4096"], "--cpus 4096: this process may use".into()),
     ] {
-        p.cmd()
-            .arg("bench")
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg));
+        let out = p.cmd().arg("bench").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stderr(&out);
+        assert!(e.contains(&msg), "{args:?}: {e}");
+        assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
+}
+
+#[test]
+fn an_argument_that_is_not_utf8_is_refused_not_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .arg("chapter")
+        .arg("show")
+        .arg(std::ffi::OsStr::from_bytes(b"\xff\xfe"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("invalid UTF-8"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
 }
 
 /// Children of `pid`, from /proc.

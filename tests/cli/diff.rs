@@ -403,3 +403,25 @@ fn reproduce_runs_the_chapters_preset_compares_and_records() {
         .assert()
         .stdout(predicate::str::contains("experiment"));
 }
+
+#[test]
+fn a_table_header_beyond_the_limits_is_refused_before_reproduce_runs() {
+    let p = Project::seeded();
+    let file = p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("batch=32", "batch=1000000000000");
+    p.write("huge.txt", text);
+    p.cmd()
+        .args(["snapshot", "add", "06", "huge.txt"])
+        .assert()
+        .success();
+    let out = p.cmd().args(["reproduce", "--no-record"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("the chapter's tables: batch_size must be at most 65536, got 1000000000000"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}

@@ -306,3 +306,35 @@ fn every_failure_is_one_clear_line_and_writes_nothing() {
     }
     assert_eq!(p.state(), before);
 }
+
+#[test]
+fn fetch_numbers_out_of_range_are_refused_before_any_request() {
+    let p = Project::seeded();
+    let before = p.state();
+    for (args, msg) in [
+        (
+            vec!["--timeout", "1e30"],
+            "must be a number of seconds above 0 and at most 3600, got 1e30",
+        ),
+        (vec!["--connect-timeout", "1e20"], "got 1e20"),
+        (vec!["--timeout", "0"], "got 0"),
+        (vec!["--timeout", "NaN"], "got NaN"),
+        (
+            vec!["--max-bytes", "18446744073709551615"],
+            "18446744073709551615 is not in 1..=1073741824",
+        ),
+        (vec!["--max-bytes", "0"], "0 is not in 1..=1073741824"),
+    ] {
+        let out = p
+            .cmd()
+            .args(["fetch", "06", "--url", "http://127.0.0.1:9/never"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stderr(&out);
+        assert!(e.contains(msg), "{args:?}: {e}");
+        assert!(!e.contains("panicked"), "{args:?}: {e}");
+    }
+    assert_eq!(p.state(), before);
+}
