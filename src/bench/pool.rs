@@ -3,6 +3,7 @@
 //! Both answer the same three calls, so the engine does not care which it has.
 
 use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
@@ -239,7 +240,12 @@ impl ProcessPool {
             stdouts: Vec::new(),
         };
         for (worker, tasks) in initial.iter().enumerate() {
+            // Each worker gets a process group of its own: a terminal's
+            // Ctrl-C goes to the foreground group, and it is the run's to
+            // handle (stop the workers, exit 130), not the workers' to die of.
+            // PR_SET_PDEATHSIG still ends a worker whose run is gone.
             let mut child = Command::new(exe)
+                .process_group(0)
                 .arg(WORKER_SUBCOMMAND)
                 .arg(&arg)
                 .stdin(Stdio::piped())

@@ -402,10 +402,13 @@ fn alive(pid: u32) -> bool {
         .is_ok_and(|s| !s[s.rfind(')').unwrap()..].starts_with(") Z"))
 }
 
-/// Starts a long benchmark and waits until its workers exist.
+/// Starts a long benchmark, in a process group of its own as a shell runs a
+/// foreground job, and waits until its workers exist.
 fn long_bench(p: &Project, extra: &[&str]) -> (std::process::Child, Vec<u32>) {
+    use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(exe());
-    cmd.current_dir(p.root())
+    cmd.process_group(0)
+        .current_dir(p.root())
         .args([
             "bench",
             "--producer",
@@ -498,6 +501,24 @@ fn ctrl_c_stops_cleanly_and_writes_no_partial_file() {
     let out = wait(child);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(stderr(&out).contains("interrupted"));
+    assert!(!p.path("never.yaml").exists());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn a_terminals_ctrl_c_to_the_whole_group_exits_130() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &["--out", "never.yaml"]);
+    // A terminal sends SIGINT to every process of the foreground group.
+    // SAFETY: kill(2) on the process group of the child we started.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let out = wait(child);
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{e}");
+    assert!(e.contains("interrupted"), "{e}");
+    assert!(!e.contains("killed by signal"), "{e}");
     assert!(!p.path("never.yaml").exists());
     std::thread::sleep(Duration::from_millis(50));
     assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
