@@ -27,21 +27,50 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
-/// Replaces `path` (or creates it) atomically. Used only for manifests the tool
-/// owns, such as chapter.yaml, never for snapshots or records.
+/// Replaces `path` (or creates it) atomically, keeping the mode of the file
+/// it replaces. Used only for manifests the tool owns, such as chapter.yaml,
+/// never for snapshots or records.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = stage(path, bytes)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file()
+            .set_permissions(meta.permissions())
+            .map_err(|e| Error::io(tmp.path(), e))?;
+    }
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     sync_dir(path)
 }
 
+/// Test aid, in debug builds only: writing a file with this name fails as
+/// on a full disk, so tests can check that a failed command leaves the tree
+/// as it found it.
+pub const FAIL_WRITE_ENV: &str = "RESEARCH_COMPANION_FAIL_WRITE";
+
+fn injected_failure(path: &Path) -> std::io::Result<()> {
+    if cfg!(debug_assertions)
+        && let Some(name) = std::env::var_os(FAIL_WRITE_ENV)
+        && path.file_name() == Some(name.as_os_str())
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            "no space left on device (injected)",
+        ));
+    }
+    Ok(())
+}
+
 fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
     let dir = parent(path);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    // Created 0666 less the umask, like any file a program writes (tempfile
+    // alone would make it 0600).
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
+    injected_failure(path).map_err(|e| Error::io(path, e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
     tmp.as_file()
         .sync_all()
@@ -105,6 +134,27 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn new_files_follow_the_umask_and_replaced_ones_keep_their_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let path = dir.path().join("new.txt");
+        write_new(&path, b"x").unwrap();
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let umask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .map(|v| u32::from_str_radix(v.trim(), 8).unwrap())
+            .unwrap();
+        assert_eq!(mode(&path), 0o666 & !umask, "umask {umask:o}");
+        let kept = dir.path().join("kept.yaml");
+        std::fs::write(&kept, b"one").unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+        replace(&kept, b"two").unwrap();
+        assert_eq!(mode(&kept), 0o640);
     }
 
     #[test]

@@ -111,6 +111,21 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
+/// Checks, before anything is written, that `root` is inside a git work tree
+/// a commit can go to.
+pub fn check_can_commit(root: &Path) -> Result<()> {
+    let repo = Repository::discover(root).map_err(|_| {
+        Error::Usage(format!(
+            "cannot commit: {} is not inside a git repository",
+            root.display()
+        ))
+    })?;
+    if repo.workdir().is_none() {
+        return Err(Error::Usage("cannot commit: the repository is bare".into()));
+    }
+    Ok(())
+}
+
 /// Commits `files` (absolute paths inside the repository's work tree) on top
 /// of HEAD, and stages them, leaving anything else staged as it was.
 /// Returns the new commit id.

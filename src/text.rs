@@ -17,6 +17,44 @@ pub fn read_utf8(path: &Path) -> Result<String> {
     })
 }
 
+/// Checks a file the tool is about to read from one of its own folders
+/// (`book-snapshots/`, `records/`, a templates folder): it must be a regular
+/// file (not a FIFO or a device, which would hang or never end) and lie
+/// inside `folder` once links are followed (a link out is refused, so a
+/// snapshot linked to /etc/passwd is never quoted as chapter text).
+pub fn check_owned(path: &Path, folder: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::invalid(
+            path,
+            "not a regular file; refusing to read it",
+        ));
+    }
+    let real = path.canonicalize().map_err(|e| Error::io(path, e))?;
+    let inside = folder
+        .canonicalize()
+        .map(|f| real.starts_with(f))
+        .unwrap_or(false);
+    if !inside {
+        return Err(Error::invalid(
+            path,
+            format!(
+                "leads outside {} (to {}); refusing to read it",
+                folder.display(),
+                real.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// [`read_utf8`] for a file in one of the tool's own folders
+/// ([`check_owned`] first).
+pub fn read_owned(path: &Path, folder: &Path) -> Result<String> {
+    check_owned(path, folder)?;
+    read_utf8(path)
+}
+
 /// The first `n` characters of `s` (all of it when shorter), for short
 /// forms of ids and digests read from files a user may have edited.
 pub fn prefix(s: &str, n: usize) -> &str {

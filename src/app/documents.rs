@@ -31,7 +31,20 @@ pub fn prompt(
     let path = project
         .layout()
         .snapshot_file(&chapter.key, &chapter.manifest.current_snapshot);
-    let text = crate::text::read_utf8(&path)?;
+    let text = crate::text::read_owned(&path, &project.layout().snapshots_root())?;
+    // Quote only the text the manifest vouches for.
+    let current = chapter.manifest.current();
+    let found = crate::chapter::normalize::fingerprint_str(&text);
+    if found != current.fingerprint.value {
+        return Err(crate::error::Error::invalid(
+            &path,
+            format!(
+                "does not match its fingerprint in chapter.yaml ({} found, {} recorded); run `verify`",
+                crate::text::prefix(&found, 12),
+                current.fingerprint.short()
+            ),
+        ));
+    }
     let (records, skipped) = project.records(chapter)?;
     let view = context::prompt(chapter, &text, excerpt_chars, &records);
     Ok(Prompt {

@@ -60,6 +60,7 @@ pub fn experiment(project: &Project, record: Record) -> Result<RecordedRun> {
     let path = project
         .layout()
         .evidence_file(&record.run_id.chapter, &exp.file);
+    crate::text::check_owned(&path, &project.layout().records_root())?;
     let run = BenchRun::load(&path)?;
     Ok(RecordedRun { record, run })
 }

@@ -102,7 +102,7 @@ impl BenchRun {
 impl BenchRun {
     /// Reads a run file and checks its schema.
     pub fn load(path: &Path) -> Result<BenchRun> {
-        let run: BenchRun = yaml_io::read(path)?;
+        let run: BenchRun = yaml_io::read_finite(path)?;
         if run.schema != RUN_SCHEMA {
             return Err(Error::invalid(
                 path,

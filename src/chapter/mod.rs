@@ -137,6 +137,7 @@ impl Registry {
     /// Loads and checks one chapter's manifest.
     pub fn load(&self, key: &ChapterKey) -> Result<Chapter> {
         let path = self.layout.chapter_manifest(key);
+        crate::text::check_owned(&path, &self.layout.snapshots_root())?;
         let manifest: ChapterManifest = yaml_io::read(&path)?;
         manifest.check().map_err(|m| Error::invalid(&path, m))?;
         if manifest.book.id != key.book || manifest.chapter.id != key.chapter {
@@ -250,6 +251,7 @@ pub fn add_snapshot(
         return Ok(AddOutcome::Unchanged(manifest.current().clone()));
     }
     let mut updated = manifest.clone();
+    let mut written = None;
     let outcome = match manifest
         .snapshots
         .iter()
@@ -263,6 +265,7 @@ pub fn add_snapshot(
             let file = Layout::new_snapshot_name(manifest.snapshots.len() + 1, &fingerprint.value);
             let path = layout.snapshot_file(&chapter.key, &file);
             atomic::write_new(&path, new.text.as_bytes())?;
+            written = Some(path);
             let entry = SnapshotEntry {
                 file: file.clone(),
                 fingerprint,
@@ -279,7 +282,14 @@ pub fn add_snapshot(
     if let Some(state) = new.fetch {
         updated.fetch = state;
     }
-    write_manifest(&chapter.manifest_path, &updated)?;
+    if let Err(e) = write_manifest(&chapter.manifest_path, &updated) {
+        // The manifest does not list the new file: take it away again, so a
+        // retry starts from the tree as it was.
+        if let Some(path) = written {
+            let _ = std::fs::remove_file(path);
+        }
+        return Err(e);
+    }
     Ok(outcome)
 }
 
@@ -366,7 +376,8 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
                     Some(format!("{} does not exist", path.display())),
                 )
             } else {
-                match fingerprint_file(&path) {
+                let checked = crate::text::check_owned(&path, &layout.snapshots_root());
+                match checked.and_then(|()| fingerprint_file(&path)) {
                     Ok(fp) if fp == s.fingerprint => (Integrity::Intact, Some(fp.value), None),
                     Ok(fp) => (Integrity::Altered, Some(fp.value), None),
                     Err(e) => (Integrity::Unreadable, None, Some(e.to_string())),

@@ -11,6 +11,11 @@ use crate::output::{Out, warn};
 /// `record`
 pub fn run(out: &mut Out, project: &Project, args: RecordArgs) -> Result<Outcome> {
     let chapter = project.chapter(&args.chapter)?;
+    if args.commit {
+        // Checked first: a record stored and then not committed would leave
+        // the tree changed by a command that failed.
+        crate::provenance::check_can_commit(project.layout().root())?;
+    }
     let notes = RunNotes {
         revision: args.revision.as_deref(),
         note: args.note.as_deref(),

@@ -192,9 +192,14 @@ impl TableSet {
     }
 }
 
+/// Work a metric may do before it is stopped (minijinja's fuel): a metric
+/// is arithmetic over a few cells and uses a few dozen units.
+pub const METRIC_FUEL: u64 = 100_000;
+
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_fuel(Some(METRIC_FUEL));
     env
 }
 
@@ -245,8 +250,8 @@ pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
 /// Reads and checks a claims file against the chapter's published tables:
 /// every metric must evaluate on them. Errors name the file, line and claim.
 pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file: ClaimsFile = yaml_io::from_str(&text, path)?;
+    let text = yaml_io::read_text(path)?;
+    let file: ClaimsFile = yaml_io::from_str_finite(&text, path)?;
     if file.schema != CLAIMS_SCHEMA {
         return Err(Error::invalid(
             path,
@@ -403,5 +408,25 @@ claims:
         );
         let err = load_text(&ONE.replace("location: l", "where: l")).unwrap_err();
         assert!(err.contains("unknown field `where`"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+
+    #[test]
+    fn a_metric_cannot_loop_or_allocate_without_bound() {
+        let set = TableSet::from_published(&crate::testing::chapter06_tables());
+        for metric in [
+            "range(100000) | map('string') | join | length",
+            "(range(100000) | list) | length * 0 + sleep.w8.ex_s",
+            "('x' * 1000000000) | length",
+        ] {
+            let start = std::time::Instant::now();
+            let err = evaluate(metric, &set).unwrap_err();
+            assert!(start.elapsed().as_secs() < 30, "{metric}");
+            assert!(err.contains("ran out of fuel"), "{metric}: {err}");
+        }
     }
 }

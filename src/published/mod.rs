@@ -20,7 +20,7 @@ pub fn read_tables(
     snapshot_file: &str,
 ) -> Result<tables::Parsed> {
     let path = layout.snapshot_file(&chapter.key, snapshot_file);
-    let text = crate::text::read_utf8(&path)?;
+    let text = crate::text::read_owned(&path, &layout.snapshots_root())?;
     Ok(tables::parse(&text))
 }
 
@@ -35,6 +35,17 @@ pub fn read_claims(
     if !path.exists() {
         return Ok(None);
     }
+    crate::text::check_owned(&path, &layout.snapshots_root())?;
     let set = claims::TableSet::from_published(&parsed.tables);
-    claims::load(&path, &set).map(Some)
+    let file = claims::load(&path, &set)?;
+    if file.chapter != chapter.key.to_string() {
+        return Err(crate::error::Error::invalid(
+            &path,
+            format!(
+                "field 'chapter': says '{}', but the file belongs to {}",
+                file.chapter, chapter.key
+            ),
+        ));
+    }
+    Ok(Some(file))
 }

@@ -164,7 +164,8 @@ fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Reco
 }
 
 fn parse_one(layout: &Layout, path: &Path) -> std::result::Result<Record, String> {
-    let record: Record = yaml_io::read(path).map_err(|e| e.to_string())?;
+    crate::text::check_owned(path, &layout.records_root()).map_err(|e| e.to_string())?;
+    let record: Record = yaml_io::read_finite(path).map_err(|e| e.to_string())?;
     if record.schema != super::RECORD_SCHEMA {
         return Err(format!(
             "{}: unknown schema '{}'",

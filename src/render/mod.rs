@@ -32,6 +32,12 @@ pub fn now() -> Result<chrono::DateTime<chrono::Utc>> {
     }
 }
 
+/// Work a template may do before it is stopped (minijinja's fuel: about one
+/// unit per instruction). The shipped templates use well under a percent.
+pub const TEMPLATE_FUEL: u64 = 20_000_000;
+/// The most text a template may produce.
+pub const MAX_RENDERED_BYTES: usize = 16 << 20;
+
 /// The report template's name.
 pub const REPORT_TEMPLATE: &str = "report.md.j2";
 
@@ -68,10 +74,17 @@ impl Templates {
     pub fn new(dir: Option<&Path>) -> Result<Self> {
         let dir: Option<PathBuf> = match dir {
             None => None,
-            Some(d) => Some(d.canonicalize().map_err(|e| Error::io(d, e))?),
+            Some(d) => {
+                let real = d.canonicalize().map_err(|e| Error::io(d, e))?;
+                if !real.is_dir() {
+                    return Err(Error::invalid(d, "not a folder of templates"));
+                }
+                Some(real)
+            }
         };
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_fuel(Some(TEMPLATE_FUEL));
         // Text files end with a newline; keep the template's own.
         env.set_syntax(
             minijinja::syntax::SyntaxConfig::builder()
@@ -101,6 +114,9 @@ impl Templates {
                                 dir.display()
                             )));
                         }
+                        if !real.is_file() {
+                            return Err(refuse(format!("template '{name}' is not a regular file")));
+                        }
                         return std::fs::read_to_string(&real)
                             .map(Some)
                             .map_err(|e| refuse(format!("{name}: {e}")));
@@ -118,9 +134,39 @@ impl Templates {
     /// Renders template `name` with `ctx`.
     pub fn render(&self, name: &str, ctx: impl Serialize) -> Result<String> {
         let template = self.env.get_template(name).map_err(describe)?;
+        let mut out = Bounded(Vec::new());
         template
-            .render(minijinja::Value::from(minijinja::value::Serde(ctx)))
-            .map_err(describe)
+            .render_captured_to(
+                minijinja::Value::from(minijinja::value::Serde(ctx)),
+                &mut out,
+            )
+            .map_err(|e| {
+                if out.0.len() > MAX_RENDERED_BYTES {
+                    Error::Other(format!(
+                        "template {name}: the output passed the {MAX_RENDERED_BYTES}-byte limit"
+                    ))
+                } else {
+                    describe(e)
+                }
+            })?;
+        String::from_utf8(out.0).map_err(|e| Error::Other(format!("template {name}: {e}")))
+    }
+}
+
+/// A writer that refuses to grow past [`MAX_RENDERED_BYTES`].
+struct Bounded(Vec<u8>);
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        if self.0.len() > MAX_RENDERED_BYTES {
+            return Err(std::io::Error::other("output limit"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -7,6 +7,7 @@ mod chapters;
 mod diff;
 mod fetch;
 mod helpers;
+mod hostile;
 mod outputs;
 mod records;
 mod render;
