@@ -55,14 +55,31 @@ fn host_of(url: &str) -> String {
         .unwrap_or_else(|| url.to_string())
 }
 
-/// Performs the request.
+/// Performs the request, all of it (body included) within `req.timeout`:
+/// the client's own timeout bounds each wait, not the whole, so the request
+/// runs on a thread this one stops waiting for at the deadline.
 pub fn get(req: &Request) -> Result<Response> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let owned = req.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(get_within(&owned));
+    });
+    rx.recv_timeout(req.timeout).unwrap_or_else(|_| {
+        Err(Error::Other(format!(
+            "{}: timed out after {} s (the whole request, body included)",
+            crate::text::redact_url(&req.url),
+            req.timeout.as_secs_f64()
+        )))
+    })
+}
+
+fn get_within(req: &Request) -> Result<Response> {
+    let shown = crate::text::redact_url(&req.url);
     let url = reqwest::Url::parse(&req.url)
-        .map_err(|e| Error::Usage(format!("invalid URL '{}': {e}", req.url)))?;
+        .map_err(|e| Error::Usage(format!("invalid URL '{shown}': {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(Error::Usage(format!(
-            "invalid URL '{}': only http and https are fetched",
-            req.url
+            "invalid URL '{shown}': only http and https are fetched"
         )));
     }
     let client = reqwest::blocking::Client::builder()
@@ -79,9 +96,9 @@ pub fn get(req: &Request) -> Result<Response> {
     if let Some(lm) = &req.last_modified {
         builder = builder.header(IF_MODIFIED_SINCE, lm);
     }
-    let response = builder.send().map_err(|e| describe(&e, &req.url, req))?;
+    let response = builder.send().map_err(|e| describe(e, &shown, req))?;
     let status = response.status();
-    let final_url = response.url().to_string();
+    let final_url = crate::text::redact_url(response.url().as_str());
     if status == StatusCode::NOT_MODIFIED {
         return Ok(Response::NotModified);
     }
@@ -135,14 +152,14 @@ pub fn get(req: &Request) -> Result<Response> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let head = text
-        .trim_start()
-        .get(..15)
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if head.starts_with("<!doctype html") || head.starts_with("<html") {
+    if looks_like_markup(&text) {
         return Err(Error::Other(format!(
             "{final_url} sent an HTML page where a plain-text snapshot was expected"
+        )));
+    }
+    if text.trim().is_empty() {
+        return Err(Error::Other(format!(
+            "{final_url} sent an empty body where a snapshot was expected"
         )));
     }
     Ok(Response::Text {
@@ -160,7 +177,41 @@ fn too_big(url: &str, max: u64) -> Error {
     }
 }
 
-fn describe(e: &reqwest::Error, url: &str, req: &Request) -> Error {
+/// Whether a body is markup rather than prose: after a byte-order mark,
+/// white space, comments and an XML declaration, its first element or
+/// doctype decides (`<html>x</html>`, `<!-- c --><html>`, `<head>`), however
+/// short the body.
+pub fn looks_like_markup(text: &str) -> bool {
+    let mut rest = text.trim_start_matches('\u{FEFF}');
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("<!--") {
+            match after.find("-->") {
+                Some(end) => rest = &after[end + 3..],
+                None => return true,
+            }
+        } else if let Some(after) = rest.strip_prefix("<?") {
+            match after.find("?>") {
+                Some(end) => rest = &after[end + 2..],
+                None => return true,
+            }
+        } else {
+            break;
+        }
+    }
+    let mut chars = rest.chars();
+    match (chars.next(), chars.next()) {
+        (Some('<'), Some(c)) if c.is_ascii_alphabetic() => true,
+        (Some('<'), Some('!')) => rest
+            .get(..9)
+            .is_some_and(|h| h.eq_ignore_ascii_case("<!doctype")),
+        _ => false,
+    }
+}
+
+fn describe(e: reqwest::Error, url: &str, req: &Request) -> Error {
+    // reqwest names the URL in its messages, credentials and all.
+    let e = e.without_url();
     let msg = if e.is_redirect() {
         format!("{url}: too many redirects or a redirect loop (more than {MAX_REDIRECTS})")
     } else if e.is_timeout() {
@@ -176,7 +227,7 @@ fn describe(e: &reqwest::Error, url: &str, req: &Request) -> Error {
         )
     } else {
         let mut s = format!("{url}: {e}");
-        let mut source = std::error::Error::source(e);
+        let mut source = std::error::Error::source(&e);
         while let Some(inner) = source {
             s.push_str(&format!(": {inner}"));
             source = inner.source();

@@ -75,7 +75,7 @@ fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error
             let first = names.iter().flatten().next()?.map(str::to_string)?;
             repo.find_remote(&first).ok()
         })
-        .and_then(|r| r.url().ok().map(redact_url));
+        .and_then(|r| r.url().ok().map(crate::text::redact_url));
     Ok(GitProvenance {
         available: true,
         repository: Some(root.display().to_string()),
@@ -89,26 +89,6 @@ fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error
             None
         },
     })
-}
-
-/// Removes any user name, password or token from a remote URL, in both the
-/// `scheme://user:secret@host/path` form (parsed by the `url` crate) and the
-/// scp-like `user@host:path` form, which is not a URL and is handled by hand.
-pub fn redact_url(url: &str) -> String {
-    if let Ok(mut parsed) = url::Url::parse(url)
-        && parsed.has_host()
-    {
-        // Both calls only fail for URLs that cannot have credentials.
-        let _ = parsed.set_username("");
-        let _ = parsed.set_password(None);
-        return parsed.to_string();
-    }
-    // scp-like: user@host:path (no scheme). Only strip when the @ comes
-    // before the first colon, so a path with @ in it is left alone.
-    match (url.find('@'), url.find(':')) {
-        (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
-        _ => url.to_string(),
-    }
 }
 
 /// Checks, before anything is written, that `root` is inside a git work tree
@@ -200,23 +180,26 @@ mod tests {
     #[test]
     fn credentials_are_removed_from_remote_urls() {
         assert_eq!(
-            redact_url("https://user:ghp_secret@github.com/o/r.git"),
+            crate::text::redact_url("https://user:ghp_secret@github.com/o/r.git"),
             "https://github.com/o/r.git"
         );
         assert_eq!(
-            redact_url("https://token@github.com/o/r"),
+            crate::text::redact_url("https://token@github.com/o/r"),
             "https://github.com/o/r"
         );
         assert_eq!(
-            redact_url("ssh://git@example.com:22/o/r"),
+            crate::text::redact_url("ssh://git@example.com:22/o/r"),
             "ssh://example.com:22/o/r"
         );
-        assert_eq!(redact_url("git@github.com:o/r.git"), "github.com:o/r.git");
         assert_eq!(
-            redact_url("https://github.com/o/r"),
+            crate::text::redact_url("git@github.com:o/r.git"),
+            "github.com:o/r.git"
+        );
+        assert_eq!(
+            crate::text::redact_url("https://github.com/o/r"),
             "https://github.com/o/r"
         );
-        assert_eq!(redact_url("/srv/git/r.git"), "/srv/git/r.git");
+        assert_eq!(crate::text::redact_url("/srv/git/r.git"), "/srv/git/r.git");
     }
 
     #[test]

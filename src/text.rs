@@ -81,6 +81,26 @@ pub fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String 
         .join(", ")
 }
 
+/// Removes any user name, password or token from a URL, in both the
+/// `scheme://user:secret@host/path` form (parsed by the `url` crate) and the
+/// scp-like `user@host:path` form, which is not a URL and is handled by hand.
+pub fn redact_url(url: &str) -> String {
+    if let Ok(mut parsed) = url::Url::parse(url)
+        && parsed.has_host()
+    {
+        // Both calls only fail for URLs that cannot have credentials.
+        let _ = parsed.set_username("");
+        let _ = parsed.set_password(None);
+        return parsed.to_string();
+    }
+    // scp-like: user@host:path (no scheme). Only strip when the @ comes
+    // before the first colon, so a path with @ in it is left alone.
+    match (url.find('@'), url.find(':')) {
+        (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
+        _ => url.to_string(),
+    }
+}
+
 /// How a column of an [`aligned`] table is aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

@@ -78,7 +78,9 @@ pub fn add_snapshot(
     let text = crate::text::read_utf8(file)?;
     let new = NewSnapshot {
         text: &text,
-        source: source.unwrap_or_else(|| file.display().to_string()),
+        source: source
+            .map(|s| crate::text::redact_url(&s))
+            .unwrap_or_else(|| file.display().to_string()),
         scope,
         captured_at: chrono::Utc::now(),
         fetch: None,

@@ -47,8 +47,10 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
         .url
         .clone()
         .unwrap_or_else(|| m.chapter.snapshot_url.clone());
+    // Credentials in a URL are used for the request, never stored or shown.
+    let shown = crate::text::redact_url(&url);
     // Validators are only meaningful for the URL that issued them.
-    let same_url = m.fetch.url.as_deref() == Some(url.as_str());
+    let same_url = m.fetch.url.as_deref() == Some(shown.as_str());
     let req = Request {
         url: url.clone(),
         connect_timeout: opts.connect_timeout,
@@ -58,7 +60,7 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
         last_modified: m.fetch.last_modified.clone().filter(|_| same_url),
     };
     let (text, etag, last_modified, final_url) = match fetch::get(&req)? {
-        Response::NotModified => return Ok(Fetched::NotModified { url }),
+        Response::NotModified => return Ok(Fetched::NotModified { url: shown }),
         Response::Text {
             text,
             etag,
@@ -79,7 +81,7 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
         scope: Scope::Complete,
         captured_at: now,
         fetch: Some(FetchState {
-            url: Some(url),
+            url: Some(shown),
             etag,
             last_modified,
             fetched_at: Some(now),

@@ -76,9 +76,10 @@ fn show_text(ch: &Chapter) -> String {
     kv("Chapter number:", &format!("{:02}", c.number));
     kv("Chapter id:", &ch.key_str());
     kv("Stable id:", &c.stable_id);
-    kv("Chapter URL:", &c.url);
-    kv("Research pack:", &c.research_pack_url);
-    kv("Snapshot URL:", &c.snapshot_url);
+    let url = |u: &str| crate::text::redact_url(u);
+    kv("Chapter URL:", &url(&c.url));
+    kv("Research pack:", &url(&c.research_pack_url));
+    kv("Snapshot URL:", &url(&c.snapshot_url));
     kv(
         "Published fingerprint:",
         &format!("{} {}", p.algorithm, p.value),

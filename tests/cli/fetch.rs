@@ -52,6 +52,24 @@ fn serve(mut stream: TcpStream, route: fn(&str, &str) -> Answer, log: &Mutex<Vec
     }
     log.lock().unwrap().push(head.clone());
     let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+    if path == "/drip" {
+        // Headers at once, then one byte a second: only a deadline on the
+        // whole request stops the reader.
+        let _ = stream.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n",
+        );
+        for _ in 0..100 {
+            if stream
+                .write_all(b"x")
+                .and_then(|()| stream.flush())
+                .is_err()
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        return;
+    }
     let (status, headers, body) = route(&path, &head);
     if path == "/slow" {
         std::thread::sleep(Duration::from_secs(3));
@@ -123,6 +141,13 @@ fn route(path: &str, head: &str) -> Answer {
             vec![("Content-Type", "text/plain".into())],
             b"<!DOCTYPE html>\n<html></html>".to_vec(),
         ),
+        "/short-html" => text("<html>x</html>"),
+        "/html-mb" => text(&format!("<html>{}", "\u{e9}".repeat(20))),
+        "/bom-html" => text("\u{feff}<!DOCTYPE html>\n<p>hi</p>"),
+        "/comment-html" => text("<!-- c --><html><p>hi</p></html>"),
+        "/head" => text("  <head><title>t</title></head>"),
+        "/empty" => text(""),
+        "/blank" => text(" \n\t \r\n"),
         "/json" => (
             200,
             vec![("Content-Type", "application/json".into())],
@@ -287,6 +312,26 @@ fn every_failure_is_one_clear_line_and_writes_nothing() {
             "sent application/json, not text".into(),
         ),
         (
+            server.url("/drip"),
+            vec!["--timeout", "2"],
+            "timed out after 2 s (the whole request, body included)".into(),
+        ),
+        (server.url("/empty"), vec![], "sent an empty body".into()),
+        (server.url("/blank"), vec![], "sent an empty body".into()),
+        (
+            server.url("/short-html"),
+            vec![],
+            "sent an HTML page where a plain-text snapshot was expected".into(),
+        ),
+        (server.url("/html-mb"), vec![], "sent an HTML page".into()),
+        (server.url("/bom-html"), vec![], "sent an HTML page".into()),
+        (
+            server.url("/comment-html"),
+            vec![],
+            "sent an HTML page".into(),
+        ),
+        (server.url("/head"), vec![], "sent an HTML page".into()),
+        (
             format!("http://127.0.0.1:{closed}/x"),
             vec![],
             "the host cannot be reached (is the machine offline?)".into(),
@@ -337,4 +382,47 @@ fn fetch_numbers_out_of_range_are_refused_before_any_request() {
         assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
     assert_eq!(p.state(), before);
+}
+
+#[test]
+fn credentials_in_a_url_are_used_but_never_stored_or_shown() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    let with_secret = server
+        .url("/new")
+        .replace("127.0.0.1", "reader:s3cret@127.0.0.1");
+    let out = p
+        .cmd()
+        .args(["fetch", "06", "--url", &with_secret])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("s3cret"), "{}", stdout(&out));
+    let manifest = std::fs::read_to_string(p.chapter_dir().join("chapter.yaml")).unwrap();
+    assert!(!manifest.contains("s3cret"), "{manifest}");
+    assert!(manifest.contains(&server.url("/new")), "{manifest}");
+    // The request carried them.
+    let sent = server
+        .requests
+        .lock()
+        .unwrap()
+        .join("\n")
+        .to_ascii_lowercase();
+    assert!(sent.contains("authorization: basic"), "{sent}");
+    // Nor do errors show them.
+    let missing = server
+        .url("/404")
+        .replace("127.0.0.1", "reader:s3cret@127.0.0.1");
+    let out = p
+        .cmd()
+        .args(["fetch", "06", "--url", &missing])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&server.url("/404")),
+        "{}",
+        stderr(&out)
+    );
 }
