@@ -23,6 +23,13 @@ pub fn read_utf8(path: &Path) -> Result<String> {
 /// inside `folder` once links are followed (a link out is refused, so a
 /// snapshot linked to /etc/passwd is never quoted as chapter text).
 pub fn check_owned(path: &Path, folder: &Path) -> Result<()> {
+    let folder = folder.canonicalize().map_err(|e| Error::io(folder, e))?;
+    check_owned_in(path, &folder)
+}
+
+/// [`check_owned`] with the folder already canonical (for checking many
+/// files of one folder).
+pub fn check_owned_in(path: &Path, folder: &Path) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if !meta.is_file() {
         return Err(Error::invalid(
@@ -30,12 +37,21 @@ pub fn check_owned(path: &Path, folder: &Path) -> Result<()> {
             "not a regular file; refusing to read it",
         ));
     }
-    let real = path.canonicalize().map_err(|e| Error::io(path, e))?;
-    let inside = folder
-        .canonicalize()
-        .map(|f| real.starts_with(f))
-        .unwrap_or(false);
-    if !inside {
+    // A plain file (not a link) under a canonical folder needs no lookup.
+    let is_link = std::fs::symlink_metadata(path)
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(true);
+    let real = if !is_link
+        && path.starts_with(folder)
+        && !path
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+    {
+        path.to_path_buf()
+    } else {
+        path.canonicalize().map_err(|e| Error::io(path, e))?
+    };
+    if !real.starts_with(folder) {
         return Err(Error::invalid(
             path,
             format!(

@@ -141,6 +141,10 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
 
 /// Parses record files on every available core.
 fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Record, String>> {
+    // Every record must be a regular file inside records/; the folder is
+    // looked up once.
+    let root = layout.records_root().canonicalize().unwrap_or_default();
+    let root = root.as_path();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
@@ -151,7 +155,7 @@ fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Reco
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|p| parse_one(layout, p))
+                        .map(|p| parse_one(layout, root, p))
                         .collect::<Vec<_>>()
                 })
             })
@@ -163,9 +167,9 @@ fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Reco
     })
 }
 
-fn parse_one(layout: &Layout, path: &Path) -> std::result::Result<Record, String> {
-    crate::text::check_owned(path, &layout.records_root()).map_err(|e| e.to_string())?;
-    let record: Record = yaml_io::read_finite(path).map_err(|e| e.to_string())?;
+fn parse_one(layout: &Layout, root: &Path, path: &Path) -> std::result::Result<Record, String> {
+    crate::text::check_owned_in(path, root).map_err(|e| e.to_string())?;
+    let record: Record = yaml_io::read(path).map_err(|e| e.to_string())?;
     if record.schema != super::RECORD_SCHEMA {
         return Err(format!(
             "{}: unknown schema '{}'",
