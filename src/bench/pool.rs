@@ -39,8 +39,13 @@ pub struct WorkerStats {
 /// Why a pool stopped working.
 #[derive(Debug)]
 pub enum PoolError {
-    /// A worker exited or broke its pipe.
-    WorkerDied { worker: usize, detail: String },
+    /// A worker exited or broke its pipe; `signal` is the signal that
+    /// killed it, when one did.
+    WorkerDied {
+        worker: usize,
+        detail: String,
+        signal: Option<i32>,
+    },
     /// Plain I/O trouble talking to workers.
     Io(io::Error),
 }
@@ -48,7 +53,7 @@ pub enum PoolError {
 impl std::fmt::Display for PoolError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PoolError::WorkerDied { worker, detail } => write!(f, "worker {worker} {detail}"),
+            PoolError::WorkerDied { worker, detail, .. } => write!(f, "worker {worker} {detail}"),
             PoolError::Io(e) => write!(f, "talking to workers: {e}"),
         }
     }
@@ -182,6 +187,7 @@ impl ThreadPool {
             .map_err(|_| PoolError::WorkerDied {
                 worker,
                 detail: "stopped (its thread ended)".into(),
+                signal: None,
             })
     }
 
@@ -194,6 +200,7 @@ impl ThreadPool {
                     Some(worker) => Err(PoolError::WorkerDied {
                         worker,
                         detail: "stopped (its thread panicked)".into(),
+                        signal: None,
                     }),
                     None => Ok(None),
                 }
@@ -201,6 +208,7 @@ impl ThreadPool {
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(PoolError::WorkerDied {
                 worker: 0,
                 detail: "stopped (every thread ended)".into(),
+                signal: None,
             }),
         }
     }
@@ -255,6 +263,7 @@ impl ProcessPool {
                 .map_err(|e| PoolError::WorkerDied {
                     worker,
                     detail: format!("could not start ({}): {e}", exe.display()),
+                    signal: None,
                 })?;
             pool.stdins.push(child.stdin.take().expect("piped"));
             pool.stdouts.push(child.stdout.take().expect("piped"));
@@ -278,6 +287,7 @@ impl ProcessPool {
             }
         });
         use std::os::unix::process::ExitStatusExt;
+        let signal = status.and_then(|s| s.signal());
         let how = match status {
             Some(s) => match s.signal() {
                 Some(sig) => format!("was killed by signal {sig}"),
@@ -288,6 +298,7 @@ impl ProcessPool {
         PoolError::WorkerDied {
             worker,
             detail: format!("(pid {pid}) {how}"),
+            signal,
         }
     }
 

@@ -7,9 +7,13 @@ use std::path::Path;
 use chrono::Utc;
 
 use super::config::PipelineConfig;
+use super::pool::PoolError;
 use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA};
 use super::settings::Settings;
 use super::{engine, interrupt, stats};
+
+/// SIGINT's number on Linux.
+const SIGINT: i32 = 2;
 use crate::env::Environment;
 use crate::error::{Error, Result};
 use crate::sys;
@@ -63,6 +67,14 @@ pub fn run_suite(
                 let measured = engine::run(&cfg, worker_exe, &interrupt::interrupted, || on_step(&cfg))
                     .map_err(|e| match e {
                         engine::RunError::Interrupted => Error::Interrupted,
+                        // A worker killed by SIGINT was caught by a Ctrl-C
+                        // in the instant before it left the run's process
+                        // group: the run was interrupted, the worker did
+                        // not fail.
+                        engine::RunError::Pool(PoolError::WorkerDied {
+                            signal: Some(SIGINT),
+                            ..
+                        }) => Error::Interrupted,
                         engine::RunError::Pool(p) => {
                             Error::Other(format!("{} failed: {p}", cfg.label()))
                         }

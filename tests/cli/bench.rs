@@ -397,6 +397,13 @@ fn children(pid: u32) -> Vec<u32> {
     out
 }
 
+/// The process group of `pid`, from /proc.
+fn pgrp(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    after.split(' ').nth(2)?.parse().ok()
+}
+
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .is_ok_and(|s| !s[s.rfind(')').unwrap()..].starts_with(") Z"))
@@ -426,7 +433,8 @@ fn long_bench(p: &Project, extra: &[&str]) -> (std::process::Child, Vec<u32>) {
     let mut child = cmd.spawn().unwrap();
     for _ in 0..500 {
         let workers = children(child.id());
-        if workers.len() == 4 {
+        // Each worker moves to a process group of its own as it starts.
+        if workers.len() == 4 && workers.iter().all(|w| pgrp(*w) == Some(*w)) {
             return (child, workers);
         }
         std::thread::sleep(Duration::from_millis(10));
@@ -502,6 +510,23 @@ fn ctrl_c_stops_cleanly_and_writes_no_partial_file() {
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(stderr(&out).contains("interrupted"));
     assert!(!p.path("never.yaml").exists());
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn a_worker_caught_by_ctrl_c_while_starting_counts_as_an_interruption() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &[]);
+    // What a Ctrl-C does to a worker still in the run's group: it dies of
+    // SIGINT. The run reports an interruption, not a failed worker.
+    // SAFETY: kill(2) on a worker we just found.
+    unsafe { libc::kill(workers[1] as i32, libc::SIGINT) };
+    let out = wait(child);
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{e}");
+    assert!(e.contains("interrupted"), "{e}");
     std::thread::sleep(Duration::from_millis(50));
     assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
 }
