@@ -198,6 +198,12 @@ pub enum ChapterCommand {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// Move an old chapter.yaml's snapshot list into snapshots.yaml, once
+    /// (every other line and comment of chapter.yaml stays)
+    Migrate {
+        /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+        id: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

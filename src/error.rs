@@ -129,7 +129,7 @@ pub enum Error {
         id: String,
         suggestion: Option<String>,
     },
-    #[error("chapter id '{id}' is ambiguous: {}", candidates.join(", "))]
+    #[error("{id} is ambiguous: {}", candidates.join(", "))]
     AmbiguousChapter { id: String, candidates: Vec<String> },
     /// No chapter is registered under the project root.
     #[error("no chapters under {}: run inside a project that has book-snapshots/", dir.display())]

@@ -81,6 +81,12 @@ impl Layout {
         self.chapter_dir(key).join("chapter.yaml")
     }
 
+    /// `book-snapshots/<book>/<chapter>/snapshots.yaml`: what the tool
+    /// maintains for the chapter.
+    pub fn chapter_state(&self, key: &ChapterKey) -> PathBuf {
+        self.chapter_dir(key).join("snapshots.yaml")
+    }
+
     /// `book-snapshots/<book>/<chapter>/claims.yaml`.
     pub fn claims_file(&self, key: &ChapterKey) -> PathBuf {
         self.chapter_dir(key).join("claims.yaml")

@@ -157,5 +157,6 @@ pub fn currency_phrase(c: crate::chapter::SnapshotCurrency) -> &'static str {
             "an excerpt, so it cannot match the published fingerprint"
         }
         SnapshotCurrency::Differs => "DIFFERS from the published fingerprint",
+        SnapshotCurrency::NotPublished => "no published fingerprint: currency cannot be checked",
     }
 }

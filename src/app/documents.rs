@@ -30,10 +30,10 @@ pub fn prompt(
 ) -> Result<Prompt> {
     let path = project
         .layout()
-        .snapshot_file(&chapter.key, &chapter.manifest.current_snapshot);
+        .snapshot_file(&chapter.key, &chapter.state.current_snapshot);
     let text = crate::text::read_owned(&path, &project.layout().snapshots_root())?;
     // Quote only the text the manifest vouches for.
-    let current = chapter.manifest.current();
+    let current = chapter.state.current();
     let found = crate::chapter::normalize::fingerprint_str(&text);
     if found != current.fingerprint.value {
         return Err(crate::error::Error::invalid(
@@ -97,7 +97,7 @@ pub fn report(
         None => compare::unrun_claims(
             project,
             chapter,
-            &chapter.manifest.current_snapshot,
+            &chapter.state.current_snapshot,
             "no experiment run is recorded",
         )?,
     };

@@ -42,11 +42,19 @@ pub enum Fetched {
 
 /// Fetches the chapter's snapshot and stores it when it changed.
 pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Result<Fetched> {
-    let m = &chapter.manifest;
-    let url = opts
-        .url
-        .clone()
-        .unwrap_or_else(|| m.chapter.snapshot_url.clone());
+    if chapter.legacy {
+        return Err(crate::chapter::needs_migration(chapter));
+    }
+    let m = &chapter.state;
+    let url = match (&opts.url, &chapter.manifest.chapter.snapshot_url) {
+        (Some(u), _) | (None, Some(u)) => u.clone(),
+        (None, None) => {
+            return Err(crate::error::Error::Usage(format!(
+                "{}: chapter.yaml gives no snapshot_url and no URL was named",
+                chapter.key
+            )));
+        }
+    };
     // Credentials in a URL are used for the request, never stored or shown.
     let shown = crate::text::redact_url(&url);
     // Validators are only meaningful for the URL that issued them.
@@ -98,7 +106,8 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
             });
         }
     };
-    let matches_published = entry.fingerprint.value == m.published_fingerprint.value;
+    let matches_published =
+        chapter.manifest.published_hex() == Some(entry.fingerprint.value.as_str());
     let (records, _) = project.records(chapter)?;
     let stale = records
         .into_iter()

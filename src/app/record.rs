@@ -126,7 +126,7 @@ pub fn bench_run(
         Some(v) => v,
         None => {
             let compared =
-                compare::compare_run(project, chapter, &chapter.manifest.current_snapshot, run)?;
+                compare::compare_run(project, chapter, &chapter.state.current_snapshot, run)?;
             compare::stored_verdicts(&compared.comparison)
         }
     };

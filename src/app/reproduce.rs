@@ -13,11 +13,7 @@ use crate::published::{read_claims, read_tables};
 
 /// The chapter's experiment as its current snapshot's tables describe it.
 pub fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
-    let parsed = read_tables(
-        project.layout(),
-        chapter,
-        &chapter.manifest.current_snapshot,
-    )?;
+    let parsed = read_tables(project.layout(), chapter, &chapter.state.current_snapshot)?;
     let Some(first) = parsed.tables.first() else {
         return Err(Error::Usage(format!(
             "{}: the current snapshot holds no published tables to reproduce",
@@ -72,7 +68,7 @@ pub fn conclude(
     run: &BenchRun,
     record: Option<&str>,
 ) -> Result<Reproduced> {
-    let compared = compare::compare_run(project, chapter, &chapter.manifest.current_snapshot, run)?;
+    let compared = compare::compare_run(project, chapter, &chapter.state.current_snapshot, run)?;
     let stored = match record {
         Some(source) => {
             let verdicts = compare::stored_verdicts(&compared.comparison);

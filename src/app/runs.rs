@@ -105,7 +105,7 @@ pub fn select(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -
             let chapter = project.the_chapter(chapter)?;
             Ok(Selected {
                 run: BenchRun::load(path)?,
-                snapshot: chapter.manifest.current_snapshot.clone(),
+                snapshot: chapter.state.current_snapshot.clone(),
                 record: None,
                 chapter,
             })

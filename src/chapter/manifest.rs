@@ -1,5 +1,8 @@
-//! `chapter.yaml`: what the book's research page says about one chapter, and
-//! the list of snapshots this project stores for it.
+//! A chapter's two files: `chapter.yaml`, what a person writes about the
+//! chapter (identity, addresses, the published fingerprint, the research
+//! objective, references), which the tool only reads; and `snapshots.yaml`,
+//! what the tool maintains (the stored snapshots, the current one, the last
+//! fetch's validators), like a manifest and its lock file.
 
 use std::fmt;
 
@@ -9,10 +12,15 @@ use serde::{Deserialize, Serialize};
 use super::normalize::PROSE_V1;
 use crate::ids::Id;
 
-/// Schema name written at the top of every chapter.yaml.
-pub const CHAPTER_SCHEMA: &str = "research_companion.chapter.v1";
+/// Schema of chapter.yaml.
+pub const CHAPTER_SCHEMA: &str = "research_companion.chapter.v2";
+/// The earlier chapter.yaml, which also held the snapshot list; still read.
+pub const CHAPTER_SCHEMA_V1: &str = "research_companion.chapter.v1";
+/// Schema of snapshots.yaml.
+pub const SNAPSHOTS_SCHEMA: &str = "research_companion.snapshots.v1";
 
-/// One chapter's manifest.
+/// One chapter's manifest: what a person writes. Optional fields may be
+/// missing or `null`; both mean absent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChapterManifest {
@@ -22,19 +30,30 @@ pub struct ChapterManifest {
     pub book: BookInfo,
     /// The chapter's identity and public addresses.
     pub chapter: ChapterInfo,
-    /// The fingerprint the book's research page publishes.
-    pub published_fingerprint: PublishedFingerprint,
+    /// The fingerprint the book's research page publishes, when it does.
+    #[serde(default)]
+    pub published_fingerprint: Option<PublishedFingerprint>,
     /// Material the page lists beside the chapter (notebooks and the like).
     #[serde(default)]
     pub associated_material: Vec<Material>,
-    /// The research objective the page states.
-    pub research_objective: String,
+    /// The research objective, when one is stated.
+    #[serde(default)]
+    pub research_objective: Option<String>,
     /// Research questions, when the page lists any beyond the objective.
     #[serde(default)]
     pub research_questions: Vec<String>,
-    /// References recorded against the chapter (the page lists none yet).
+    /// References recorded against the chapter.
     #[serde(default)]
     pub references: Vec<Reference>,
+}
+
+/// What the tool maintains for a chapter (`snapshots.yaml`): the stored
+/// snapshots, the current one, and the last fetch's validators.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotState {
+    /// Always [`SNAPSHOTS_SCHEMA`].
+    pub schema: String,
     /// File (relative to the chapter folder) of the snapshot that is current.
     pub current_snapshot: String,
     /// Every stored snapshot, oldest first.
@@ -42,6 +61,53 @@ pub struct ChapterManifest {
     /// Conditional-request state of the last fetch.
     #[serde(default, skip_serializing_if = "FetchState::is_empty")]
     pub fetch: FetchState,
+}
+
+/// The first shape of chapter.yaml (schema v1), which held both parts. It is
+/// still read, so an older project keeps working until it is migrated.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LegacyManifest {
+    pub schema: String,
+    pub book: BookInfo,
+    pub chapter: ChapterInfo,
+    pub published_fingerprint: Option<PublishedFingerprint>,
+    #[serde(default)]
+    pub associated_material: Vec<Material>,
+    #[serde(default)]
+    pub research_objective: Option<String>,
+    #[serde(default)]
+    pub research_questions: Vec<String>,
+    #[serde(default)]
+    pub references: Vec<Reference>,
+    pub current_snapshot: String,
+    pub snapshots: Vec<SnapshotEntry>,
+    #[serde(default)]
+    pub fetch: FetchState,
+}
+
+impl LegacyManifest {
+    /// The two parts it held.
+    pub fn split(self) -> (ChapterManifest, SnapshotState) {
+        (
+            ChapterManifest {
+                schema: CHAPTER_SCHEMA.into(),
+                book: self.book,
+                chapter: self.chapter,
+                published_fingerprint: self.published_fingerprint,
+                associated_material: self.associated_material,
+                research_objective: self.research_objective,
+                research_questions: self.research_questions,
+                references: self.references,
+            },
+            SnapshotState {
+                schema: SNAPSHOTS_SCHEMA.into(),
+                current_snapshot: self.current_snapshot,
+                snapshots: self.snapshots,
+                fetch: self.fetch,
+            },
+        )
+    }
 }
 
 /// A book's identity.
@@ -60,11 +126,19 @@ pub struct ChapterInfo {
     pub id: Id,
     pub number: u32,
     pub title: String,
-    /// The site's stable id, e.g. `pytorch-from-first-principles-06-chapter`.
-    pub stable_id: String,
-    pub url: String,
-    pub research_pack_url: String,
-    pub snapshot_url: String,
+    /// The site's stable id, e.g. `pytorch-from-first-principles-06-chapter`;
+    /// `<book>-<chapter>-chapter` when none is given.
+    #[serde(default)]
+    pub stable_id: Option<String>,
+    /// The chapter's public page.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The chapter's research page.
+    #[serde(default)]
+    pub research_pack_url: Option<String>,
+    /// Where `fetch` gets the chapter's text.
+    #[serde(default)]
+    pub snapshot_url: Option<String>,
 }
 
 /// The fingerprint the research page publishes for the chapter's prose.
@@ -76,7 +150,8 @@ pub struct PublishedFingerprint {
     /// The site's normalization, when it is known; it is not published.
     #[serde(default)]
     pub normalization: Option<String>,
-    pub note: String,
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A resource listed beside the chapter.
@@ -185,8 +260,8 @@ impl FetchState {
 }
 
 impl ChapterManifest {
-    /// Checks what serde cannot: schema, fingerprint shapes, file names and
-    /// that the current snapshot is listed. Returns the first problem.
+    /// Checks what serde cannot: the schema and the published fingerprint's
+    /// shape. Returns the first problem.
     pub fn check(&self) -> Result<(), String> {
         if self.schema != CHAPTER_SCHEMA {
             return Err(format!(
@@ -194,8 +269,39 @@ impl ChapterManifest {
                 self.schema
             ));
         }
-        if !is_sha256_hex(&self.published_fingerprint.value) {
+        if let Some(p) = &self.published_fingerprint
+            && !is_sha256_hex(&p.value)
+        {
             return Err("field 'published_fingerprint.value': not 64 lowercase hex digits".into());
+        }
+        Ok(())
+    }
+
+    /// The stable id, given or made from the ids.
+    pub fn stable_id(&self) -> String {
+        self.chapter
+            .stable_id
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}-chapter", self.book.id, self.chapter.id))
+    }
+
+    /// The published fingerprint's hex digest, when one is published.
+    pub fn published_hex(&self) -> Option<&str> {
+        self.published_fingerprint
+            .as_ref()
+            .map(|p| p.value.as_str())
+    }
+}
+
+impl SnapshotState {
+    /// Checks what serde cannot: schema, fingerprint shapes, file names and
+    /// that the current snapshot is listed. Returns the first problem.
+    pub fn check(&self) -> Result<(), String> {
+        if self.schema != SNAPSHOTS_SCHEMA {
+            return Err(format!(
+                "field 'schema': expected '{SNAPSHOTS_SCHEMA}', found '{}'",
+                self.schema
+            ));
         }
         for (i, s) in self.snapshots.iter().enumerate() {
             if !is_sha256_hex(&s.fingerprint.value) {
@@ -234,11 +340,66 @@ impl ChapterManifest {
     /// The current snapshot's entry (checked to exist when loaded).
     pub fn current(&self) -> &SnapshotEntry {
         self.snapshot(&self.current_snapshot)
-            .expect("checked when the manifest was loaded")
+            .expect("checked when the state was loaded")
     }
+}
+
+/// A first-shape chapter.yaml's text without the tool's keys (top-level
+/// `current_snapshot`, `snapshots`, `fetch`) and with the current schema;
+/// every other line, comments included, stays as the author wrote it.
+pub fn strip_tool_keys(text: &str) -> String {
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in text.split_inclusive('\n') {
+        let starts_key = line
+            .chars()
+            .next()
+            .is_some_and(|c| !c.is_whitespace() && c != '#' && c != '-');
+        if starts_key {
+            let key = line.split(':').next().unwrap_or_default().trim();
+            skipping = matches!(key, "current_snapshot" | "snapshots" | "fetch");
+            if key == "schema" {
+                out.push_str(&format!("schema: {CHAPTER_SCHEMA}\n"));
+                continue;
+            }
+        }
+        if !skipping {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Whether `s` is a lowercase hex SHA-256.
 pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrating_keeps_every_line_the_author_wrote() {
+        let old = "# my notes on the chapter\nschema: research_companion.chapter.v1\nbook:\n  id: b  # the book\n  title: B\nchapter:\n  id: '07'\n  number: 7\n  title: T\n# snapshots follow\ncurrent_snapshot: snapshots/0001-a.txt\nsnapshots:\n- file: snapshots/0001-a.txt\n  scope: excerpt\nfetch:\n  etag: x\nreferences: []  # none yet\n";
+        let new = strip_tool_keys(old);
+        assert_eq!(
+            new,
+            "# my notes on the chapter\nschema: research_companion.chapter.v2\nbook:\n  id: b  # the book\n  title: B\nchapter:\n  id: '07'\n  number: 7\n  title: T\n# snapshots follow\nreferences: []  # none yet\n"
+        );
+        let m: ChapterManifest = serde_yaml::from_str(&new).unwrap();
+        assert!(m.chapter.url.is_none() && m.published_fingerprint.is_none());
+    }
+
+    #[test]
+    fn null_or_missing_optional_fields_are_absent_not_text() {
+        let m: ChapterManifest = serde_yaml::from_str(
+            "schema: research_companion.chapter.v2\nbook: {id: b, title: B}\nchapter: {id: '07', number: 7, title: T, research_pack_url: null}\nresearch_objective: null\n",
+        )
+        .unwrap();
+        assert_eq!(m.chapter.research_pack_url, None);
+        assert_eq!(m.research_objective, None);
+        assert_eq!(m.stable_id(), "b-07-chapter");
+        assert_eq!(m.check(), Ok(()));
+    }
 }

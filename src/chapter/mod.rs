@@ -1,5 +1,6 @@
-//! The chapter registry: manifests under `book-snapshots/`, the snapshots they
-//! list, and the checks that say whether what is stored is intact and current.
+//! The chapter registry: chapters under `book-snapshots/` (a person's
+//! chapter.yaml and the tool's snapshots.yaml), the snapshots stored, and the
+//! checks that say whether what is stored is intact and current.
 
 pub mod manifest;
 pub mod normalize;
@@ -10,7 +11,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-pub use manifest::{ChapterManifest, Fingerprint, Scope, SnapshotEntry};
+pub use manifest::{ChapterManifest, Fingerprint, Scope, SnapshotEntry, SnapshotState};
 
 use crate::atomic;
 use crate::error::{Error, Result};
@@ -18,12 +19,18 @@ use crate::ids::{ChapterKey, Id};
 use crate::layout::Layout;
 use crate::yaml_io;
 
-/// A loaded chapter: where it lives and what its manifest says.
+/// A loaded chapter: where it lives, what its person-written manifest says,
+/// and what the tool keeps for it.
 #[derive(Debug, Clone)]
 pub struct Chapter {
     pub key: ChapterKey,
     pub manifest: ChapterManifest,
+    pub state: SnapshotState,
     pub manifest_path: PathBuf,
+    pub state_path: PathBuf,
+    /// chapter.yaml is still in the first shape (schema v1), holding the
+    /// snapshot list itself: readable, but not written to until migrated.
+    pub legacy: bool,
 }
 
 impl Chapter {
@@ -120,8 +127,13 @@ impl Registry {
                 });
             }
         }
+        // A broken chapter cannot be named by its stable id, but does not
+        // stop the others from being found.
         for key in &self.keys {
-            if self.load(key)?.manifest.chapter.stable_id == query {
+            if self
+                .load(key)
+                .is_ok_and(|ch| ch.manifest.stable_id() == query)
+            {
                 return Ok(key.clone());
             }
         }
@@ -134,12 +146,44 @@ impl Registry {
         self.load(&key)
     }
 
-    /// Loads and checks one chapter's manifest.
+    /// Loads and checks one chapter: its chapter.yaml and snapshots.yaml (or
+    /// a chapter.yaml of the first shape, which held both).
     pub fn load(&self, key: &ChapterKey) -> Result<Chapter> {
         let path = self.layout.chapter_manifest(key);
-        crate::text::check_owned(&path, &self.layout.snapshots_root())?;
-        let manifest: ChapterManifest = yaml_io::read(&path)?;
-        manifest.check().map_err(|m| Error::invalid(&path, m))?;
+        let state_path = self.layout.chapter_state(key);
+        let folder = self.layout.snapshots_root();
+        crate::text::check_owned(&path, &folder)?;
+        let text = yaml_io::read_text(&path)?;
+        #[derive(serde::Deserialize)]
+        struct Head {
+            schema: Option<String>,
+        }
+        let head: Head = yaml_io::from_str(&text, &path)?;
+        let legacy = head.schema.as_deref() == Some(manifest::CHAPTER_SCHEMA_V1);
+        let (manifest, state) = if legacy {
+            if state_path.exists() {
+                return Err(Error::invalid(
+                    &path,
+                    "lists snapshots (schema v1) although snapshots.yaml exists beside it; \
+                     remove the list from chapter.yaml with `research_companion chapter migrate`",
+                ));
+            }
+            yaml_io::from_str::<manifest::LegacyManifest>(&text, &path)?.split()
+        } else {
+            let manifest: ChapterManifest = yaml_io::from_str(&text, &path)?;
+            manifest.check().map_err(|m| Error::invalid(&path, m))?;
+            if !state_path.exists() {
+                return Err(Error::invalid(
+                    &state_path,
+                    "missing: it lists the chapter's stored snapshots (create a chapter with `research_companion chapter new`)",
+                ));
+            }
+            crate::text::check_owned(&state_path, &folder)?;
+            let state: SnapshotState = yaml_io::read(&state_path)?;
+            (manifest, state)
+        };
+        let checked = if legacy { &path } else { &state_path };
+        state.check().map_err(|m| Error::invalid(checked, m))?;
         if manifest.book.id != key.book || manifest.chapter.id != key.chapter {
             return Err(Error::invalid(
                 &path,
@@ -152,7 +196,10 @@ impl Registry {
         Ok(Chapter {
             key: key.clone(),
             manifest,
+            state,
             manifest_path: path,
+            state_path,
+            legacy,
         })
     }
 
@@ -170,7 +217,7 @@ impl Registry {
             names.push(key.to_string());
             names.push(key.chapter.to_string());
             if let Ok(ch) = self.load(key) {
-                names.push(ch.manifest.chapter.stable_id);
+                names.push(ch.manifest.stable_id());
             }
         }
         let suggestion = names
@@ -237,16 +284,34 @@ pub struct NewSnapshot<'a> {
     pub fetch: Option<manifest::FetchState>,
 }
 
+/// The error for writing to a chapter whose chapter.yaml still holds the
+/// snapshot list.
+pub fn needs_migration(chapter: &Chapter) -> Error {
+    Error::invalid(
+        &chapter.manifest_path,
+        format!(
+            "still lists the snapshots itself (schema v1); the tool does not rewrite a file \
+             you edit, so move the list into snapshots.yaml once with \
+             `research_companion chapter migrate {}`",
+            chapter.key
+        ),
+    )
+}
+
 /// Stores `new` for `chapter` unless its prose is already current, then makes
-/// it current. The snapshot file is written before the manifest, and never over
-/// an existing file, so a failure at any point loses nothing already stored.
+/// it current. The snapshot file is written before snapshots.yaml, and never
+/// over an existing file, so a failure at any point loses nothing already
+/// stored; chapter.yaml is never written.
 pub fn add_snapshot(
     layout: &Layout,
     chapter: &Chapter,
     new: NewSnapshot<'_>,
 ) -> Result<AddOutcome> {
+    if chapter.legacy {
+        return Err(needs_migration(chapter));
+    }
     let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(new.text));
-    let manifest = &chapter.manifest;
+    let manifest = &chapter.state;
     if manifest.current().fingerprint == fingerprint && manifest.current().scope == new.scope {
         return Ok(AddOutcome::Unchanged(manifest.current().clone()));
     }
@@ -282,9 +347,9 @@ pub fn add_snapshot(
     if let Some(state) = new.fetch {
         updated.fetch = state;
     }
-    if let Err(e) = write_manifest(&chapter.manifest_path, &updated) {
-        // The manifest does not list the new file: take it away again, so a
-        // retry starts from the tree as it was.
+    if let Err(e) = write_state(&chapter.state_path, &updated) {
+        // snapshots.yaml does not list the new file: take it away again, so
+        // a retry starts from the tree as it was.
         if let Some(path) = written {
             let _ = std::fs::remove_file(path);
         }
@@ -293,10 +358,18 @@ pub fn add_snapshot(
     Ok(outcome)
 }
 
-/// Replaces a chapter.yaml atomically.
-pub fn write_manifest(path: &std::path::Path, manifest: &ChapterManifest) -> Result<()> {
-    let text = yaml_io::to_string(manifest)?;
-    atomic::replace(path, text.as_bytes())
+/// Replaces a snapshots.yaml atomically (the tool's file; never chapter.yaml).
+pub fn write_state(path: &std::path::Path, state: &SnapshotState) -> Result<()> {
+    atomic::replace(path, state_text(state)?.as_bytes())
+}
+
+/// A snapshots.yaml's text: a note for the reader, then the state.
+pub fn state_text(state: &SnapshotState) -> Result<String> {
+    Ok(format!(
+        "# Maintained by research_companion: the stored snapshots of this chapter.\n\
+         # Edit chapter.yaml instead; this file is rewritten by snapshot add and fetch.\n{}",
+        yaml_io::to_string(state)?
+    ))
 }
 
 /// Integrity of one stored snapshot.
@@ -333,6 +406,9 @@ pub enum SnapshotCurrency {
     ExcerptCannotMatch,
     /// A complete snapshot whose digest differs from the published one.
     Differs,
+    /// chapter.yaml gives no published fingerprint: currency cannot be
+    /// checked.
+    NotPublished,
 }
 
 /// The outcome of verifying one chapter.
@@ -342,7 +418,7 @@ pub struct ChapterCheck {
     pub title: String,
     pub snapshots: Vec<SnapshotCheck>,
     pub current_snapshot: String,
-    pub published_fingerprint: String,
+    pub published_fingerprint: Option<String>,
     pub currency: SnapshotCurrency,
 }
 
@@ -363,7 +439,7 @@ impl ChapterCheck {
 /// Recomputes every stored snapshot's fingerprint and compares the current one
 /// with the published fingerprint.
 pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
-    let m = &chapter.manifest;
+    let m = &chapter.state;
     let snapshots = m
         .snapshots
         .iter()
@@ -395,7 +471,10 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
         })
         .collect();
     let current = m.current();
-    let currency = if current.fingerprint.value == m.published_fingerprint.value {
+    let published = chapter.manifest.published_hex();
+    let currency = if published.is_none() {
+        SnapshotCurrency::NotPublished
+    } else if Some(current.fingerprint.value.as_str()) == published {
         SnapshotCurrency::Matches
     } else if current.scope == Scope::Excerpt {
         SnapshotCurrency::ExcerptCannotMatch
@@ -404,10 +483,10 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
     };
     ChapterCheck {
         chapter: chapter.key_str(),
-        title: m.chapter.title.clone(),
+        title: chapter.manifest.chapter.title.clone(),
         snapshots,
         current_snapshot: m.current_snapshot.clone(),
-        published_fingerprint: m.published_fingerprint.value.clone(),
+        published_fingerprint: published.map(str::to_string),
         currency,
     }
 }

@@ -38,13 +38,17 @@ pub fn list(out: &mut Out, project: &Project, args: ChaptersArgs) -> Result<Outc
     })
 }
 
-/// A chapter's manifest, printed.
+/// A chapter as `chapter show` prints it: chapter.yaml's fields, then the
+/// snapshots the tool keeps (JSON and YAML keep one flat shape).
 #[derive(serde::Serialize)]
-#[serde(transparent)]
 struct ManifestView<'a> {
     #[serde(skip)]
     chapter: &'a Chapter,
+    #[serde(flatten)]
     manifest: &'a ChapterManifest,
+    current_snapshot: &'a str,
+    snapshots: &'a [crate::chapter::SnapshotEntry],
+    fetch: &'a crate::chapter::manifest::FetchState,
 }
 
 impl Render for ManifestView<'_> {
@@ -53,13 +57,35 @@ impl Render for ManifestView<'_> {
     }
 }
 
-/// `chapter show`
+/// `chapter show`, `chapter migrate`
 pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Outcome> {
-    let ChapterCommand::Show { id, format } = cmd;
+    let (id, format) = match cmd {
+        ChapterCommand::Show { id, format } => (id, format),
+        ChapterCommand::Migrate { id } => {
+            let ch = project.chapter(&id)?;
+            let line = if chapters::migrate(project, &ch)? {
+                format!(
+                    "migrated {}: the snapshot list moved to {}; chapter.yaml kept everything else",
+                    ch.key,
+                    ch.state_path.display()
+                )
+            } else {
+                format!(
+                    "{} is already in the current shape; nothing written",
+                    ch.key
+                )
+            };
+            out.line(line)?;
+            return Ok(Outcome::Ok);
+        }
+    };
     let ch = project.chapter(&id)?;
     let view = ManifestView {
         chapter: &ch,
         manifest: &ch.manifest,
+        current_snapshot: &ch.state.current_snapshot,
+        snapshots: &ch.state.snapshots,
+        fetch: &ch.state.fetch,
     };
     out.emit(&view, format.into())?;
     Ok(Outcome::Ok)
@@ -68,29 +94,44 @@ pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Out
 fn show_text(ch: &Chapter) -> String {
     let m = &ch.manifest;
     let c = &m.chapter;
-    let p = &m.published_fingerprint;
     let mut s = String::new();
     let mut kv = |k: &str, v: &str| s.push_str(&format!("{k:<24}{v}\n"));
     kv("Book:", &format!("{} ({})", m.book.title, m.book.id));
     kv("Chapter:", &c.title);
     kv("Chapter number:", &format!("{:02}", c.number));
     kv("Chapter id:", &ch.key_str());
-    kv("Stable id:", &c.stable_id);
-    let url = |u: &str| crate::text::redact_url(u);
+    kv("Stable id:", &m.stable_id());
+    let url = |u: &Option<String>| {
+        u.as_deref()
+            .map_or("none given".to_string(), crate::text::redact_url)
+    };
     kv("Chapter URL:", &url(&c.url));
     kv("Research pack:", &url(&c.research_pack_url));
     kv("Snapshot URL:", &url(&c.snapshot_url));
-    kv(
-        "Published fingerprint:",
-        &format!("{} {}", p.algorithm, p.value),
-    );
-    kv(
-        "  normalization:",
-        p.normalization.as_deref().unwrap_or("not published"),
-    );
-    kv("  note:", &p.note);
+    match &m.published_fingerprint {
+        Some(p) => {
+            kv(
+                "Published fingerprint:",
+                &format!("{} {}", p.algorithm, p.value),
+            );
+            kv(
+                "  normalization:",
+                p.normalization.as_deref().unwrap_or("not published"),
+            );
+            if let Some(note) = &p.note {
+                kv("  note:", note);
+            }
+        }
+        None => kv(
+            "Published fingerprint:",
+            "none given: currency cannot be checked",
+        ),
+    }
     s.push_str("\nResearch objective:\n");
-    s.push_str(&format!("  {}\n", m.research_objective));
+    s.push_str(&format!(
+        "  {}\n",
+        m.research_objective.as_deref().unwrap_or("none stated")
+    ));
     for q in &m.research_questions {
         s.push_str(&format!("  - {q}\n"));
     }
@@ -117,8 +158,8 @@ fn show_text(ch: &Chapter) -> String {
         ));
     }
     s.push_str("\nSnapshots (oldest first):\n");
-    for snap in &m.snapshots {
-        let marker = if snap.file == m.current_snapshot {
+    for snap in &ch.state.snapshots {
+        let marker = if snap.file == ch.state.current_snapshot {
             "*"
         } else {
             " "

@@ -58,7 +58,7 @@ impl Render for Verified {
                 currency_phrase(c.currency)
             ));
             let why = match c.currency {
-                SnapshotCurrency::Matches => None,
+                SnapshotCurrency::Matches | SnapshotCurrency::NotPublished => None,
                 SnapshotCurrency::ExcerptCannotMatch => Some(
                     "the published fingerprint covers the complete chapter; store the full text \
                      with `snapshot add --complete` (or `fetch`) to check currency",
@@ -71,7 +71,9 @@ impl Render for Verified {
             if let Some(why) = why {
                 lines.push(format!("    {why}"));
             }
-            lines.push(format!("    published sha256 {}", c.published_fingerprint));
+            if let Some(p) = &c.published_fingerprint {
+                lines.push(format!("    published sha256 {p}"));
+            }
         }
         lines.push(
             if self.altered() {

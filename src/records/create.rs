@@ -21,7 +21,7 @@ use crate::text::hex;
 
 /// The chapter's current snapshot as a revision.
 pub fn current_revision(chapter: &Chapter) -> Revision {
-    let c = chapter.manifest.current();
+    let c = chapter.state.current();
     Revision {
         snapshot: c.file.clone(),
         fingerprint: c.fingerprint.clone(),
@@ -33,7 +33,7 @@ pub fn current_revision(chapter: &Chapter) -> Revision {
 /// or a unique prefix of one, or a stored snapshot file (as listed in
 /// chapter.yaml, or a path to it).
 pub fn resolve_revision(layout: &Layout, chapter: &Chapter, spec: &str) -> Result<Revision> {
-    let snaps = &chapter.manifest.snapshots;
+    let snaps = &chapter.state.snapshots;
     let as_revision = |s: &chapter::SnapshotEntry| Revision {
         snapshot: s.file.clone(),
         fingerprint: s.fingerprint.clone(),
@@ -226,7 +226,7 @@ mod tests {
     #[test]
     fn a_revision_is_found_by_file_fingerprint_or_prefix() {
         let (layout, ch) = (repo_layout(), chapter06());
-        let full = ch.manifest.current().fingerprint.value.clone();
+        let full = ch.state.current().fingerprint.value.clone();
         for spec in [
             "snapshots/0001-a7d34947a6b4.txt".to_string(),
             full.clone(),

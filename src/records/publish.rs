@@ -139,7 +139,11 @@ pub fn build(chapter: &Chapter, records: &[Record]) -> SiteChapter {
         ..Summary::default()
     };
     let m = &chapter.manifest;
-    let public_path = url_path(&m.chapter.url);
+    let public_path = m
+        .chapter
+        .url
+        .as_deref()
+        .map_or_else(|| format!("/{}/{}/", m.book.id, m.chapter.id), url_path);
     let slug = public_path
         .trim_end_matches('/')
         .rsplit('/')

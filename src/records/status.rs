@@ -44,7 +44,7 @@ impl State {
 
 /// Whether `record` examined the chapter's current snapshot.
 pub fn currency(chapter: &Chapter, record: &Record) -> RunCurrency {
-    if record.revision.fingerprint == chapter.manifest.current().fingerprint {
+    if record.revision.fingerprint == chapter.state.current().fingerprint {
         RunCurrency::Current
     } else {
         RunCurrency::Stale
@@ -110,7 +110,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         .filter(|r| r.kind == RunKind::Research)
         .collect();
     let latest = research.first().copied();
-    let current = chapter.manifest.current();
+    let current = chapter.state.current();
     let (state, stale_reasons) = match latest {
         None => (State::NeverResearched, Vec::new()),
         Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
@@ -128,7 +128,11 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         ),
     };
     let label = if state == State::NeverResearched
-        && !chapter.manifest.research_objective.trim().is_empty()
+        && chapter
+            .manifest
+            .research_objective
+            .as_deref()
+            .is_some_and(|o| !o.trim().is_empty())
     {
         "Brief only · not yet researched".to_string()
     } else {
@@ -155,7 +159,7 @@ mod tests {
 
     /// The fingerprint of chapter 06's current snapshot.
     fn current() -> String {
-        chapter06().manifest.current().fingerprint.value.clone()
+        chapter06().state.current().fingerprint.value.clone()
     }
 
     #[test]

@@ -101,8 +101,12 @@ pub struct PromptContext {
     pub required_sections: Vec<SectionView>,
 }
 
+/// How a missing address reads in the prompt and report.
+const NOT_GIVEN: &str = "not given in chapter.yaml";
+
 fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     let m = &ch.manifest;
+    let given = |u: &Option<String>| u.clone().unwrap_or_else(|| NOT_GIVEN.to_string());
     (
         BookView {
             id: m.book.id.to_string(),
@@ -112,10 +116,10 @@ fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
             id: m.chapter.id.to_string(),
             number: format!("{:02}", m.chapter.number),
             title: m.chapter.title.clone(),
-            stable_id: m.chapter.stable_id.clone(),
-            url: m.chapter.url.clone(),
-            research_pack_url: m.chapter.research_pack_url.clone(),
-            snapshot_url: m.chapter.snapshot_url.clone(),
+            stable_id: m.stable_id(),
+            url: given(&m.chapter.url),
+            research_pack_url: given(&m.chapter.research_pack_url),
+            snapshot_url: given(&m.chapter.snapshot_url),
         },
     )
 }
@@ -134,7 +138,7 @@ pub fn cut_at_word(text: &str, limit: usize) -> (&str, bool) {
 }
 
 fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
-    let current = ch.manifest.current();
+    let current = ch.state.current();
     let (shown, truncated) = cut_at_word(text, limit);
     SnapshotView {
         file: current.file.clone(),
@@ -142,7 +146,7 @@ fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
         normalization: current.fingerprint.normalization.clone(),
         scope: current.scope.to_string(),
         is_excerpt: current.scope == Scope::Excerpt,
-        matches_published: current.fingerprint.value == ch.manifest.published_fingerprint.value,
+        matches_published: ch.manifest.published_hex() == Some(current.fingerprint.value.as_str()),
         text: shown.to_string(),
         truncated,
         shown_chars: shown.chars().count(),
@@ -206,7 +210,11 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
         chapter,
         snapshot: snapshot_view(ch, text, limit),
         references: ch.manifest.references.clone(),
-        objective: ch.manifest.research_objective.clone(),
+        objective: ch
+            .manifest
+            .research_objective
+            .clone()
+            .unwrap_or_else(|| "none stated in chapter.yaml".to_string()),
         questions: ch.manifest.research_questions.clone(),
         materials: ch.manifest.associated_material.clone(),
         history,

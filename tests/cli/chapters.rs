@@ -336,3 +336,102 @@ fn outside_a_project_commands_say_where_they_looked() {
             );
     }
 }
+
+#[test]
+fn the_tool_never_rewrites_chapter_yaml() {
+    let p = Project::seeded();
+    let manifest = p.chapter_dir().join("chapter.yaml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.insert_str(0, "# Written by hand; keep this comment.\n");
+    text = text.replace(
+        "research_questions: []",
+        "research_questions: []  # none yet\n# folded text stays folded",
+    );
+    std::fs::write(&manifest, &text).unwrap();
+    p.write("new.txt", "A revised chapter, stored by hand.\n");
+    p.cmd()
+        .args(["snapshot", "add", "06", "new.txt", "--complete"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), text);
+    let state = std::fs::read_to_string(p.chapter_dir().join("snapshots.yaml")).unwrap();
+    assert!(
+        state.contains("current_snapshot: snapshots/0002-"),
+        "{state}"
+    );
+    // The source is the path as typed, relative to the project root.
+    assert!(state.contains("source: new.txt"), "{state}");
+}
+
+#[test]
+fn an_old_chapter_yaml_is_read_and_migrated_on_request() {
+    let p = Project::seeded();
+    let manifest = p.chapter_dir().join("chapter.yaml");
+    let mut old = std::fs::read_to_string(
+        crate::helpers::repo().join("tests/fixtures/legacy-chapter/chapter.yaml"),
+    )
+    .unwrap();
+    old.insert_str(0, "# My notes.\n");
+    std::fs::write(&manifest, &old).unwrap();
+    std::fs::remove_file(p.chapter_dir().join("snapshots.yaml")).unwrap();
+    // Read as it is.
+    p.cmd().arg("verify").assert().success();
+    p.cmd()
+        .args(["chapter", "show", "06"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("snapshots/0001-a7d34947a6b4.txt"));
+    // Not written to: the message says how to migrate.
+    p.write("new.txt", "Another revision.\n");
+    let before = p.state();
+    p.cmd()
+        .args(["snapshot", "add", "06", "new.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "research_companion chapter migrate pytorch-from-first-principles/06",
+        ));
+    assert_eq!(p.state(), before);
+    p.cmd()
+        .args(["chapter", "migrate", "06"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "migrated pytorch-from-first-principles/06",
+        ));
+    let migrated = std::fs::read_to_string(&manifest).unwrap();
+    assert!(
+        migrated.starts_with("# My notes.\nschema: research_companion.chapter.v2\n"),
+        "{migrated}"
+    );
+    assert!(!migrated.contains("current_snapshot"), "{migrated}");
+    p.cmd().arg("verify").assert().success();
+    p.cmd()
+        .args(["snapshot", "add", "06", "new.txt"])
+        .assert()
+        .success();
+    p.cmd()
+        .args(["chapter", "migrate", "06"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("already in the current shape"));
+}
+
+#[test]
+fn a_snapshot_from_outside_the_project_records_only_its_name() {
+    let p = Project::seeded();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = elsewhere.path().join("chapter-07-draft.txt");
+    std::fs::write(&file, "Prose from somewhere else on this machine.\n").unwrap();
+    p.cmd()
+        .args(["snapshot", "add", "06"])
+        .arg(&file)
+        .assert()
+        .success();
+    let state = std::fs::read_to_string(p.chapter_dir().join("snapshots.yaml")).unwrap();
+    assert!(state.contains("source: chapter-07-draft.txt"), "{state}");
+    assert!(
+        !state.contains(&elsewhere.path().display().to_string()),
+        "{state}"
+    );
+}

@@ -398,7 +398,8 @@ fn credentials_in_a_url_are_used_but_never_stored_or_shown() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stdout(&out).contains("s3cret"), "{}", stdout(&out));
-    let manifest = std::fs::read_to_string(p.chapter_dir().join("chapter.yaml")).unwrap();
+    let manifest = std::fs::read_to_string(p.chapter_dir().join("chapter.yaml")).unwrap()
+        + &std::fs::read_to_string(p.chapter_dir().join("snapshots.yaml")).unwrap();
     assert!(!manifest.contains("s3cret"), "{manifest}");
     assert!(manifest.contains(&server.url("/new")), "{manifest}");
     // The request carried them.

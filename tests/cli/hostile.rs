@@ -313,7 +313,7 @@ fn snapshot_add_on_a_full_disk_leaves_the_tree_as_it_was() {
     let before = p.state();
     p.cmd()
         .args(["snapshot", "add", "06", "new.txt"])
-        .env("RESEARCH_COMPANION_FAIL_WRITE", "chapter.yaml")
+        .env("RESEARCH_COMPANION_FAIL_WRITE", "snapshots.yaml")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no space left on device"));
@@ -346,16 +346,19 @@ fn written_files_respect_the_umask() {
     use std::os::unix::fs::PermissionsExt;
     let p = Project::seeded();
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
-    let manifest_mode = mode(&manifest(&p));
+    let state = p.chapter_dir().join("snapshots.yaml");
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let manifest_before = std::fs::read(manifest(&p)).unwrap();
     p.write("new.txt", "Another revision.\n");
     p.cmd()
         .args(["snapshot", "add", "06", "new.txt"])
         .assert()
         .success();
+    assert_eq!(mode(&state), 0o640, "snapshots.yaml keeps its mode");
     assert_eq!(
-        mode(&manifest(&p)),
-        manifest_mode,
-        "chapter.yaml keeps its mode"
+        std::fs::read(manifest(&p)).unwrap(),
+        manifest_before,
+        "chapter.yaml untouched"
     );
     let snap = std::fs::read_dir(p.chapter_dir().join("snapshots"))
         .unwrap()
