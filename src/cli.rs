@@ -198,12 +198,55 @@ pub enum ChapterCommand {
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// Register a chapter: its folder, chapter.yaml, the first snapshot and
+    /// a claims.yaml skeleton listing the tables the text publishes
+    New(NewChapterArgs),
     /// Move an old chapter.yaml's snapshot list into snapshots.yaml, once
     /// (every other line and comment of chapter.yaml stays)
     Migrate {
         /// Stable id, book-id/chapter-id, or a chapter id only one book uses
         id: String,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct NewChapterArgs {
+    /// The chapter to create, as book-id/chapter-id (e.g. my-book/07)
+    #[arg(value_name = "BOOK/CHAPTER")]
+    pub key: String,
+    /// The chapter's text (an excerpt unless --complete), stored byte for byte
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The chapter's title
+    #[arg(long)]
+    pub title: String,
+    /// The chapter's number [default: the digits of its id]
+    #[arg(long)]
+    pub number: Option<u32>,
+    /// The book's title, needed for a book's first chapter
+    #[arg(long, value_name = "TITLE")]
+    pub book_title: Option<String>,
+    /// The site's stable id [default: BOOK-CHAPTER-chapter]
+    #[arg(long)]
+    pub stable_id: Option<String>,
+    /// The chapter's public page
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// The chapter's research page
+    #[arg(long, value_name = "URL")]
+    pub research_pack_url: Option<String>,
+    /// Where `fetch` gets the chapter's text
+    #[arg(long, value_name = "URL")]
+    pub snapshot_url: Option<String>,
+    /// The prose fingerprint the book publishes (64 hex digits)
+    #[arg(long, value_name = "HEX")]
+    pub published_fingerprint: Option<String>,
+    /// What research on this chapter should decide
+    #[arg(long, value_name = "TEXT")]
+    pub objective: Option<String>,
+    /// FILE is the complete chapter rather than an excerpt
+    #[arg(long)]
+    pub complete: bool,
 }
 
 #[derive(Debug, Subcommand)]

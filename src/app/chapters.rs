@@ -10,6 +10,7 @@ use crate::chapter::{
     self, AddOutcome, Chapter, ChapterCheck, Integrity, NewSnapshot, Scope, SnapshotCurrency,
 };
 use crate::error::{Error, Result};
+use crate::layout::Layout;
 
 /// One chapter in a listing.
 #[derive(Debug, Clone, Serialize)]
@@ -129,4 +130,236 @@ pub fn migrate(project: &Project, chapter: &Chapter) -> Result<bool> {
         return Err(e);
     }
     Ok(true)
+}
+
+/// What a new chapter is given.
+#[derive(Debug, Clone)]
+pub struct NewChapter {
+    pub key: crate::ids::ChapterKey,
+    pub title: String,
+    pub number: Option<u32>,
+    pub book_title: Option<String>,
+    pub stable_id: Option<String>,
+    pub url: Option<String>,
+    pub research_pack_url: Option<String>,
+    pub snapshot_url: Option<String>,
+    pub published_fingerprint: Option<String>,
+    pub objective: Option<String>,
+    pub scope: Scope,
+}
+
+/// A chapter just created.
+#[derive(Debug)]
+pub struct Created {
+    pub manifest: std::path::PathBuf,
+    pub snapshot: crate::chapter::SnapshotEntry,
+    /// The published tables the text holds, by header and place.
+    pub tables: Vec<(String, crate::published::tables::Location)>,
+    /// Table-like fragments that did not parse.
+    pub malformed: Vec<crate::published::tables::Malformed>,
+    /// Whether the chapter started a new book.
+    pub new_book: bool,
+}
+
+/// Registers a chapter from its text: chapter.yaml (written once, for the
+/// author to edit), snapshots.yaml with the text as the first snapshot, and
+/// a claims.yaml skeleton listing the published tables the text holds.
+/// Refuses a chapter that exists; a book's first chapter needs the book's
+/// title. chapter.yaml is written last, so the chapter exists only once it
+/// is complete, and a failure removes what was written.
+pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created> {
+    use crate::chapter::manifest::{
+        BookInfo, CHAPTER_SCHEMA, ChapterInfo, ChapterManifest, FetchState, PublishedFingerprint,
+        SNAPSHOTS_SCHEMA, SnapshotState, is_sha256_hex,
+    };
+    use crate::chapter::{Fingerprint, SnapshotEntry, normalize};
+    let layout = project.layout();
+    let key = &new.key;
+    let manifest_path = layout.chapter_manifest(key);
+    if manifest_path.exists() || layout.chapter_dir(key).exists() {
+        return Err(Error::WouldOverwrite {
+            path: layout.chapter_dir(key),
+        });
+    }
+    // The book: its title from a chapter it already has, or given.
+    let siblings: Vec<_> = project
+        .registry()
+        .keys()
+        .iter()
+        .filter(|k| k.book == key.book)
+        .filter_map(|k| project.registry().load(k).ok())
+        .collect();
+    let book_title = match (siblings.first(), &new.book_title) {
+        (Some(s), Some(given)) if *given != s.manifest.book.title => {
+            return Err(Error::Usage(format!(
+                "book {} is titled '{}' in its other chapters, not '{given}'",
+                key.book, s.manifest.book.title
+            )));
+        }
+        (Some(s), _) => s.manifest.book.title.clone(),
+        (None, Some(given)) => given.clone(),
+        (None, None) => {
+            return Err(Error::Usage(format!(
+                "{} is the first chapter of book {}: give the book's title too",
+                key, key.book
+            )));
+        }
+    };
+    let number = match new.number {
+        Some(n) => n,
+        None => key.chapter.as_str().parse::<u32>().map_err(|_| {
+            Error::Usage(format!(
+                "chapter id '{}' is not a number: give the chapter's number",
+                key.chapter
+            ))
+        })?,
+    };
+    if let Some(hex) = &new.published_fingerprint
+        && !is_sha256_hex(hex)
+    {
+        return Err(Error::Usage(format!(
+            "published fingerprint '{hex}' is not 64 lowercase hex digits"
+        )));
+    }
+    let text = crate::text::read_utf8(file)?;
+    if text.trim().is_empty() {
+        return Err(Error::invalid(file, "the chapter text is empty"));
+    }
+    let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(&text));
+    let snapshot_name = Layout::new_snapshot_name(1, &fingerprint.value);
+    let snapshot = SnapshotEntry {
+        file: snapshot_name.clone(),
+        fingerprint,
+        captured_at: chrono::Utc::now(),
+        source: portable_source(project, file),
+        scope: new.scope,
+        bytes: text.len() as u64,
+    };
+    let state = SnapshotState {
+        schema: SNAPSHOTS_SCHEMA.into(),
+        current_snapshot: snapshot_name.clone(),
+        snapshots: vec![snapshot.clone()],
+        fetch: FetchState::default(),
+    };
+    let manifest = ChapterManifest {
+        schema: CHAPTER_SCHEMA.into(),
+        book: BookInfo {
+            id: key.book.clone(),
+            title: book_title,
+        },
+        chapter: ChapterInfo {
+            id: key.chapter.clone(),
+            number,
+            title: new.title.clone(),
+            stable_id: new.stable_id.clone(),
+            url: new.url.clone(),
+            research_pack_url: new.research_pack_url.clone(),
+            snapshot_url: new.snapshot_url.clone(),
+        },
+        published_fingerprint: new.published_fingerprint.map(|value| PublishedFingerprint {
+            algorithm: "sha256".into(),
+            value,
+            normalization: None,
+            note: None,
+        }),
+        associated_material: Vec::new(),
+        research_objective: new.objective.clone(),
+        research_questions: Vec::new(),
+        references: Vec::new(),
+    };
+    let parsed = crate::published::tables::parse(&text);
+    let claims = claims_skeleton(key, &parsed);
+    let manifest_text = format!(
+        "# {key}: written by `research_companion chapter new`; yours to edit.\n\
+         # The tool only reads this file. Optional fields (url, research_pack_url,\n\
+         # snapshot_url, stable_id, published_fingerprint, research_objective) may be\n\
+         # left out or null. The stored snapshots are listed in snapshots.yaml.\n{}",
+        crate::yaml_io::to_string(&manifest)?
+    );
+    let new_book = siblings.is_empty();
+    let book_dir = layout.book_dir(&key.book);
+    let book_existed = book_dir.exists();
+    let written = (|| -> Result<()> {
+        crate::atomic::write_new(&layout.snapshot_file(key, &snapshot_name), text.as_bytes())?;
+        crate::atomic::write_new(
+            &layout.chapter_state(key),
+            crate::chapter::state_text(&state)?.as_bytes(),
+        )?;
+        crate::atomic::write_new(&layout.claims_file(key), claims.as_bytes())?;
+        crate::atomic::write_new(&manifest_path, manifest_text.as_bytes())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(layout.chapter_dir(key));
+        if !book_existed {
+            let _ = std::fs::remove_dir(&book_dir);
+        }
+        return Err(e);
+    }
+    Ok(Created {
+        manifest: manifest_path,
+        snapshot,
+        tables: parsed
+            .tables
+            .iter()
+            .map(|t| (t.header.to_string(), t.location))
+            .collect(),
+        malformed: parsed.malformed,
+        new_book,
+    })
+}
+
+/// A claims.yaml to start from: no claims yet, and in comments the tables
+/// the text publishes (or that it has none) and an example claim.
+fn claims_skeleton(
+    key: &crate::ids::ChapterKey,
+    parsed: &crate::published::tables::Parsed,
+) -> String {
+    use crate::published::claims::CLAIMS_SCHEMA;
+    let mut s = format!(
+        "# The checkable claims of {key}: sentences of the chapter that state numbers,\n\
+         # each with a metric over the chapter's published tables.\n"
+    );
+    if parsed.tables.is_empty() {
+        s.push_str(
+            "# The snapshot holds no published tables, so no claim can be checked against\n\
+             # a measurement yet.\n",
+        );
+    } else {
+        s.push_str("# The snapshot publishes these tables:\n");
+        for t in &parsed.tables {
+            s.push_str(&format!(
+                "#   {} ({}): workers {}; columns {}\n",
+                t.header,
+                t.location,
+                crate::text::list(t.workers()),
+                crate::text::list(t.columns.iter().map(|c| c.ident()))
+            ));
+        }
+        let producer = parsed.tables[0].header.producer.ident();
+        let workers = parsed.tables[0].workers();
+        let (lo, hi) = (
+            workers.first().copied().unwrap_or(0),
+            workers.last().copied().unwrap_or(0),
+        );
+        s.push_str(&format!(
+            "# A claim, for example:\n\
+             # - id: {producer}-speedup\n\
+             #   quote: The sentence, copied from the chapter.\n\
+             #   location: where it appears\n\
+             #   metric: {producer}.w{hi}.ex_s / {producer}.w{lo}.ex_s\n\
+             #   stated: {{value: 2.0, tolerance: 0.05}}\n\
+             #   reproduce: {{at_least: 1.5}}\n\
+             #   preconditions: {{cpus: 1}}\n"
+        ));
+    }
+    for m in &parsed.malformed {
+        s.push_str(&format!(
+            "# A table-like fragment at {} did not parse: {}\n",
+            m.location, m.problem
+        ));
+    }
+    s.push_str(&format!(
+        "schema: {CLAIMS_SCHEMA}\nchapter: {key}\nclaims: []\n"
+    ));
+    s
 }

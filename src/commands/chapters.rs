@@ -61,6 +61,7 @@ impl Render for ManifestView<'_> {
 pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Outcome> {
     let (id, format) = match cmd {
         ChapterCommand::Show { id, format } => (id, format),
+        ChapterCommand::New(args) => return new(out, project, args),
         ChapterCommand::Migrate { id } => {
             let ch = project.chapter(&id)?;
             let line = if chapters::migrate(project, &ch)? {
@@ -88,6 +89,66 @@ pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Out
         fetch: &ch.state.fetch,
     };
     out.emit(&view, format.into())?;
+    Ok(Outcome::Ok)
+}
+
+/// `chapter new`
+fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Result<Outcome> {
+    let key = crate::ids::ChapterKey::parse(&args.key).ok_or_else(|| {
+        crate::error::Error::Usage(format!(
+            "'{}' names no chapter: write book-id/chapter-id, e.g. my-book/07",
+            args.key
+        ))
+    })??;
+    let new = chapters::NewChapter {
+        key,
+        title: args.title,
+        number: args.number,
+        book_title: args.book_title,
+        stable_id: args.stable_id,
+        url: args.url,
+        research_pack_url: args.research_pack_url,
+        snapshot_url: args.snapshot_url,
+        published_fingerprint: args.published_fingerprint,
+        objective: args.objective,
+        scope: if args.complete {
+            Scope::Complete
+        } else {
+            Scope::Excerpt
+        },
+    };
+    let key = new.key.clone();
+    let created = chapters::create(project, new, &args.file)?;
+    out.line(format!(
+        "created {key}{}: {}",
+        if created.new_book {
+            " (a new book)"
+        } else {
+            ""
+        },
+        created.manifest.display()
+    ))?;
+    out.line(format!(
+        "  snapshot: {} ({}, {})",
+        created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
+    ))?;
+    if created.tables.is_empty() {
+        out.line("  published tables: none, so claims.yaml starts empty with nothing to check")?;
+    } else {
+        out.line(format!(
+            "  published tables: {}; claims.yaml lists them for you to write claims against",
+            created.tables.len()
+        ))?;
+        for (header, at) in &created.tables {
+            out.line(format!("    {at}: {header}"))?;
+        }
+    }
+    for m in &created.malformed {
+        out.line(format!(
+            "  table-like fragment at {} did not parse: {}",
+            m.location, m.problem
+        ))?;
+    }
     Ok(Outcome::Ok)
 }
 
