@@ -51,19 +51,23 @@ pub fn list(project: &Project) -> (Vec<ChapterLine>, Vec<Error>) {
     (lines, broken)
 }
 
-/// Verifies the chapters named (every chapter when none is).
-pub fn verify(project: &Project, ids: &[String]) -> Result<Vec<ChapterCheck>> {
-    let chapters = if ids.is_empty() {
-        project.chapters(None)?
+/// Verifies the chapters named (every chapter that loads when none is,
+/// with a line for each that does not).
+pub fn verify(project: &Project, ids: &[String]) -> Result<(Vec<ChapterCheck>, Vec<String>)> {
+    let (chapters, broken) = if ids.is_empty() {
+        project.all_chapters()?
     } else {
-        ids.iter()
+        let named = ids
+            .iter()
             .map(|id| project.chapter(id))
-            .collect::<Result<Vec<_>>>()?
+            .collect::<Result<Vec<_>>>()?;
+        (named, Vec::new())
     };
-    Ok(chapters
+    let checks = chapters
         .iter()
         .map(|ch| chapter::verify(project.layout(), ch))
-        .collect())
+        .collect();
+    Ok((checks, broken))
 }
 
 /// Where a snapshot came from, as a record that travels: the file's path

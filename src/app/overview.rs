@@ -8,7 +8,6 @@ use crate::chapter::Chapter;
 use crate::error::{Error, Result};
 use crate::records::publish::{self, SiteChapter};
 use crate::records::status::{self, ChapterStatus, HistoryEntry};
-use crate::records::store::BrokenRecord;
 
 /// One chapter's runs, newest first.
 #[derive(Debug, Clone, Serialize)]
@@ -25,23 +24,35 @@ fn each_chapter<T>(
     project: &Project,
     query: Option<&str>,
     mut view: impl FnMut(&Chapter, &[crate::records::Record]) -> T,
-) -> Result<(Vec<T>, Vec<BrokenRecord>)> {
+) -> Result<Overview<T>> {
+    let (chapters, broken_chapters) = project.chapters_or_all(query)?;
     let mut all = Vec::new();
-    let mut broken = Vec::new();
-    for ch in project.chapters(query)? {
+    let mut problems = broken_chapters;
+    for ch in chapters {
         let (records, bad) = project.records(&ch)?;
-        broken.extend(bad);
+        problems.extend(
+            bad.iter()
+                .map(|b| format!("unreadable record: {}", b.error)),
+        );
         all.push(view(&ch, &records));
     }
-    Ok((all, broken))
+    Ok(Overview {
+        chapters: all,
+        problems,
+    })
+}
+
+/// One view per chapter, and what could not be read (broken chapters,
+/// unreadable records), one line each.
+#[derive(Debug)]
+pub struct Overview<T> {
+    pub chapters: Vec<T>,
+    pub problems: Vec<String>,
 }
 
 /// The history of the chapters a query names (all when none), and the
 /// record files that would not parse.
-pub fn history(
-    project: &Project,
-    query: Option<&str>,
-) -> Result<(Vec<ChapterHistory>, Vec<BrokenRecord>)> {
+pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<ChapterHistory>> {
     each_chapter(project, query, |ch, records| ChapterHistory {
         chapter: ch.key_str(),
         title: ch.manifest.chapter.title.clone(),
@@ -51,10 +62,7 @@ pub fn history(
 
 /// The research state of the chapters a query names (all when none), and
 /// the record files that would not parse.
-pub fn status(
-    project: &Project,
-    query: Option<&str>,
-) -> Result<(Vec<ChapterStatus>, Vec<BrokenRecord>)> {
+pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
     each_chapter(project, query, status::chapter_status)
 }
 

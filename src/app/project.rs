@@ -50,6 +50,30 @@ impl Project {
         }
     }
 
+    /// Every registered chapter that loads, and one line for each that does
+    /// not (the file and what is wrong): one broken chapter never hides the
+    /// others.
+    pub fn all_chapters(&self) -> Result<(Vec<Chapter>, Vec<String>)> {
+        let mut good = Vec::new();
+        let mut broken = Vec::new();
+        for key in self.registry.require_keys()? {
+            match self.registry.load(key) {
+                Ok(ch) => good.push(ch),
+                Err(e) => broken.push(format!("{key} is broken: {e}")),
+            }
+        }
+        Ok((good, broken))
+    }
+
+    /// The chapter a query names, or every registered one that loads; with
+    /// the broken ones' reasons.
+    pub fn chapters_or_all(&self, query: Option<&str>) -> Result<(Vec<Chapter>, Vec<String>)> {
+        match query {
+            Some(q) => Ok((vec![self.chapter(q)?], Vec::new())),
+            None => self.all_chapters(),
+        }
+    }
+
     /// "The" chapter: the one named, or else the only one registered. With
     /// several registered and none named, the error lists them.
     pub fn the_chapter(&self, query: Option<&str>) -> Result<Chapter> {

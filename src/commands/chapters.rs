@@ -31,11 +31,14 @@ pub fn list(out: &mut Out, project: &Project, args: ChaptersArgs) -> Result<Outc
         ));
     }
     out.emit(&lines, args.format.into())?;
-    Ok(if broken.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Errors(broken.iter().map(ToString::to_string).collect())
-    })
+    // A broken chapter is a failed check of the registry: listed, exit 1,
+    // and the others still shown.
+    Ok(Outcome::unless(
+        broken
+            .iter()
+            .map(|e| format!("broken chapter: {e}"))
+            .collect(),
+    ))
 }
 
 /// A chapter as `chapter show` prints it: chapter.yaml's fields, then the

@@ -199,11 +199,3 @@ fn print_stored(out: &mut Out, stored: &crate::app::record::Stored) -> Result<()
     }
     Ok(())
 }
-
-/// Unreadable records, as problems a command reports.
-fn unreadable(broken: &[crate::records::store::BrokenRecord]) -> Vec<String> {
-    broken
-        .iter()
-        .map(|b| format!("unreadable record: {}", b.error))
-        .collect()
-}

@@ -1,6 +1,5 @@
 //! `history` and `status`: the recorded runs read back.
 
-use super::unreadable;
 use crate::app::{Project, overview};
 use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
@@ -39,9 +38,9 @@ impl Render for overview::ChapterHistory {
 
 /// `history`
 pub fn history(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
-    let (all, broken) = overview::history(project, args.chapter.as_deref())?;
-    out.emit(&all, args.format.into())?;
-    Ok(Outcome::unless(unreadable(&broken)))
+    let all = overview::history(project, args.chapter.as_deref())?;
+    out.emit(&all.chapters, args.format.into())?;
+    Ok(Outcome::unless(all.problems))
 }
 
 impl Render for ChapterStatus {
@@ -67,7 +66,7 @@ impl Render for ChapterStatus {
 
 /// `status`
 pub fn status(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
-    let (lines, broken) = overview::status(project, args.chapter.as_deref())?;
-    out.emit(&lines, args.format.into())?;
-    Ok(Outcome::unless(unreadable(&broken)))
+    let lines = overview::status(project, args.chapter.as_deref())?;
+    out.emit(&lines.chapters, args.format.into())?;
+    Ok(Outcome::unless(lines.problems))
 }

@@ -91,10 +91,15 @@ impl Render for Verified {
 
 /// `verify`
 pub fn run(out: &mut Out, project: &Project, args: VerifyArgs) -> Result<Outcome> {
+    let (checks, broken) = chapters::verify(project, &args.ids)?;
     let verified = Verified {
-        checks: chapters::verify(project, &args.ids)?,
+        checks,
         strict: args.strict,
     };
     out.emit(&verified, args.format.into())?;
-    Ok(Outcome::check(!verified.failed()))
+    Ok(if broken.is_empty() {
+        Outcome::check(!verified.failed())
+    } else {
+        Outcome::CheckFailed(broken)
+    })
 }
