@@ -501,8 +501,8 @@ pub struct DiffArgs {
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
-    #[arg(default_value = "06")]
-    pub chapter: String,
+    /// [default: every chapter whose snapshot publishes tables]
+    pub chapter: Option<String>,
     /// Measured batches per configuration
     #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,

@@ -1,12 +1,17 @@
-//! `reproduce`: the main job. Run the chapter's experiment as its tables
-//! describe it, compare it claim by claim, and record it.
+//! `reproduce`: the main job. Run each chapter's experiment as its tables
+//! describe it, compare it claim by claim, and record it: one chapter when
+//! named, else every chapter whose snapshot publishes tables. A line per
+//! chapter comes first, then the details.
 
-use super::{RunView, knob_flag, print_stored, refuse_existing, run_with_progress, settings_error};
+use std::fmt::Write as _;
+
+use super::{RunView, knob_flag, refuse_existing, run_with_progress, settings_error};
 use crate::app::{Project, reproduce};
-use crate::bench::Knob;
+use crate::bench::{Knob, Settings};
+use crate::chapter::Chapter;
 use crate::cli::ReproduceArgs;
-use crate::error::{Outcome, Result};
-use crate::output::{Format, Out, wrote};
+use crate::error::{Error, Outcome, Result};
+use crate::output::{Out, Render, wrote};
 use crate::published::{plot, render};
 use crate::text::list;
 
@@ -21,53 +26,107 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             "the chapter's tables",
         )
     };
-    let chapter = project.chapter(&args.chapter)?;
-    let mut settings = reproduce::settings(project, &chapter)?;
-    settings.batches = args.batches;
-    settings.repeat = args.repeat;
-    settings.worker_kind = args.worker_kind.into();
-    settings.check().map_err(|e| flags(e.into()))?;
+    let named = args.chapter.is_some();
+    let (chapters, mut problems) = project.chapters_or_all(args.chapter.as_deref())?;
+    let mut plans: Vec<(Chapter, Settings)> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for chapter in chapters {
+        match reproduce::settings(project, &chapter) {
+            Ok(mut settings) => {
+                settings.batches = args.batches;
+                settings.repeat = args.repeat;
+                settings.worker_kind = args.worker_kind.into();
+                settings.check().map_err(|e| flags(e.into()))?;
+                plans.push((chapter, settings));
+            }
+            Err(e) if named => return Err(e),
+            Err(e) => skipped.push(e.to_string()),
+        }
+    }
+    if plans.is_empty() {
+        return Err(Error::Usage(format!(
+            "no chapter publishes tables to reproduce{}",
+            skipped.iter().map(|s| format!("; {s}")).collect::<String>()
+        )));
+    }
+    if plans.len() > 1 && (args.out.is_some() || args.plot.is_some()) {
+        return Err(Error::Usage(
+            "--out and --plot write one chapter's run: name the chapter".into(),
+        ));
+    }
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
-    eprintln!(
-        "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
-        chapter.key,
-        list(&settings.producers),
-        settings.cost_ms,
-        settings.batch_size,
-        settings.consumer_ms,
-        list(&settings.workers),
-        settings.cpus.map_or("all".to_string(), |n| n.to_string()),
-        settings.batches
-    );
-    let run = run_with_progress(&settings).map_err(flags)?;
-    out.emit(
-        &RunView {
-            run: &run,
-            wide: args.wide,
-        },
-        Format::Text,
-    )?;
-    let done = reproduce::conclude(
-        project,
-        &chapter,
-        &run,
-        (!args.no_record).then_some("reproduce"),
-    )?;
-    out.write("\n")?;
-    out.write(&render::text(&done.compared.comparison))?;
-    if let Some(path) = &args.out {
-        crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
-        wrote(path, "run");
+    let mut summary = Vec::new();
+    let mut details = String::new();
+    let mut failed = false;
+    for (chapter, settings) in &plans {
+        eprintln!(
+            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
+            chapter.key,
+            list(&settings.producers),
+            settings.cost_ms,
+            settings.batch_size,
+            settings.consumer_ms,
+            list(&settings.workers),
+            settings.cpus.map_or("all".to_string(), |n| n.to_string()),
+            settings.batches
+        );
+        let run = run_with_progress(settings).map_err(flags)?;
+        let source = (!args.no_record).then_some("reproduce");
+        let done = reproduce::conclude(project, chapter, &run, source)?;
+        let comparison = &done.compared.comparison;
+        failed |= comparison.any_not_reproduced();
+        let recorded = done
+            .stored
+            .as_ref()
+            .map_or("not recorded".to_string(), |s| {
+                format!("recorded {}", s.record.run_id)
+            });
+        summary.push(format!(
+            "{}  {}  ({recorded})",
+            chapter.key,
+            render::verdict_summary(comparison)
+        ));
+        if plans.len() > 1 {
+            let _ = writeln!(details, "\n== {} ==", chapter.key);
+        }
+        details.push_str(
+            &RunView {
+                run: &run,
+                wide: args.wide,
+            }
+            .text()?,
+        );
+        details.push('\n');
+        details.push_str(&render::text(comparison));
+        if let Some(path) = &args.out {
+            crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
+            wrote(path, "run");
+        }
+        if let Some(path) = &args.plot {
+            plot::write(path, &done.compared.tables, &run)?;
+            wrote(path, "plot");
+        }
+        if let Some(stored) = &done.stored {
+            let _ = writeln!(
+                details,
+                "recorded {} ({})",
+                stored.record.run_id,
+                stored.path.display()
+            );
+        }
     }
-    if let Some(path) = &args.plot {
-        plot::write(path, &done.compared.tables, &run)?;
-        wrote(path, "plot");
+    for s in &skipped {
+        summary.push(format!("skipped: {s}"));
     }
-    if let Some(stored) = &done.stored {
-        print_stored(out, stored)?;
-    }
-    Ok(Outcome::check(
-        !done.compared.comparison.any_not_reproduced(),
-    ))
+    out.line(summary.join("\n"))?;
+    out.line("")?;
+    out.write(&details)?;
+    // A claim NOT_REPRODUCED is in the output already; broken chapters are
+    // reported as problems.
+    Ok(if failed || !problems.is_empty() {
+        Outcome::CheckFailed(std::mem::take(&mut problems))
+    } else {
+        Outcome::Ok
+    })
 }
