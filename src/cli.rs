@@ -200,7 +200,7 @@ pub enum ChapterCommand {
     },
     /// Register a chapter: its folder, chapter.yaml, the first snapshot and
     /// a claims.yaml skeleton listing the tables the text publishes
-    New(NewChapterArgs),
+    New(Box<NewChapterArgs>),
     /// Move an old chapter.yaml's snapshot list into snapshots.yaml, once
     /// (every other line and comment of chapter.yaml stays)
     Migrate {

@@ -64,7 +64,7 @@ impl Render for ManifestView<'_> {
 pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Outcome> {
     let (id, format) = match cmd {
         ChapterCommand::Show { id, format } => (id, format),
-        ChapterCommand::New(args) => return new(out, project, args),
+        ChapterCommand::New(args) => return new(out, project, *args),
         ChapterCommand::Migrate { id } => {
             let ch = project.chapter(&id)?;
             let line = if chapters::migrate(project, &ch)? {
