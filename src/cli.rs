@@ -264,6 +264,19 @@ pub enum SnapshotCommand {
         #[arg(long)]
         complete: bool,
     },
+    /// What changed in the prose between two snapshots, word by word, and
+    /// which claims' sentences the change touched
+    Diff {
+        /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+        id: String,
+        /// The older snapshot: a fingerprint, a prefix of one, or a snapshot
+        /// file [default: the one before the current]
+        from: Option<String>,
+        /// The newer snapshot [default: the current]
+        to: Option<String>,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -63,10 +63,15 @@ pub fn verify(project: &Project, ids: &[String]) -> Result<(Vec<ChapterCheck>, V
             .collect::<Result<Vec<_>>>()?;
         (named, Vec::new())
     };
-    let checks = chapters
-        .iter()
-        .map(|ch| chapter::verify(project.layout(), ch))
-        .collect();
+    let mut checks = Vec::new();
+    for ch in &chapters {
+        let mut check = chapter::verify(project.layout(), ch);
+        check.stale_research = super::overview::stale_research(project, ch)?
+            .into_iter()
+            .map(|r| r.run_id.to_string())
+            .collect();
+        checks.push(check);
+    }
     Ok((checks, broken))
 }
 

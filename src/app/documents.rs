@@ -46,7 +46,9 @@ pub fn prompt(
         ));
     }
     let (records, skipped) = project.records(chapter)?;
-    let view = context::prompt(chapter, &text, excerpt_chars, &records);
+    let mut view = context::prompt(chapter, &text, excerpt_chars, &records);
+    view.changes_since_research =
+        super::changes::since_research(project, chapter, &records).map(|c| c.summary());
     Ok(Prompt {
         text: templates.render(PROMPT_TEMPLATE, &view)?,
         skipped,

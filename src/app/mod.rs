@@ -5,6 +5,7 @@
 //! results into output.
 
 pub mod bench;
+pub mod changes;
 pub mod chapters;
 pub mod compare;
 pub mod documents;

@@ -63,7 +63,25 @@ pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<Chapte
 /// The research state of the chapters a query names (all when none), and
 /// the record files that would not parse.
 pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
-    each_chapter(project, query, status::chapter_status)
+    each_chapter(project, query, |ch, records| {
+        let mut s = status::chapter_status(ch, records);
+        s.changed_since_research =
+            super::changes::since_research(project, ch, records).map(|c| c.summary());
+        s
+    })
+}
+
+/// The chapter's research runs that examined another revision than the
+/// current snapshot, newest first.
+pub fn stale_research(project: &Project, chapter: &Chapter) -> Result<Vec<crate::records::Record>> {
+    let (records, _) = project.records(chapter)?;
+    let current = &chapter.state.current().fingerprint;
+    Ok(records
+        .into_iter()
+        .filter(|r| {
+            r.kind == crate::records::RunKind::Research && r.revision.fingerprint != *current
+        })
+        .collect())
 }
 
 /// The site's data file for a chapter; refused while any of its records is

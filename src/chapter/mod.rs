@@ -420,6 +420,10 @@ pub struct ChapterCheck {
     pub current_snapshot: String,
     pub published_fingerprint: Option<String>,
     pub currency: SnapshotCurrency,
+    /// Research runs that examined another revision (filled in by the
+    /// caller that reads the records).
+    #[serde(default)]
+    pub stale_research: Vec<String>,
 }
 
 impl ChapterCheck {
@@ -488,5 +492,6 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
         current_snapshot: m.current_snapshot.clone(),
         published_fingerprint: published.map(str::to_string),
         currency,
+        stale_research: Vec::new(),
     }
 }

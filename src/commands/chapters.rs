@@ -242,14 +242,45 @@ fn show_text(ch: &Chapter) -> String {
     s
 }
 
-/// `snapshot add`
+impl Render for crate::app::changes::ProseChange {
+    fn text(&self) -> Result<String> {
+        let mut s = format!(
+            "{} -> {}\n  {} ({} removed, {} added)\n",
+            self.from,
+            self.to,
+            self.summary(),
+            self.words_removed,
+            self.words_added
+        );
+        for p in &self.passages {
+            s.push_str(&format!("  … {p} …\n"));
+        }
+        Ok(s)
+    }
+}
+
+/// `snapshot add`, `snapshot diff`
 pub fn snapshot(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Result<Outcome> {
-    let SnapshotCommand::Add {
-        id,
-        file,
-        source,
-        complete,
-    } = cmd;
+    let (id, file, source, complete) = match cmd {
+        SnapshotCommand::Add {
+            id,
+            file,
+            source,
+            complete,
+        } => (id, file, source, complete),
+        SnapshotCommand::Diff {
+            id,
+            from,
+            to,
+            format,
+        } => {
+            let ch = project.chapter(&id)?;
+            let (a, b) = crate::app::changes::pick(project, &ch, from.as_deref(), to.as_deref())?;
+            let change = crate::app::changes::between(project, &ch, &a, &b)?;
+            out.emit(&change, format.into())?;
+            return Ok(Outcome::Ok);
+        }
+    };
     let ch = project.chapter(&id)?;
     let scope = if complete {
         Scope::Complete
@@ -271,5 +302,24 @@ pub fn snapshot(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Resul
         ),
     };
     out.line(line)?;
+    let ch = project.chapter(&id)?;
+    print_stale(out, &crate::app::overview::stale_research(project, &ch)?)?;
     Ok(Outcome::Ok)
+}
+
+/// The research runs that examined another revision than the current one.
+fn print_stale(out: &mut Out, stale: &[crate::records::Record]) -> Result<()> {
+    if stale.is_empty() {
+        return out.line("  no research run is STALE");
+    }
+    out.line(format!("  research runs STALE ({}):", stale.len()))?;
+    for r in stale {
+        out.line(format!(
+            "    {}  {}  examined {}",
+            r.run_id,
+            r.recorded_at.format("%Y-%m-%d"),
+            r.revision.fingerprint.short()
+        ))?;
+    }
+    Ok(())
 }

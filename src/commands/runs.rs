@@ -50,6 +50,9 @@ impl Render for ChapterStatus {
         for r in &self.stale_reasons {
             line.push_str(&format!(" (Changed: {r})"));
         }
+        if let Some(c) = &self.changed_since_research {
+            line.push_str(&format!(" · since the last research run: {c}"));
+        }
         line.push_str(&format!(
             "  · {} research run{}, {} experiment run{} · last researched: {}\n",
             self.research_runs,

@@ -74,12 +74,21 @@ impl Render for Verified {
             if let Some(p) = &c.published_fingerprint {
                 lines.push(format!("    published sha256 {p}"));
             }
+            if !c.stale_research.is_empty() {
+                lines.push(format!(
+                    "  research runs STALE against the current snapshot ({}): {}",
+                    c.stale_research.len(),
+                    crate::text::list(&c.stale_research)
+                ));
+            }
         }
         lines.push(
             if self.altered() {
                 "FAILED: a stored snapshot no longer matches its manifest"
             } else if self.failed() {
                 "FAILED (--strict): a current snapshot differs from the published fingerprint"
+            } else if self.checks.iter().any(|c| !c.stale_research.is_empty()) {
+                "ok: every stored snapshot is intact; research runs above are STALE (the chapter changed since)"
             } else {
                 "ok: every stored snapshot is intact"
             }

@@ -247,6 +247,13 @@ pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
         .collect()
 }
 
+/// The claims' ids and quoted sentences, without checking their metrics
+/// (for telling which claims an edit of the prose touches).
+pub fn quotes(path: &Path) -> Result<Vec<(String, String)>> {
+    let file: ClaimsFile = yaml_io::from_str(&yaml_io::read_text(path)?, path)?;
+    Ok(file.claims.into_iter().map(|c| (c.id, c.quote)).collect())
+}
+
 /// Reads and checks a claims file against the chapter's published tables:
 /// every metric must evaluate on them. Errors name the file, line and claim.
 pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {

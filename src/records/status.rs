@@ -101,6 +101,10 @@ pub struct ChapterStatus {
     pub last_researched: Option<DateTime<Utc>>,
     pub run_id: Option<RunId>,
     pub previous_run_id: Option<RunId>,
+    /// How much the prose changed since the latest research run, when it
+    /// changed ("312 words changed; claims touched: ...").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since_research: Option<String>,
 }
 
 /// The chapter's state from its records (newest first).
@@ -149,6 +153,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         last_researched: latest.map(|r| r.recorded_at),
         run_id: latest.map(|r| r.run_id.clone()),
         previous_run_id: latest.and_then(|r| r.previous_run_id.clone()),
+        changed_since_research: None,
     }
 }
 

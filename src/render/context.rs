@@ -97,6 +97,9 @@ pub struct PromptContext {
     pub materials: Vec<crate::chapter::manifest::Material>,
     pub history: Vec<HistoryView>,
     pub chapter_changed: bool,
+    /// "312 words changed; claims touched: ...", when the chapter changed
+    /// since the latest research run.
+    pub changes_since_research: Option<String>,
     pub evidence: Option<EvidenceView>,
     pub required_sections: Vec<SectionView>,
 }
@@ -219,6 +222,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
         materials: ch.manifest.associated_material.clone(),
         history,
         chapter_changed,
+        changes_since_research: None,
         evidence,
         required_sections: REQUIRED_SECTIONS
             .iter()
