@@ -171,8 +171,14 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
     let p = Project::seeded();
     p.write("report.md", crate::records::FULL_REPORT);
     p.record(&["--report", "report.md"]);
+    // The author's chapter.yaml, comments and all, is never rewritten.
+    let manifest = p.chapter_dir().join("chapter.yaml");
+    let mut mine = std::fs::read_to_string(&manifest).unwrap();
+    mine.insert_str(0, "# kept by hand\n");
+    std::fs::write(&manifest, &mine).unwrap();
     let out = fetch(&p, &server.url("/new"), &[]);
     assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), mine);
     let s = stdout(&out);
     assert!(s.contains("it is now current"), "{s}");
     assert!(s.contains("research runs now STALE (1):"), "{s}");

@@ -3,6 +3,7 @@
 
 mod architecture;
 mod bench;
+mod books;
 mod chapters;
 mod diff;
 mod fetch;
