@@ -38,8 +38,17 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
     )?;
     if tables.is_empty() {
         return Err(Error::Usage(format!(
-            "{}: the snapshot {} holds no published tables",
-            selected.chapter.key, selected.snapshot
+            "{}: the snapshot {} holds no published tables{}",
+            selected.chapter.key,
+            selected.snapshot,
+            comparison
+                .malformed
+                .iter()
+                .map(|m| format!(
+                    "; a table-like fragment at {} did not parse: {}",
+                    m.location, m.problem
+                ))
+                .collect::<String>()
         )));
     }
     out.emit(&comparison, args.format.into())?;

@@ -281,3 +281,23 @@ fn shell_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+#[test]
+fn a_lone_malformed_table_is_reported_with_its_place() {
+    let p = two_books();
+    p.write(
+        "broken-table.txt",
+        "Prose.\n=== producer=sleep 1.0 ms/sample batch=4 consumer=4ms per batch ===\nworkers ex/s\n0 1\n",
+    );
+    p.cmd()
+        .args(["snapshot", "add", "systems-notes/07", "broken-table.txt"])
+        .assert()
+        .success();
+    p.cmd()
+        .args(["reproduce", "systems-notes/07", "--no-record"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "holds no published tables to reproduce; a table-like fragment at line 2, column 1 did not parse: expected consumer=<ms>, found \"consumer=4ms\"",
+        ));
+}
