@@ -35,6 +35,13 @@ pub fn chapter06_tables() -> Vec<Table> {
     parsed.tables
 }
 
+/// Chapter 06's stored excerpt, normalized.
+pub fn prose06() -> String {
+    crate::chapter::normalize::normalize(include_str!(
+        "../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+    ))
+}
+
 /// A row with the chapter's columns set and everything else neutral.
 pub fn row(producer: ProducerKind, workers: usize, cells: &[(Column, f64)]) -> Row {
     let mut r = Row {

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::published::claims::TableSet;
 use crate::published::diff::{self, ClaimResult, Comparison};
 use crate::published::tables::Table;
-use crate::published::{read_claims, read_tables};
+use crate::published::{read_claims, read_prose, read_tables};
 use crate::records::StoredVerdict;
 
 /// A comparison and the published tables it was made against.
@@ -27,8 +27,15 @@ pub fn compare_run(
 ) -> Result<Compared> {
     let parsed = read_tables(project.layout(), chapter, snapshot)?;
     let claims = read_claims(project.layout(), chapter, &parsed)?;
+    let prose = read_prose(project.layout(), chapter, snapshot)?;
     Ok(Compared {
-        comparison: diff::compare(&parsed.tables, &parsed.malformed, claims.as_ref(), run),
+        comparison: diff::compare(
+            &parsed.tables,
+            &parsed.malformed,
+            claims.as_ref(),
+            &prose,
+            run,
+        ),
         tables: parsed.tables,
     })
 }
@@ -43,12 +50,13 @@ pub fn unrun_claims(
 ) -> Result<(Vec<ClaimResult>, Vec<Table>)> {
     let parsed = read_tables(project.layout(), chapter, snapshot)?;
     let claims = read_claims(project.layout(), chapter, &parsed)?;
+    let prose = read_prose(project.layout(), chapter, snapshot)?;
     let set = TableSet::from_published(&parsed.tables);
     let results = claims
         .map(|f| {
             f.claims
                 .iter()
-                .map(|c| diff::unrun(c, &set, Some(reason.to_string())))
+                .map(|c| diff::unrun(c, &set, &prose, Some(reason.to_string())))
                 .collect()
         })
         .unwrap_or_default();
@@ -64,6 +72,9 @@ pub fn stored_verdicts(c: &Comparison) -> Vec<StoredVerdict> {
             verdict: r.verdict.to_string(),
             measured: r.measured,
             detail: r.reason.clone(),
+            ratio: r.ratio,
+            magnitude_differs: r.magnitude_differs,
+            quote_missing: (!r.quote_found).then_some(true),
         })
         .collect()
 }

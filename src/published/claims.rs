@@ -43,8 +43,27 @@ pub struct Claim {
     pub stated: Stated,
     /// What a measurement must show to reproduce the claim.
     pub reproduce: Criterion,
+    /// How close the measured value must be to the published one to be the
+    /// same size, when the prose commits to a size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub magnitude: Option<Magnitude>,
     #[serde(default)]
     pub preconditions: Preconditions,
+}
+
+/// A size band: the measured value is the same size as the published one
+/// when their ratio lies between 1/within and within.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Magnitude {
+    pub within: f64,
+}
+
+impl Magnitude {
+    /// Whether `ratio` (measured / published) is inside the band.
+    pub fn holds(&self, ratio: f64) -> bool {
+        ratio.is_finite() && ratio >= 1.0 / self.within && ratio <= self.within
+    }
 }
 
 /// A stated value and how far the tables may be from it.
@@ -210,7 +229,11 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
         .compile_expression(metric)
         .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
     let value = expr.eval(set.value()).map_err(|e| {
-        if e.kind() != minijinja::ErrorKind::UndefinedError {
+        // A missing table, row or column is undefined, whether it is met
+        // alone or inside an operation (`spin.w8.wrk / spin.w0.work`).
+        let undefined = e.kind() == minijinja::ErrorKind::UndefinedError
+            || e.to_string().contains("undefined");
+        if !undefined {
             return format!("metric '{metric}' cannot be evaluated: {e}");
         }
         let known: Vec<String> = set
@@ -295,6 +318,14 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
         if nth > 0 {
             return Err(at("the id is used twice".into()));
         }
+        if let Some(m) = c.magnitude
+            && !(m.within > 1.0)
+        {
+            return Err(at(format!(
+                "magnitude.within must be above 1 (a ratio band), got {}",
+                m.within
+            )));
+        }
         if c.stated.tolerance.is_nan() || c.stated.tolerance < 0.0 {
             return Err(at(format!(
                 "stated.tolerance must be >= 0, got {}",
@@ -338,6 +369,11 @@ mod tests {
         );
         assert!(err.contains("sleep.{w0,w1,w2,w4,w8}"), "{err}");
         assert!(err.contains("columns: ex_s, wait_frac"), "{err}");
+        let err = evaluate("sleep.w8.wrk / sleep.w0.ex_s", &set).unwrap_err();
+        assert!(
+            err.contains("names a table, row or column that does not exist"),
+            "{err}"
+        );
         let err = evaluate("sleep.w8.ex_s / 0", &set).unwrap_err();
         assert!(
             err.contains("cannot be evaluated") && err.contains("3049.0 / 0"),

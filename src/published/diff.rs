@@ -64,10 +64,49 @@ pub struct ClaimResult {
     /// Whether the prose agrees with its own table (within the tolerance).
     pub prose_consistent: bool,
     pub measured: Option<f64>,
+    /// measured / published, when both are known and published is not 0.
+    pub ratio: Option<f64>,
     pub criterion: String,
+    /// The size band the claim commits to (README, "Magnitude"), if any.
+    pub magnitude_within: Option<f64>,
+    /// Set when the direction holds but the size does not: the ratio.
+    pub magnitude_differs: Option<f64>,
     pub verdict: ClaimVerdict,
     /// Why, for NOT_COMPARABLE and UNRUN.
     pub reason: Option<String>,
+    /// Whether the quoted sentence is in the revision compared with.
+    pub quote_found: bool,
+    /// When it is not: the closest sentence of that revision.
+    pub closest_sentence: Option<String>,
+}
+
+impl ClaimResult {
+    /// The verdict with the flags beside it: `REPRODUCED, magnitude differs
+    /// (x0.007), QUOTE_MISSING`.
+    pub fn verdict_with_flags(&self) -> String {
+        let mut s = self.verdict.to_string();
+        if let Some(r) = self.magnitude_differs {
+            s.push_str(&format!(", magnitude differs (x{})", short_ratio(r)));
+        }
+        if !self.quote_found {
+            s.push_str(", QUOTE_MISSING");
+        }
+        s
+    }
+}
+
+/// A ratio in a few significant figures: 0.007, 1.49, 150.
+pub fn short_ratio(r: f64) -> String {
+    let a = r.abs();
+    if a >= 100.0 {
+        format!("{r:.0}")
+    } else if a >= 1.0 {
+        format!("{r:.2}")
+    } else {
+        format!("{r:.2e}")
+            .parse::<f64>()
+            .map_or(format!("{r:.3}"), |v| v.to_string())
+    }
 }
 
 /// Everything `diff` reports.
@@ -84,19 +123,86 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Whether any claim is NOT_REPRODUCED.
+    /// Whether a check failed: a claim NOT_REPRODUCED, or a claim whose
+    /// quoted sentence is no longer in the revision.
     pub fn any_not_reproduced(&self) -> bool {
         self.claims
             .iter()
-            .any(|c| c.verdict == ClaimVerdict::NotReproduced)
+            .any(|c| c.verdict == ClaimVerdict::NotReproduced || !c.quote_found)
     }
 }
 
-/// Compares a run with the chapter's tables and claims.
+/// Looks a claim's quote up in a revision's normalized text: found when
+/// every part of it (`...` or `…` marks an elision) is there; otherwise the
+/// closest sentence of the text, as a hint.
+pub fn find_quote(quote: &str, normalized_text: &str) -> (bool, Option<String>) {
+    use crate::chapter::normalize::normalize;
+    let parts: Vec<String> = quote
+        .split('…')
+        .flat_map(|p| p.split("..."))
+        .map(normalize)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.iter().all(|p| normalized_text.contains(p.as_str())) {
+        return (true, None);
+    }
+    // The sentence sharing most of the quote's words (the shorter on a tie),
+    // cut to its last words when a flattened table runs into it.
+    let words = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let wanted = words(&quote.replace("...", " ").replace('…', " "));
+    let score = |s: &str| {
+        let have = words(s);
+        wanted.iter().filter(|w| have.contains(w)).count()
+    };
+    let closest = sentences(normalized_text)
+        .filter(|s| score(s) > 0)
+        .max_by(|a, b| score(a).cmp(&score(b)).then(b.len().cmp(&a.len())))
+        .map(|s| {
+            let all: Vec<&str> = s.split_whitespace().collect();
+            let keep = wanted.len() * 2 + 4;
+            if all.len() > keep {
+                format!("… {}", all[all.len() - keep..].join(" "))
+            } else {
+                s.to_string()
+            }
+        });
+    (false, closest)
+}
+
+/// The sentences of a normalized text: cut after `.`, `?` or `!` and a space.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .match_indices(['.', '?', '!'])
+            .map(|(i, _)| i + 1)
+            .find(|&i| rest[i..].starts_with(' ') || i == rest.len())
+            .unwrap_or(rest.len());
+        let (s, r) = rest.split_at(end);
+        rest = r.trim_start();
+        Some(s.trim())
+    })
+    .filter(|s| !s.is_empty())
+}
+
+/// Compares a run with the chapter's tables and claims; `text` is the
+/// revision's normalized prose, where each claim's quote is looked up.
 pub fn compare(
     tables: &[Table],
     malformed: &[Malformed],
     claims: Option<&ClaimsFile>,
+    text: &str,
     run: &BenchRun,
 ) -> Comparison {
     let mut diffs = Vec::new();
@@ -141,7 +247,7 @@ pub fn compare(
         .map(|f| {
             f.claims
                 .iter()
-                .map(|c| check_claim(c, tables, &published_set, &measured_set, run))
+                .map(|c| check_claim(c, tables, &published_set, &measured_set, text, run))
                 .collect()
         })
         .unwrap_or_default();
@@ -156,8 +262,9 @@ pub fn compare(
 
 /// A claim checked against the chapter's own tables only: its published
 /// value and whether the prose agrees with it, verdict UNRUN.
-pub fn unrun(c: &Claim, published: &TableSet, reason: Option<String>) -> ClaimResult {
+pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>) -> ClaimResult {
     let published_value = claims::evaluate(&c.metric, published).unwrap_or(f64::NAN);
+    let (quote_found, closest_sentence) = find_quote(&c.quote, text);
     ClaimResult {
         id: c.id.clone(),
         quote: c.quote.clone(),
@@ -167,9 +274,14 @@ pub fn unrun(c: &Claim, published: &TableSet, reason: Option<String>) -> ClaimRe
         published: published_value,
         prose_consistent: (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
         measured: None,
+        ratio: None,
         criterion: c.reproduce.to_string(),
+        magnitude_within: c.magnitude.map(|m| m.within),
+        magnitude_differs: None,
         verdict: ClaimVerdict::Unrun,
         reason,
+        quote_found,
+        closest_sentence,
     }
 }
 
@@ -178,9 +290,10 @@ fn check_claim(
     tables: &[Table],
     published: &TableSet,
     measured: &TableSet,
+    text: &str,
     run: &BenchRun,
 ) -> ClaimResult {
-    let mut result = unrun(c, published, None);
+    let mut result = unrun(c, published, text, None);
     let measured_value = match claims::evaluate(&c.metric, measured) {
         Ok(v) => v,
         Err(_) => {
@@ -192,6 +305,8 @@ fn check_claim(
         }
     };
     result.measured = Some(measured_value);
+    result.ratio = (result.published != 0.0 && result.published.is_finite())
+        .then(|| measured_value / result.published);
     let mut unmet = Vec::new();
     if let Some(n) = c.preconditions.cpus
         && run.cpus_used.len() != n
@@ -231,6 +346,13 @@ fn check_claim(
     } else {
         ClaimVerdict::NotReproduced
     };
+    // The direction held; does the size?
+    if result.verdict == ClaimVerdict::Reproduced
+        && let (Some(m), Some(ratio)) = (c.magnitude, result.ratio)
+        && !m.holds(ratio)
+    {
+        result.magnitude_differs = Some(ratio);
+    }
     result
 }
 
@@ -239,7 +361,8 @@ mod tests {
     use super::*;
     use crate::bench::ProducerKind;
     use crate::published::claims::{self, ClaimsFile};
-    use crate::testing::{chapter06_tables, repo_layout, run_like};
+    use crate::published::render;
+    use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
 
     fn claims06(tables: &[Table]) -> ClaimsFile {
         let path = repo_layout().claims_file(&crate::testing::chapter06().key);
@@ -257,6 +380,7 @@ mod tests {
             &tables,
             &[],
             Some(&claims06(&tables)),
+            &prose06(),
             &run_like(&tables, 1),
         );
         assert_eq!(c.claims.len(), 6);
@@ -290,7 +414,7 @@ mod tests {
         {
             r.summary.ex_per_s = 420.0;
         }
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &run);
+        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         let r = verdict(&c, "sleep-speedup-7.4x");
         assert_eq!(r.verdict, ClaimVerdict::NotReproduced);
         assert_eq!(r.measured, Some(1.0));
@@ -306,7 +430,13 @@ mod tests {
     fn a_run_on_other_cpus_or_settings_is_not_comparable_and_says_why() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
-        let c = compare(&tables, &[], Some(&claims), &run_like(&tables, 2));
+        let c = compare(
+            &tables,
+            &[],
+            Some(&claims),
+            &prose06(),
+            &run_like(&tables, 2),
+        );
         for r in &c.claims {
             assert_eq!(r.verdict, ClaimVerdict::NotComparable, "{r:?}");
             assert!(
@@ -318,7 +448,7 @@ mod tests {
         }
         let mut run = run_like(&tables, 1);
         run.settings.batch_size = 16;
-        let c = compare(&tables, &[], Some(&claims), &run);
+        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
         assert!(!c.tables[0].same_settings);
         let reason = verdict(&c, "sleep-speedup-7.4x").reason.clone().unwrap();
         assert!(
@@ -327,7 +457,7 @@ mod tests {
         );
         let mut run = run_like(&tables, 1);
         run.settings.worker_kind = crate::bench::WorkerKind::Thread;
-        let c = compare(&tables, &[], Some(&claims), &run);
+        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
         assert_eq!(
             verdict(&c, "spin-step-five-times-slower").verdict,
             ClaimVerdict::NotComparable
@@ -343,7 +473,7 @@ mod tests {
         let tables = chapter06_tables();
         let mut run = run_like(&tables, 1);
         run.results.retain(|r| r.workers != 8);
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &run);
+        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         assert_eq!(c.tables[0].unmeasured_workers, vec![8]);
         for r in &c.claims {
             assert_eq!(r.verdict, ClaimVerdict::Unrun, "{r:?}");
@@ -353,9 +483,67 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_that_vanishes_reproduces_the_direction_but_not_the_size() {
+        let tables = chapter06_tables();
+        let mut run = run_like(&tables, 1);
+        for r in run.results.iter_mut() {
+            if r.producer == ProducerKind::Spin && r.workers == 8 {
+                r.summary.wait_mean_ms = 0.2;
+            }
+        }
+        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let r = verdict(&c, "spin-wait-mean-62.8-to-28.1");
+        assert_eq!(r.verdict, ClaimVerdict::Reproduced);
+        let differs = r.magnitude_differs.expect("flagged");
+        assert!(
+            (differs - (0.2 / 62.8) / (28.1 / 62.8)).abs() < 1e-9,
+            "{differs}"
+        );
+        assert_eq!(
+            r.verdict_with_flags(),
+            "REPRODUCED, magnitude differs (x0.00712)"
+        );
+        // A claim within its band is not flagged.
+        assert!(
+            verdict(&c, "sleep-speedup-7.4x")
+                .magnitude_differs
+                .is_none()
+        );
+        assert!(render::verdict_summary(&c).contains("6 REPRODUCED (1 of them magnitude differs)"));
+    }
+
+    #[test]
+    fn a_quote_the_revision_no_longer_has_is_missing_with_a_hint() {
+        let tables = chapter06_tables();
+        let edited = prose06().replace("got 7.4 times faster", "got much faster");
+        let c = compare(
+            &tables,
+            &[],
+            Some(&claims06(&tables)),
+            &edited,
+            &run_like(&tables, 1),
+        );
+        let r = verdict(&c, "sleep-speedup-7.4x");
+        assert!(!r.quote_found);
+        let hint = r.closest_sentence.as_deref().unwrap();
+        assert!(
+            hint.ends_with("The first pipeline got much faster."),
+            "{hint}"
+        );
+        assert_eq!(
+            r.verdict,
+            ClaimVerdict::Reproduced,
+            "the measurement still speaks"
+        );
+        assert!(c.any_not_reproduced(), "a missing quote fails the check");
+        // An elided quote is found part by part.
+        assert!(verdict(&c, "spin-wait-mean-62.8-to-28.1").quote_found);
+    }
+
+    #[test]
     fn without_claims_the_tables_are_still_compared() {
         let tables = chapter06_tables();
-        let c = compare(&tables, &[], None, &run_like(&tables, 1));
+        let c = compare(&tables, &[], None, &prose06(), &run_like(&tables, 1));
         assert!(c.claims.is_empty());
         assert_eq!(c.tables.len(), 2);
         assert_eq!(c.run_cpus, 1);

@@ -24,6 +24,14 @@ pub fn read_tables(
     Ok(tables::parse(&text))
 }
 
+/// The normalized prose of one snapshot file of a chapter, where claims'
+/// quotes are looked up.
+pub fn read_prose(layout: &Layout, chapter: &Chapter, snapshot_file: &str) -> Result<String> {
+    let path = layout.snapshot_file(&chapter.key, snapshot_file);
+    let text = crate::text::read_owned(&path, &layout.snapshots_root())?;
+    Ok(crate::chapter::normalize::normalize(&text))
+}
+
 /// The chapter's claims, checked against its tables; None when the chapter
 /// has no claims.yaml.
 pub fn read_claims(

@@ -23,8 +23,14 @@ fn fmt_num(x: f64) -> String {
 /// Counts of each verdict, as one line.
 pub fn verdict_summary(c: &Comparison) -> String {
     let count = |v: ClaimVerdict| c.claims.iter().filter(|r| r.verdict == v).count();
+    let differs = c
+        .claims
+        .iter()
+        .filter(|r| r.magnitude_differs.is_some())
+        .count();
+    let missing = c.claims.iter().filter(|r| !r.quote_found).count();
     format!(
-        "{} claims: {} REPRODUCED, {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN",
+        "{} claims: {} REPRODUCED ({differs} of them magnitude differs), {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN; {missing} QUOTE_MISSING",
         c.claims.len(),
         count(ClaimVerdict::Reproduced),
         count(ClaimVerdict::NotReproduced),
@@ -102,14 +108,37 @@ pub fn text(c: &Comparison) -> String {
     for r in &c.claims {
         let _ = writeln!(
             s,
-            "  {:<15} {:<28} published {:>7}  measured {:>7}  criterion {}  prose {}",
+            "  {:<15} {:<28} published {:>7}  measured {:>7}  ratio {:>7}  criterion {}  prose {}",
             r.verdict.to_string(),
             r.id,
             fmt_num(r.published),
             r.measured.map_or("-".into(), fmt_num),
+            r.ratio
+                .map_or("-".into(), |x| format!("x{}", super::diff::short_ratio(x))),
             r.criterion,
             prose_note(r.stated, r.published, r.prose_consistent)
         );
+        if let Some(ratio) = r.magnitude_differs {
+            let _ = writeln!(
+                s,
+                "  {:<15} magnitude differs (x{}): the direction holds, the size does not (band {} to {})",
+                "",
+                super::diff::short_ratio(ratio),
+                super::diff::short_ratio(1.0 / r.magnitude_within.unwrap_or(1.0)),
+                super::diff::short_ratio(r.magnitude_within.unwrap_or(1.0))
+            );
+        }
+        if !r.quote_found {
+            let _ = writeln!(
+                s,
+                "  {:<15} QUOTE_MISSING: the quoted sentence is not in this revision{}",
+                "",
+                r.closest_sentence
+                    .as_ref()
+                    .map(|c| format!("; closest: \"{c}\""))
+                    .unwrap_or_default()
+            );
+        }
         if let Some(reason) = &r.reason {
             let _ = writeln!(s, "  {:<15} {reason}", "");
         }
@@ -169,8 +198,8 @@ pub fn markdown(c: &Comparison) -> String {
     );
     for r in &c.claims {
         let verdict = match &r.reason {
-            Some(why) => format!("{} ({why})", r.verdict),
-            None => r.verdict.to_string(),
+            Some(why) => format!("{} ({why})", r.verdict_with_flags()),
+            None => r.verdict_with_flags(),
         };
         let _ = writeln!(
             s,

@@ -66,6 +66,15 @@ pub struct StoredVerdict {
     pub measured: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// measured / published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    /// Set when the direction held but the size did not: the ratio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub magnitude_differs: Option<f64>,
+    /// False when the quoted sentence was not in the revision compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote_missing: Option<bool>,
 }
 
 /// The stored benchmark run and its one-line result.

@@ -258,6 +258,8 @@ pub struct ClaimView {
     pub response: String,
     /// For proposals: the evidence in one sentence.
     pub evidence: String,
+    /// When the evidence comes from another revision than the current one.
+    pub stale: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -300,9 +302,20 @@ fn fmt(x: f64) -> String {
         .to_string()
 }
 
-fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
+fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> ClaimView {
     let measured = c.measured.map(fmt).unwrap_or_else(|| "-".into());
     let response = match c.verdict {
+        _ if !c.quote_found => format!(
+            "find the sentence again: it is not in this revision{}",
+            c.closest_sentence
+                .as_ref()
+                .map(|s| format!(" (closest: \"{s}\")"))
+                .unwrap_or_default()
+        ),
+        ClaimVerdict::Reproduced if c.magnitude_differs.is_some() => format!(
+            "qualify the size: the direction holds, but the measured value is x{} the published one",
+            crate::published::diff::short_ratio(c.magnitude_differs.unwrap_or(1.0))
+        ),
         ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
         ClaimVerdict::Reproduced => format!(
             "fix the prose: it says {}, its own table gives {}",
@@ -321,19 +334,22 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
         }
         ClaimVerdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
     };
-    let evidence = format!(
+    let mut evidence = format!(
         "{} in {}: measured {measured} against {} (the chapter's own tables give {})",
-        c.verdict,
+        c.verdict_with_flags(),
         run_id.unwrap_or("no recorded run"),
         c.criterion,
         fmt(c.published)
     );
+    if let Some(stale) = stale.filter(|_| c.verdict != ClaimVerdict::Unrun) {
+        evidence.push_str(&format!("; {stale}"));
+    }
     ClaimView {
         id: c.id.clone(),
         quote: c.quote.clone(),
         location: c.location.clone(),
         metric: c.metric.clone(),
-        verdict: c.verdict.to_string(),
+        verdict: c.verdict_with_flags(),
         run_id: run_id
             .filter(|_| c.verdict != ClaimVerdict::Unrun)
             .map(str::to_string),
@@ -342,6 +358,9 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>) -> ClaimView {
         reason: c.reason.clone(),
         response,
         evidence,
+        stale: stale
+            .filter(|_| c.verdict != ClaimVerdict::Unrun)
+            .map(str::to_string),
     }
 }
 
@@ -356,9 +375,18 @@ pub fn report(
 ) -> ReportContext {
     let (book, chapter) = book_and_chapter(ch);
     let run_id = experiment.map(|(r, _)| r.run_id.to_string());
+    // Evidence from another revision says so beside every claim it backs.
+    let stale = experiment
+        .filter(|(r, _)| r.revision.fingerprint != ch.state.current().fingerprint)
+        .map(|(r, _)| {
+            format!(
+                "measured on revision {}, the chapter has changed since",
+                r.revision.fingerprint.short()
+            )
+        });
     let views: Vec<ClaimView> = claims
         .iter()
-        .map(|c| claim_view(c, run_id.as_deref()))
+        .map(|c| claim_view(c, run_id.as_deref(), stale.as_deref()))
         .collect();
     let group = |name: &'static str, keep: &dyn Fn(&ClaimResult) -> bool| FindingGroup {
         name,
@@ -371,11 +399,16 @@ pub fn report(
     };
     let findings = vec![
         group("Supporting", &|c| {
-            c.verdict == ClaimVerdict::Reproduced && c.prose_consistent
+            c.verdict == ClaimVerdict::Reproduced
+                && c.prose_consistent
+                && c.magnitude_differs.is_none()
+                && c.quote_found
         }),
         group("Qualifying", &|c| {
-            (c.verdict == ClaimVerdict::Reproduced && !c.prose_consistent)
+            (c.verdict == ClaimVerdict::Reproduced
+                && (!c.prose_consistent || c.magnitude_differs.is_some()))
                 || c.verdict == ClaimVerdict::NotComparable
+                || !c.quote_found
         }),
         group("Contradictory", &|c| {
             c.verdict == ClaimVerdict::NotReproduced

@@ -137,7 +137,7 @@ fn a_run_matching_the_chapter_reproduces_every_claim_and_the_prose_agrees() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "6 claims: 6 REPRODUCED, 0 NOT_REPRODUCED, 0 NOT_COMPARABLE, 0 UNRUN",
+            "6 claims: 6 REPRODUCED (0 of them magnitude differs), 0 NOT_REPRODUCED, 0 NOT_COMPARABLE, 0 UNRUN; 0 QUOTE_MISSING",
         ))
         .stdout(predicate::str::contains(
             "=== producer=spin 2.0 ms/sample batch=32 consumer=8 ms/batch ===",
@@ -264,7 +264,7 @@ fn bad_claims_files_name_the_file_line_and_claim() {
     let out = p.cmd().args(["diff", "run.yaml"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
-    assert!(e.contains("claims.yaml: line 41: claim 'spin-work-7.8-to-43.2': metric 'spin.w8.wrk / spin.w0.work'"), "{e}");
+    assert!(e.contains("claims.yaml: line 51: claim 'spin-work-7.8-to-43.2': metric 'spin.w8.wrk / spin.w0.work' names a table, row or column that does not exist"), "{e}");
     // A row that does not exist.
     std::fs::write(
         &claims,
@@ -286,7 +286,7 @@ fn bad_claims_files_name_the_file_line_and_claim() {
     )
     .unwrap();
     p.cmd().args(["diff", "run.yaml"]).assert().code(2).stderr(
-        predicate::str::contains("claims.yaml: line 15, column 25").and(predicate::str::contains(
+        predicate::str::contains("claims.yaml: line 19, column 25").and(predicate::str::contains(
             "field 'claims[0].reproduce.at_least'",
         )),
     );
@@ -424,4 +424,41 @@ fn a_table_header_beyond_the_limits_is_refused_before_reproduce_runs() {
         "{e}"
     );
     assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn a_claim_whose_sentence_was_edited_away_is_quote_missing() {
+    let p = Project::with_fixture_records();
+    let file = p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt");
+    let edited = std::fs::read_to_string(&file).unwrap().replace(
+        "The first pipeline got 7.4 times faster.",
+        "The first pipeline got much faster.",
+    );
+    p.write("edited.txt", edited);
+    p.cmd()
+        .args(["snapshot", "add", "06", "edited.txt"])
+        .assert()
+        .success();
+    write_run(&p, "run.yaml", &chapter_like_run());
+    let out = p.cmd().args(["diff", "run.yaml"]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains("QUOTE_MISSING: the quoted sentence is not in this revision; closest:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The first pipeline got much faster."),
+        "{text}"
+    );
+    assert!(text.contains("; 1 QUOTE_MISSING"), "{text}");
+    // The report, built on the recorded experiment of the older revision,
+    // says the evidence predates the edit.
+    let out = p.cmd().args(["report", "06"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(
+        report.contains("measured on revision a7d34947a6b4, the chapter has changed since"),
+        "{report}"
+    );
 }
