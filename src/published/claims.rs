@@ -319,7 +319,7 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
             return Err(at("the id is used twice".into()));
         }
         if let Some(m) = c.magnitude
-            && !(m.within > 1.0)
+            && (m.within.is_nan() || m.within <= 1.0)
         {
             return Err(at(format!(
                 "magnitude.within must be above 1 (a ratio band), got {}",
