@@ -447,6 +447,10 @@ pub struct RecordArgs {
     /// Refuse a report that lacks any of the seven required sections
     #[arg(long)]
     pub strict: bool,
+    /// Store an unfinished report as a draft: kept with its record, but it
+    /// never changes the chapter's research state
+    #[arg(long, requires = "report")]
+    pub draft: bool,
     /// Commit the new record and its evidence to the git repository
     #[arg(long)]
     pub commit: bool,

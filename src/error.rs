@@ -141,6 +141,9 @@ pub enum Error {
     Id(#[from] IdError),
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// A research report that is still a draft.
+    #[error("{}: still a draft: {reasons}", path.display())]
+    Draft { path: PathBuf, reasons: String },
     /// Something larger than the limit set for it.
     #[error("{what} is larger than the {limit}-byte limit")]
     TooLarge { what: String, limit: u64 },

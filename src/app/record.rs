@@ -60,18 +60,29 @@ fn refuse_incomplete(path: &Path, missing: &[String]) -> Error {
 }
 
 /// Records a research report. An incomplete report is refused when `strict`,
-/// and stored otherwise (its record says which sections are missing).
+/// and stored otherwise (its record says which sections are missing). A
+/// report that is still a draft (places left for the author, unticked
+/// checklist boxes, claim-audit rows with no response) is refused unless
+/// `draft`, and then stored as a draft, which never changes the chapter's
+/// research state.
 pub fn research(
     project: &Project,
     chapter: &Chapter,
     report: &Path,
     notes: RunNotes<'_>,
     strict: bool,
+    draft: bool,
 ) -> Result<Stored> {
     let text = create::read_report(report)?;
     let check = crate::records::report::check(&text);
     if strict && !check.complete() {
         return Err(refuse_incomplete(report, &check.sections_missing));
+    }
+    if !draft && let Some(reasons) = check.draft_reasons() {
+        return Err(Error::Draft {
+            path: report.to_path_buf(),
+            reasons,
+        });
     }
     let basics = basics(project, chapter, notes, RunKind::Research)?;
     let (path, record) = create::record_research(
@@ -81,6 +92,7 @@ pub fn research(
         &env::collect(),
         report,
         &text,
+        draft,
     )?;
     Ok(Stored { path, record })
 }

@@ -5,7 +5,7 @@ use super::print_stored;
 use crate::app::Project;
 use crate::app::record::{self, RunNotes};
 use crate::cli::RecordArgs;
-use crate::error::{Outcome, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, warn};
 
 /// `record`
@@ -23,7 +23,14 @@ pub fn run(out: &mut Out, project: &Project, args: RecordArgs) -> Result<Outcome
     };
     let stored = match (&args.report, &args.run) {
         (Some(report), _) => {
-            let stored = record::research(project, &chapter, report, notes, args.strict)?;
+            let stored =
+                record::research(project, &chapter, report, notes, args.strict, args.draft)
+                    .map_err(|e| match e {
+                        Error::Draft { .. } => Error::Usage(format!(
+                            "{e}; finish it, or keep it with --draft (a draft never changes the chapter's research state)"
+                        )),
+                        other => other,
+                    })?;
             if let Some(r) = &stored.record.report
                 && !r.complete
             {

@@ -18,6 +18,7 @@ impl Render for overview::ChapterHistory {
                 RunCurrency::Stale => "STALE",
             };
             let detail = match (&e.report_complete, &e.result) {
+                _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
                 (Some(true), _) => "report: all 7 sections".to_string(),
                 (Some(false), _) => "report: MISSING SECTIONS".to_string(),
                 (None, Some(r)) => r.clone(),

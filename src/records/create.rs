@@ -135,6 +135,7 @@ pub fn record_research(
     environment: &Environment,
     report_path: &Path,
     report_text: &str,
+    draft: bool,
 ) -> Result<(PathBuf, Record)> {
     let check = report::check(report_text);
     let sha = hex(&Sha256::digest(report_text.as_bytes()));
@@ -146,6 +147,7 @@ pub fn record_research(
             sha256: sha.clone(),
             bytes: report_text.len() as u64,
             complete: check.complete(),
+            draft,
             check: check.clone(),
         });
         Ok((record, Evidence::Report, report_text.as_bytes().to_vec()))

@@ -53,6 +53,10 @@ pub struct ReportInfo {
     pub sha256: String,
     pub bytes: u64,
     pub complete: bool,
+    /// Stored as a draft (`record --draft`): kept, but it never changes the
+    /// chapter's research state.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub draft: bool,
     #[serde(flatten)]
     pub check: report::ReportCheck,
 }

@@ -23,12 +23,48 @@ pub struct ReportCheck {
     pub unrun_markers: usize,
     pub claim_audit_rows: usize,
     pub source_ledger_rows: usize,
+    /// `[[author: ...]]` places the draft leaves for the author.
+    #[serde(default)]
+    pub placeholders: usize,
+    /// Review-checklist boxes not ticked (`- [ ]`).
+    #[serde(default)]
+    pub unticked: usize,
+    /// Claim-audit rows whose last cell (the response) is empty.
+    #[serde(default)]
+    pub empty_responses: usize,
 }
+
+/// How the draft's places for the author begin.
+pub const PLACEHOLDER: &str = "[[author:";
 
 impl ReportCheck {
     /// Whether every required section is there.
     pub fn complete(&self) -> bool {
         self.sections_missing.is_empty()
+    }
+
+    /// What still makes the report a draft, in words; None when nothing does.
+    pub fn draft_reasons(&self) -> Option<String> {
+        let mut why = Vec::new();
+        if self.placeholders > 0 {
+            why.push(format!(
+                "{} [[author: ...]] place(s) to fill",
+                self.placeholders
+            ));
+        }
+        if self.unticked > 0 {
+            why.push(format!(
+                "{} unticked review-checklist box(es)",
+                self.unticked
+            ));
+        }
+        if self.empty_responses > 0 {
+            why.push(format!(
+                "{} claim-audit row(s) with no response",
+                self.empty_responses
+            ));
+        }
+        (!why.is_empty()).then(|| why.join(", "))
     }
 }
 
@@ -59,7 +95,23 @@ pub fn check(text: &str) -> ReportCheck {
         }
         *table_lines = 0;
     };
+    let mut unticked = 0;
+    let mut empty_responses = 0;
+    let mut audit_line = 0;
     for line in text.lines() {
+        if current == Some(6) && line.trim_start().starts_with("- [ ]") {
+            unticked += 1;
+        }
+        if current == Some(1) && line.trim_start().starts_with('|') {
+            audit_line += 1;
+            // The header and separator aside, a row's last cell is the response.
+            let cells: Vec<&str> = line.trim().trim_matches('|').split('|').collect();
+            if audit_line > 2 && cells.last().is_none_or(|c| c.trim().is_empty()) {
+                empty_responses += 1;
+            }
+        } else if current == Some(1) {
+            audit_line = 0;
+        }
         if line.starts_with("## ") || line.starts_with("# ") {
             close_table(current, &mut table_lines, &mut rows);
             in_table = false;
@@ -97,6 +149,9 @@ pub fn check(text: &str) -> ReportCheck {
         unrun_markers: count_word(text, "UNRUN"),
         claim_audit_rows: rows[1],
         source_ledger_rows: rows[2],
+        placeholders: text.matches(PLACEHOLDER).count(),
+        unticked,
+        empty_responses,
     }
 }
 
@@ -129,6 +184,27 @@ mod tests {
         assert_eq!(c.unrun_markers, 1);
         assert_eq!(c.claim_audit_rows, 2);
         assert_eq!(c.source_ledger_rows, 1);
+    }
+
+    #[test]
+    fn a_draft_is_told_apart_from_a_finished_report() {
+        assert_eq!(check(FULL).draft_reasons(), None);
+        let draft = FULL
+            .replace(
+                "text UNVERIFIED.",
+                "text [[author: what you read]] UNVERIFIED.",
+            )
+            .replace(
+                "## 7. Review checklist\n",
+                "## 7. Review checklist\n- [ ] a: accept (reason: )\n- [x] b: done\n",
+            )
+            .replace("| 7.4x | table |", "| 7.4x | |");
+        let c = check(&draft);
+        assert_eq!((c.placeholders, c.unticked, c.empty_responses), (1, 1, 1));
+        assert_eq!(
+            c.draft_reasons().unwrap(),
+            "1 [[author: ...]] place(s) to fill, 1 unticked review-checklist box(es), 1 claim-audit row(s) with no response"
+        );
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct HistoryEntry {
     /// Research runs: whether the report had all seven sections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_complete: Option<bool>,
+    /// Research runs stored as drafts, which do not count as research.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub draft: bool,
     /// Experiment runs: one line of result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
@@ -80,6 +83,7 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             revision: r.revision.fingerprint.short().to_string(),
             currency: currency(chapter, r),
             report_complete: r.report.as_ref().map(|p| p.complete),
+            draft: r.report.as_ref().is_some_and(|p| p.draft),
             result: r.experiment.as_ref().map(|e| e.summary.clone()),
             note: r.note.clone(),
         })
@@ -109,9 +113,10 @@ pub struct ChapterStatus {
 
 /// The chapter's state from its records (newest first).
 pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
+    // A draft is kept but is not research: it never sets the state.
     let research: Vec<&Record> = records
         .iter()
-        .filter(|r| r.kind == RunKind::Research)
+        .filter(|r| r.kind == RunKind::Research && !r.report.as_ref().is_some_and(|p| p.draft))
         .collect();
     let latest = research.first().copied();
     let current = chapter.state.current();
@@ -149,7 +154,10 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         label,
         stale_reasons,
         research_runs: research.len(),
-        experiment_runs: records.len() - research.len(),
+        experiment_runs: records
+            .iter()
+            .filter(|r| r.kind == RunKind::Experiment)
+            .count(),
         last_researched: latest.map(|r| r.recorded_at),
         run_id: latest.map(|r| r.run_id.clone()),
         previous_run_id: latest.and_then(|r| r.previous_run_id.clone()),
@@ -213,6 +221,7 @@ mod tests {
             sha256: "0".repeat(64),
             bytes: 1,
             complete: false,
+            draft: false,
             check: Default::default(),
         });
         let s = chapter_status(&ch, &[r]);

@@ -14,7 +14,7 @@ pub const FULL_REPORT: &str = "# Review of chapter 06\n\n\
 | 7.4x speedup | table 1 | re-run | none | low | keep |\n| 454 vs 449 | table 2 | UNVERIFIED | none | low | keep |\n\n\
 ## 3. Source ledger\n\n| source | metadata | url |\n|---|---|---|\n| PyTorch DataLoader docs | 2.x | https://pytorch.org/docs |\n\n\
 ## 4. Findings\nSupporting.\n\n## 5. Upgrade proposal\nNo change.\n\n\
-## 6. Experiment opportunities\nRun on 8 cores: UNRUN.\n\n## 7. Review checklist\n- [ ] accept\n";
+## 6. Experiment opportunities\nRun on 8 cores: UNRUN.\n\n## 7. Review checklist\n- [x] accept: the chapter stands\n";
 
 fn snapshots_state(p: &Project) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     p.state()

@@ -147,13 +147,61 @@ fn a_rendered_report_is_accepted_by_record_with_every_section() {
             .unwrap()
             .starts_with("<svg")
     );
+    // The unedited draft is not research: refused, and kept with --draft
+    // without changing the chapter's state.
+    let status = |p: &Project| {
+        stdout(
+            &p.cmd()
+                .args(["status", "06", "--format", "json"])
+                .output()
+                .unwrap(),
+        )
+    };
+    let before = status(&p);
     p.cmd()
         .args(["record", "06", "--report", "review.md", "--strict"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "review.md: still a draft: 1 [[author: ...]] place(s) to fill, 1 unticked review-checklist box(es)",
+        ));
+    p.cmd()
+        .args([
+            "record",
+            "06",
+            "--report",
+            "review.md",
+            "--strict",
+            "--draft",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains(
             "7 of 7 sections, 6 claim-audit rows",
         ));
+    let after = status(&p);
+    let state = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()[0]["state"].clone();
+    assert_eq!(state(&after), state(&before), "a draft changes nothing");
+    p.cmd()
+        .args(["history", "06"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "report: DRAFT (not counted as research)",
+        ));
+    // Finished by the author, it is research.
+    let finished = std::fs::read_to_string(p.path("review.md"))
+        .unwrap()
+        .replace(
+            "[[author: write the proposed text]]",
+            "The pipeline is 7.4x faster on this machine too.",
+        )
+        .replace("[[author: why]]", "measured again")
+        .replace("- [ ]", "- [x]");
+    p.write("finished.md", finished);
+    p.cmd()
+        .args(["record", "06", "--report", "finished.md", "--strict"])
+        .assert()
+        .success();
     // And never over an existing file.
     p.cmd()
         .args(["report", "06", "--out", "review.md"])
