@@ -55,7 +55,7 @@ impl Render for ChapterStatus {
             line.push_str(&format!(" · since the last research run: {c}"));
         }
         line.push_str(&format!(
-            "  · {} research run{}, {} experiment run{} · last researched: {}\n",
+            "  · {} research run{}, {} experiment run{} · last researched: {}",
             self.research_runs,
             plural(self.research_runs),
             self.experiment_runs,
@@ -64,6 +64,23 @@ impl Render for ChapterStatus {
                 .map(|t| t.format("%Y-%m-%d").to_string())
                 .unwrap_or_else(|| "never".into())
         ));
+        line.push('\n');
+        match (&self.claims, &self.latest_experiment) {
+            (Some(c), Some(e)) => line.push_str(&format!(
+                "    {c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
+                e.run_id,
+                e.recorded_at.format("%Y-%m-%d"),
+                e.revision,
+                if e.of_current_revision {
+                    " (current)"
+                } else {
+                    " (older than the current snapshot)"
+                },
+                e.env_id,
+                e.logical_cpus
+            )),
+            _ => line.push_str("    no experiment recorded: claims unchecked\n"),
+        }
         Ok(line)
     }
 }

@@ -109,6 +109,10 @@ pub struct ChapterStatus {
     /// changed ("312 words changed; claims touched: ...").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_since_research: Option<String>,
+    /// The claims' verdicts in the latest experiment, counted.
+    pub claims: Option<ClaimsSummary>,
+    /// The latest experiment: when, on which revision, on which machine.
+    pub latest_experiment: Option<ExperimentFreshness>,
 }
 
 /// The chapter's state from its records (newest first).
@@ -136,17 +140,8 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             )],
         ),
     };
-    let label = if state == State::NeverResearched
-        && chapter
-            .manifest
-            .research_objective
-            .as_deref()
-            .is_some_and(|o| !o.trim().is_empty())
-    {
-        "Brief only · not yet researched".to_string()
-    } else {
-        state.label().to_string()
-    };
+    let label = state.label().to_string();
+    let experiment = records.iter().find(|r| r.kind == RunKind::Experiment);
     ChapterStatus {
         chapter: chapter.key_str(),
         title: chapter.manifest.chapter.title.clone(),
@@ -162,7 +157,87 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         run_id: latest.map(|r| r.run_id.clone()),
         previous_run_id: latest.and_then(|r| r.previous_run_id.clone()),
         changed_since_research: None,
+        claims: experiment
+            .and_then(|r| r.experiment.as_ref())
+            .map(|e| ClaimsSummary::of(&e.verdicts)),
+        latest_experiment: experiment.map(|r| ExperimentFreshness {
+            run_id: r.run_id.clone(),
+            recorded_at: r.recorded_at,
+            revision: r.revision.fingerprint.short().to_string(),
+            of_current_revision: currency(chapter, r) == RunCurrency::Current,
+            env_id: crate::text::prefix(&r.environment.env_id, 12).to_string(),
+            logical_cpus: r.environment.identity.logical_cpus,
+        }),
     }
+}
+
+/// The claims' verdicts in the latest experiment, counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ClaimsSummary {
+    pub claims: usize,
+    /// REPRODUCED at the size the prose gives (or with no size band).
+    pub reproduced: usize,
+    /// REPRODUCED in direction, not in size.
+    pub magnitude_differs: usize,
+    pub not_reproduced: usize,
+    pub not_comparable: usize,
+    pub unrun: usize,
+    /// Claims whose quoted sentence the revision no longer has (counted
+    /// beside their verdicts).
+    pub quote_missing: usize,
+}
+
+impl ClaimsSummary {
+    /// Counts stored verdicts.
+    pub fn of(verdicts: &[super::StoredVerdict]) -> Self {
+        let mut s = ClaimsSummary {
+            claims: verdicts.len(),
+            ..Default::default()
+        };
+        for v in verdicts {
+            match v.verdict.as_str() {
+                "REPRODUCED" if v.magnitude_differs.is_some() => s.magnitude_differs += 1,
+                "REPRODUCED" => s.reproduced += 1,
+                "NOT_REPRODUCED" => s.not_reproduced += 1,
+                "NOT_COMPARABLE" => s.not_comparable += 1,
+                _ => s.unrun += 1,
+            }
+            if v.quote_missing == Some(true) {
+                s.quote_missing += 1;
+            }
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for ClaimsSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} claims: {} reproduced, {} magnitude differs, {} not reproduced, {} not comparable, {} unrun, {} quote missing",
+            self.claims,
+            self.reproduced,
+            self.magnitude_differs,
+            self.not_reproduced,
+            self.not_comparable,
+            self.unrun,
+            self.quote_missing
+        )
+    }
+}
+
+/// How fresh the latest experiment is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExperimentFreshness {
+    pub run_id: RunId,
+    pub recorded_at: DateTime<Utc>,
+    /// The revision it examined (12 hex digits).
+    pub revision: String,
+    /// Whether that is the current snapshot.
+    pub of_current_revision: bool,
+    /// The environment's id (12 hex digits).
+    pub env_id: String,
+    pub logical_cpus: usize,
 }
 
 #[cfg(test)]
@@ -187,8 +262,34 @@ mod tests {
         assert_eq!(s.state, State::NeverResearched);
         assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
         assert_eq!(s.last_researched, None);
-        // Chapter 06 states a research objective: the page's "brief".
-        assert_eq!(s.label, "Brief only · not yet researched");
+        assert_eq!(s.label, "Not yet researched");
+        let e = s.latest_experiment.unwrap();
+        assert!(e.of_current_revision);
+        assert_eq!(s.claims, None, "a record without experiment data");
+    }
+
+    #[test]
+    fn status_counts_the_latest_experiments_claims() {
+        let v =
+            |verdict: &str, differs: Option<f64>, missing: bool| crate::records::StoredVerdict {
+                claim: "c".into(),
+                verdict: verdict.into(),
+                measured: None,
+                detail: None,
+                ratio: None,
+                magnitude_differs: differs,
+                quote_missing: missing.then_some(true),
+            };
+        let s = ClaimsSummary::of(&[
+            v("REPRODUCED", None, false),
+            v("REPRODUCED", Some(0.007), false),
+            v("NOT_REPRODUCED", None, true),
+            v("UNRUN", None, false),
+        ]);
+        assert_eq!(
+            s.to_string(),
+            "4 claims: 1 reproduced, 1 magnitude differs, 1 not reproduced, 0 not comparable, 1 unrun, 1 quote missing"
+        );
     }
 
     #[test]

@@ -654,7 +654,7 @@ fn experiment_runs_are_recorded_from_bench_and_from_run_files() {
         .arg("status")
         .assert()
         .stdout(predicate::str::contains(
-            "NEVER_RESEARCHED  Brief only · not yet researched",
+            "NEVER_RESEARCHED  Not yet researched",
         ));
     // A file that is not a run is refused.
     p.write("notrun.yaml", "schema: something.else\n");
@@ -663,4 +663,26 @@ fn experiment_runs_are_recorded_from_bench_and_from_run_files() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("notrun.yaml"));
+}
+
+#[test]
+fn status_shows_the_claims_and_the_latest_experiment_in_text_and_json() {
+    let p = Project::with_fixture_records();
+    let out = p.cmd().args(["status", "06"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("    6 claims: 6 reproduced, 0 magnitude differs, 0 not reproduced, 0 not comparable, 0 unrun, 0 quote missing; latest experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb on 2026-11-02, revision a7d34947a6b4 (current)"),
+        "{text}"
+    );
+    let out = p
+        .cmd()
+        .args(["status", "06", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["claims"]["claims"], 6);
+    assert_eq!(v[0]["claims"]["reproduced"], 6);
+    assert_eq!(v[0]["latest_experiment"]["of_current_revision"], true);
+    assert_eq!(v[0]["label"], "Current");
 }
