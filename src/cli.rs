@@ -85,6 +85,9 @@ pub enum Command {
     /// Manage stored chapter snapshots
     #[command(subcommand)]
     Snapshot(SnapshotCommand),
+    /// Check a chapter's claims.yaml against its current snapshot
+    #[command(subcommand)]
+    Claims(ClaimsCommand),
     /// Check stored snapshots against their fingerprints and the published one
     Verify(VerifyArgs),
     /// Run the chapter's sleep/spin pipeline experiment and measure where the loop waits
@@ -206,6 +209,18 @@ pub enum ChapterCommand {
     Migrate {
         /// Stable id, book-id/chapter-id, or a chapter id only one book uses
         id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClaimsCommand {
+    /// List the sentences that state numbers no claim quotes, the claims
+    /// whose quote is gone, and the metrics that fail (exit 1 if any)
+    Check {
+        /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+        id: String,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
     },
 }
 

@@ -41,6 +41,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Chapters(args) => chapters::list(out, &project()?, args),
         Command::Chapter(cmd) => chapters::show(out, &project()?, cmd),
         Command::Snapshot(cmd) => chapters::snapshot(out, &project()?, cmd),
+        Command::Claims(cmd) => diff::claims(out, &project()?, cmd),
         Command::Verify(args) => verify::run(out, &project()?, args),
         Command::Bench(args) => bench::run(out, &project()?, args),
         Command::Record(args) => record::run(out, &project()?, args),

@@ -178,7 +178,7 @@ pub fn find_quote(quote: &str, normalized_text: &str) -> (bool, Option<String>) 
 }
 
 /// The sentences of a normalized text: cut after `.`, `?` or `!` and a space.
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
+pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         if rest.is_empty() {

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod claims;
+pub mod coverage;
 pub mod diff;
 pub mod plot;
 pub mod render;

@@ -462,3 +462,54 @@ fn a_claim_whose_sentence_was_edited_away_is_quote_missing() {
         "{report}"
     );
 }
+
+#[test]
+fn claims_check_finds_a_planted_numeric_sentence_no_claim_quotes() {
+    let p = Project::seeded();
+    p.cmd()
+        .args(["claims", "check", "06"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "sentences that state numbers and that no claim quotes (0):",
+        ));
+    let file = p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt");
+    let planted = std::fs::read_to_string(&file).unwrap().replace(
+        "The first pipeline got 7.4 times faster.",
+        "The first pipeline got 7.4 times faster. A third pipeline ran 3 times slower at 12 ms per batch.",
+    );
+    p.write("planted.txt", planted);
+    p.cmd()
+        .args(["snapshot", "add", "06", "planted.txt"])
+        .assert()
+        .success();
+    let out = p.cmd().args(["claims", "check", "06"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("sentences that state numbers and that no claim quotes (1):\n  - \"A third pipeline ran 3 times slower at 12 ms per batch.\""),
+        "{text}"
+    );
+    // A claim whose sentence is gone, and a metric that fails, are listed too.
+    let claims = p.chapter_dir().join("claims.yaml");
+    let text = std::fs::read_to_string(&claims)
+        .unwrap()
+        .replace(
+            "quote: The first pipeline got 7.4 times faster.",
+            "quote: The first pipeline flew.",
+        )
+        .replace(
+            "metric: spin.w8.ex_s / spin.w0.ex_s",
+            "metric: spin.w16.ex_s / spin.w0.ex_s",
+        );
+    std::fs::write(&claims, text).unwrap();
+    let out = p
+        .cmd()
+        .args(["claims", "check", "06", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["quote_missing"][0][0], "sleep-speedup-7.4x");
+    assert_eq!(v["metric_fails"][0][0], "spin-454-vs-449");
+}
