@@ -528,6 +528,9 @@ pub struct DiffArgs {
     /// Also draw ex/s against workers and the wait/work split as SVG
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Also compare every published cell with the measured one
+    #[arg(long)]
+    pub cells: bool,
 }
 
 #[derive(Debug, Args)]
@@ -556,6 +559,12 @@ pub struct ReproduceArgs {
     /// Do not store an experiment record
     #[arg(long)]
     pub no_record: bool,
+    /// Also compare every published cell with the measured one
+    #[arg(long)]
+    pub cells: bool,
+    /// `json`: each chapter's comparison and record, for scripts
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
 }
 
 #[derive(Debug, Args)]
@@ -571,6 +580,25 @@ pub struct PromptArgs {
     /// Folder whose templates override the embedded ones, file by file
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
+    /// `json` prints the rendered text with everything the template was given
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}
+
+/// Output format of `prompt`, `report` and `reproduce`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocFormat {
+    Text,
+    Json,
+}
+
+impl From<DocFormat> for Format {
+    fn from(f: DocFormat) -> Format {
+        match f {
+            DocFormat::Text => Format::Text,
+            DocFormat::Json => Format::Json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -586,6 +614,9 @@ pub struct ReportArgs {
     /// Folder whose templates override the embedded ones, file by file
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
+    /// `json` prints the rendered text with everything the template was given
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
 }
 
 #[derive(Debug, Args)]

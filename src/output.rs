@@ -38,9 +38,11 @@ pub trait Render: Serialize {
     }
 }
 
-/// Standard output, locked, with errors mapped to [`Error::Io`].
+/// Standard output, locked, with errors mapped to [`Error::Io`]. Colours
+/// pass through `anstream`, which drops them when standard output is not a
+/// terminal or `NO_COLOR` is set.
 pub struct Out {
-    inner: std::io::StdoutLock<'static>,
+    inner: anstream::AutoStream<std::io::StdoutLock<'static>>,
     /// Set once the reader went away; later writes are dropped.
     closed: bool,
 }
@@ -48,10 +50,48 @@ pub struct Out {
 impl Default for Out {
     fn default() -> Self {
         Out {
-            inner: std::io::stdout().lock(),
+            inner: anstream::AutoStream::auto(std::io::stdout().lock()),
             closed: false,
         }
     }
+}
+
+/// Verdict words in colour (green, yellow, red), each still a word, so the
+/// meaning never rests on colour alone.
+fn colour_verdicts(text: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let paint = |word: &str, colour: AnsiColor| {
+        let style = Style::new().bold().fg_color(Some(colour.into()));
+        format!("{style}{word}{style:#}")
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    const WORDS: [(&str, AnsiColor); 6] = [
+        ("NOT_REPRODUCED", AnsiColor::Red),
+        ("QUOTE_MISSING", AnsiColor::Red),
+        ("NOT_COMPARABLE", AnsiColor::Yellow),
+        ("magnitude differs", AnsiColor::Yellow),
+        ("REPRODUCED", AnsiColor::Green),
+        ("UNRUN", AnsiColor::Yellow),
+    ];
+    while !rest.is_empty() {
+        let next = WORDS
+            .iter()
+            .filter_map(|(w, c)| rest.find(w).map(|i| (i, *w, *c)))
+            .min_by_key(|(i, w, _)| (*i, std::cmp::Reverse(w.len())));
+        match next {
+            Some((i, word, colour)) => {
+                out.push_str(&rest[..i]);
+                out.push_str(&paint(word, colour));
+                rest = &rest[i + word.len()..];
+            }
+            None => {
+                out.push_str(rest);
+                break;
+            }
+        }
+    }
+    out
 }
 
 impl Out {
@@ -83,7 +123,7 @@ impl Out {
     /// Prints `value` in `format`.
     pub fn emit<T: Render + ?Sized>(&mut self, value: &T, format: Format) -> Result<()> {
         let text = match format {
-            Format::Text => value.text()?,
+            Format::Text => colour_verdicts(&value.text()?),
             Format::Markdown => value.markdown()?,
             Format::Csv => value.csv()?,
             Format::Json => {
@@ -158,5 +198,30 @@ pub fn currency_phrase(c: crate::chapter::SnapshotCurrency) -> &'static str {
         }
         SnapshotCurrency::Differs => "DIFFERS from the published fingerprint",
         SnapshotCurrency::NotPublished => "no published fingerprint: currency cannot be checked",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_verdicts;
+
+    #[test]
+    fn verdicts_are_coloured_and_stay_words() {
+        let text = colour_verdicts("NOT_REPRODUCED x; REPRODUCED, magnitude differs (x2); UNRUN");
+        assert!(
+            text.contains("\u{1b}[1m\u{1b}[31mNOT_REPRODUCED\u{1b}[0m"),
+            "{text:?}"
+        );
+        assert!(text.contains("\u{1b}[32mREPRODUCED\u{1b}[0m,"), "{text:?}");
+        assert!(
+            text.contains("\u{1b}[33mmagnitude differs\u{1b}[0m"),
+            "{text:?}"
+        );
+        // Without the escapes, the words are all there.
+        let plain: String = anstream::adapter::strip_str(&text).to_string();
+        assert_eq!(
+            plain,
+            "NOT_REPRODUCED x; REPRODUCED, magnitude differs (x2); UNRUN"
+        );
     }
 }

@@ -17,6 +17,8 @@ use crate::render::{PROMPT_TEMPLATE, REPORT_TEMPLATE, Templates, context};
 #[derive(Debug)]
 pub struct Prompt {
     pub text: String,
+    /// What the template was given.
+    pub context: serde_json::Value,
     pub skipped: Vec<BrokenRecord>,
 }
 
@@ -51,6 +53,8 @@ pub fn prompt(
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
     Ok(Prompt {
         text: templates.render(PROMPT_TEMPLATE, &view)?,
+        context: serde_json::to_value(&view)
+            .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         skipped,
     })
 }
@@ -60,6 +64,8 @@ pub fn prompt(
 #[derive(Debug)]
 pub struct Report {
     pub text: String,
+    /// What the template was given.
+    pub context: serde_json::Value,
     pub plot: Option<Plot>,
 }
 
@@ -119,6 +125,8 @@ pub fn report(
     );
     Ok(Report {
         text: templates.render(REPORT_TEMPLATE, &view)?,
+        context: serde_json::to_value(&view)
+            .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         plot,
     })
 }

@@ -9,13 +9,34 @@ use crate::output::{Out, Render, wrote};
 use crate::published::diff::Comparison;
 use crate::published::{plot, render};
 
-impl Render for Comparison {
+/// A comparison as `diff` prints it: the verdicts, the measured tables in
+/// the chapter's layout, the cells when asked, the audit.
+#[derive(serde::Serialize)]
+#[serde(transparent)]
+struct DiffView<'a> {
+    comparison: &'a Comparison,
+    #[serde(skip)]
+    run: Option<&'a crate::bench::BenchRun>,
+    #[serde(skip)]
+    cells: bool,
+}
+
+impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        Ok(render::text(self))
+        let mut s = render::claims_text(self.comparison);
+        if let Some(run) = self.run {
+            s.push_str("\nMeasured, in the chapter's layout\n");
+            s.push_str(&crate::bench::export::text(run, false));
+        }
+        if self.cells {
+            s.push_str(&render::cells_text(self.comparison));
+        }
+        s.push_str(&render::audit_text(self.comparison));
+        Ok(s)
     }
 
     fn markdown(&self) -> Result<String> {
-        Ok(render::markdown(self))
+        Ok(render::markdown(self.comparison))
     }
 }
 
@@ -94,7 +115,12 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
                 .collect::<String>()
         )));
     }
-    out.emit(&comparison, args.format.into())?;
+    let view = DiffView {
+        comparison: &comparison,
+        run: Some(&selected.run),
+        cells: args.cells,
+    };
+    out.emit(&view, args.format.into())?;
     if let Some(path) = &args.plot {
         plot::write(path, &tables, &selected.run)?;
         wrote(path, "plot");

@@ -5,20 +5,43 @@ use std::path::Path;
 use super::refuse_existing;
 use crate::app::{Project, documents};
 use crate::atomic;
-use crate::cli::{PromptArgs, ReportArgs};
+use crate::cli::{DocFormat, PromptArgs, ReportArgs};
 use crate::error::{Outcome, Result};
 use crate::output::{Out, warn, wrote};
 use crate::render::{self, Templates};
 
-/// Writes a document to `out` (never over a file) or to standard output.
-fn emit(out: &mut Out, to: Option<&Path>, text: &str, what: &str) -> Result<()> {
+/// A rendered document with what its template was given (`--format json`).
+#[derive(serde::Serialize)]
+struct DocView<'a> {
+    text: &'a str,
+    context: &'a serde_json::Value,
+}
+
+/// Writes a document to `out` (never over a file) or to standard output, as
+/// text or as JSON with its context.
+fn emit(
+    out: &mut Out,
+    to: Option<&Path>,
+    doc: DocView<'_>,
+    format: DocFormat,
+    what: &str,
+) -> Result<()> {
+    let text = match format {
+        DocFormat::Text => doc.text.to_string(),
+        DocFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&doc)
+                .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
     match to {
         Some(path) => {
             atomic::write_new(path, text.as_bytes())?;
             wrote(path, what);
             Ok(())
         }
-        None => out.write(text),
+        None => out.write(&text),
     }
 }
 
@@ -31,7 +54,11 @@ pub fn prompt(out: &mut Out, project: &Project, args: PromptArgs) -> Result<Outc
     for b in &doc.skipped {
         warn(format!("skipping unreadable record: {}", b.error));
     }
-    emit(out, args.out.as_deref(), &doc.text, "prompt")?;
+    let view = DocView {
+        text: &doc.text,
+        context: &doc.context,
+    };
+    emit(out, args.out.as_deref(), view, args.format, "prompt")?;
     Ok(Outcome::Ok)
 }
 
@@ -59,6 +86,10 @@ pub fn report(out: &mut Out, project: &Project, args: ReportArgs) -> Result<Outc
     if let (Some(plot), Some(to)) = (&doc.plot, &args.out) {
         atomic::write_new(&to.with_file_name(&plot.name), plot.svg.as_bytes())?;
     }
-    emit(out, args.out.as_deref(), &doc.text, "report")?;
+    let view = DocView {
+        text: &doc.text,
+        context: &doc.context,
+    };
+    emit(out, args.out.as_deref(), view, args.format, "report")?;
     Ok(Outcome::Ok)
 }

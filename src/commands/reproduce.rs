@@ -9,7 +9,7 @@ use super::{RunView, knob_flag, refuse_existing, run_with_progress, settings_err
 use crate::app::{Project, reproduce};
 use crate::bench::{Knob, Settings};
 use crate::chapter::Chapter;
-use crate::cli::ReproduceArgs;
+use crate::cli::{DocFormat, ReproduceArgs};
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, Render, wrote};
 use crate::published::{plot, render};
@@ -59,6 +59,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     let mut summary = Vec::new();
     let mut details = String::new();
     let mut failed = false;
+    let mut json: Vec<serde_json::Value> = Vec::new();
     for (chapter, settings) in &plans {
         eprintln!(
             "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
@@ -87,9 +88,18 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             chapter.key,
             render::verdict_summary(comparison)
         ));
+        json.push(serde_json::json!({
+            "chapter": chapter.key.to_string(),
+            "summary": render::verdict_summary(comparison),
+            "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
+            "comparison": comparison,
+        }));
         if plans.len() > 1 {
             let _ = writeln!(details, "\n== {} ==", chapter.key);
         }
+        // Verdicts first, then the measured tables, then the cells if asked.
+        details.push_str(&render::claims_text(comparison));
+        details.push('\n');
         details.push_str(
             &RunView {
                 run: &run,
@@ -97,8 +107,11 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             }
             .text()?,
         );
-        details.push('\n');
-        details.push_str(&render::text(comparison));
+        if args.cells {
+            details.push('\n');
+            details.push_str(&render::cells_text(comparison));
+        }
+        details.push_str(&render::audit_text(comparison));
         if let Some(path) = &args.out {
             crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
             wrote(path, "run");
@@ -119,9 +132,20 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     for s in &skipped {
         summary.push(format!("skipped: {s}"));
     }
-    out.line(summary.join("\n"))?;
-    out.line("")?;
-    out.write(&details)?;
+    match args.format {
+        DocFormat::Json => {
+            let doc = serde_json::json!({ "chapters": json, "skipped": skipped });
+            out.line(
+                serde_json::to_string_pretty(&doc)
+                    .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?,
+            )?;
+        }
+        DocFormat::Text => {
+            out.line(summary.join("\n"))?;
+            out.line("")?;
+            out.write(&details)?;
+        }
+    }
     // A claim NOT_REPRODUCED is in the output already; broken chapters are
     // reported as problems.
     Ok(if failed || !problems.is_empty() {

@@ -258,6 +258,40 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
     }
 }
 
+/// The metric with each cell it reads replaced by its value in `set`:
+/// `sleep.w8.ex_s / sleep.w0.ex_s` becomes `3049 / 414`.
+pub fn with_values(metric: &str, set: &TableSet) -> String {
+    let mut out = String::new();
+    let mut rest = metric;
+    while !rest.is_empty() {
+        let start = rest
+            .find(|c: char| c.is_ascii_alphabetic() || c == '_')
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(rest.len());
+        let token = &rest[..end];
+        let parts: Vec<&str> = token.split('.').collect();
+        let value = match parts.as_slice() {
+            [p, w, c] => set
+                .0
+                .get(*p)
+                .and_then(|t| t.get(*w))
+                .and_then(|r| r.get(*c)),
+            _ => None,
+        };
+        match value {
+            Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => out.push_str(&format!("{v:.0}")),
+            Some(v) => out.push_str(&format!("{}", (v * 1000.0).round() / 1000.0)),
+            None => out.push_str(token),
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// The producers (tables) a metric reads.
 pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
     let env = environment();
@@ -384,6 +418,19 @@ mod tests {
         assert!(err.contains("is not a number"), "{err}");
         let err = evaluate("sleep.w8.ex_s +", &set).unwrap_err();
         assert!(err.starts_with("cannot parse metric"), "{err}");
+    }
+
+    #[test]
+    fn a_metric_shows_the_values_it_reads() {
+        let set = published();
+        assert_eq!(
+            with_values("sleep.w8.ex_s / sleep.w0.ex_s", &set),
+            "3049 / 414"
+        );
+        assert_eq!(
+            with_values("spin.w0.wait_frac - spin.w8.wait_frac", &set),
+            "0.89 - 0.39"
+        );
     }
 
     #[test]

@@ -66,6 +66,10 @@ pub struct ClaimResult {
     pub measured: Option<f64>,
     /// measured / published, when both are known and published is not 0.
     pub ratio: Option<f64>,
+    /// The metric over the chapter's tables, with their values.
+    pub published_formula: String,
+    /// The metric over the run, with its values.
+    pub measured_formula: Option<String>,
     pub criterion: String,
     /// The size band the claim commits to (README, "Magnitude"), if any.
     pub magnitude_within: Option<f64>,
@@ -275,6 +279,8 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
         prose_consistent: (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
         measured: None,
         ratio: None,
+        published_formula: claims::with_values(&c.metric, published),
+        measured_formula: None,
         criterion: c.reproduce.to_string(),
         magnitude_within: c.magnitude.map(|m| m.within),
         magnitude_differs: None,
@@ -305,6 +311,7 @@ fn check_claim(
         }
     };
     result.measured = Some(measured_value);
+    result.measured_formula = Some(claims::with_values(&c.metric, measured));
     result.ratio = (result.published != 0.0 && result.published.is_finite())
         .then(|| measured_value / result.published);
     let mut unmet = Vec::new();

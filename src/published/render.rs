@@ -40,19 +40,103 @@ pub fn verdict_summary(c: &Comparison) -> String {
 }
 
 fn prose_note(stated: f64, published: f64, consistent: bool) -> String {
-    if consistent {
-        "ok".into()
+    if consistent && (stated - published).abs() < 1e-9 {
+        format!("says {}, which its own table gives", fmt_num(stated))
+    } else if consistent {
+        format!(
+            "says {}; its own table gives {}, within the claim's tolerance",
+            fmt_num(stated),
+            fmt_num(published)
+        )
     } else {
         format!(
-            "MISMATCH: says {}, table gives {}",
+            "MISMATCH: says {}, its own table gives {}",
             fmt_num(stated),
             fmt_num(published)
         )
     }
 }
 
-/// Plain-text report.
-pub fn text(c: &Comparison) -> String {
+/// Plain-text report for an author: the claims' verdicts first, each with
+/// its sentence, formula and values; the cell-by-cell comparison only when
+/// `cells`; then the audit of the chapter's own numbers.
+pub fn text(c: &Comparison, cells: bool) -> String {
+    let mut s = claims_text(c);
+    if cells {
+        s.push('\n');
+        s.push_str(&cells_text(c));
+    }
+    s.push_str(&audit_text(c));
+    s
+}
+
+/// The claims, one block each: verdict and flags, the sentence, the metric
+/// on the published tables with their values, the measured values, the
+/// ratio and the criterion; then the counts.
+pub fn claims_text(c: &Comparison) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "Claims (run on {} CPU(s))", c.run_cpus);
+    if c.claims.is_empty() {
+        let _ = writeln!(s, "  none: the chapter has no claims.yaml");
+    }
+    for r in &c.claims {
+        let _ = writeln!(s, "  {}  {}: \"{}\"", r.verdict_with_flags(), r.id, r.quote);
+        let _ = writeln!(
+            s,
+            "      published  {} = {} = {}",
+            r.metric,
+            r.published_formula,
+            fmt_num(r.published)
+        );
+        match (&r.measured_formula, r.measured) {
+            (Some(f), Some(m)) => {
+                let _ = writeln!(
+                    s,
+                    "      measured   {f} = {}   ratio {}   criterion {}",
+                    fmt_num(m),
+                    r.ratio
+                        .map_or("-".into(), |x| format!("x{}", super::diff::short_ratio(x))),
+                    r.criterion
+                );
+            }
+            _ => {
+                let _ = writeln!(s, "      measured   -   criterion {}", r.criterion);
+            }
+        }
+        let _ = writeln!(
+            s,
+            "      prose      {}",
+            prose_note(r.stated, r.published, r.prose_consistent)
+        );
+        if let Some(ratio) = r.magnitude_differs {
+            let _ = writeln!(
+                s,
+                "      magnitude differs (x{}): the direction holds, the size does not (band {} to {})",
+                super::diff::short_ratio(ratio),
+                super::diff::short_ratio(1.0 / r.magnitude_within.unwrap_or(1.0)),
+                super::diff::short_ratio(r.magnitude_within.unwrap_or(1.0))
+            );
+        }
+        if !r.quote_found {
+            let _ = writeln!(
+                s,
+                "      QUOTE_MISSING: the quoted sentence is not in this revision{}",
+                r.closest_sentence
+                    .as_ref()
+                    .map(|c| format!("; closest: \"{c}\""))
+                    .unwrap_or_default()
+            );
+        }
+        if let Some(reason) = &r.reason {
+            let _ = writeln!(s, "      {reason}");
+        }
+    }
+    let _ = writeln!(s, "{}", verdict_summary(c));
+    s
+}
+
+/// Every published cell beside the measured one, with their ratio.
+pub fn cells_text(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -101,48 +185,13 @@ pub fn text(c: &Comparison) -> String {
             );
         }
     }
-    let _ = writeln!(s, "\nClaims (run on {} CPU(s))", c.run_cpus);
-    if c.claims.is_empty() {
-        let _ = writeln!(s, "  none: the chapter has no claims.yaml");
-    }
-    for r in &c.claims {
-        let _ = writeln!(
-            s,
-            "  {:<15} {:<28} published {:>7}  measured {:>7}  ratio {:>7}  criterion {}  prose {}",
-            r.verdict.to_string(),
-            r.id,
-            fmt_num(r.published),
-            r.measured.map_or("-".into(), fmt_num),
-            r.ratio
-                .map_or("-".into(), |x| format!("x{}", super::diff::short_ratio(x))),
-            r.criterion,
-            prose_note(r.stated, r.published, r.prose_consistent)
-        );
-        if let Some(ratio) = r.magnitude_differs {
-            let _ = writeln!(
-                s,
-                "  {:<15} magnitude differs (x{}): the direction holds, the size does not (band {} to {})",
-                "",
-                super::diff::short_ratio(ratio),
-                super::diff::short_ratio(1.0 / r.magnitude_within.unwrap_or(1.0)),
-                super::diff::short_ratio(r.magnitude_within.unwrap_or(1.0))
-            );
-        }
-        if !r.quote_found {
-            let _ = writeln!(
-                s,
-                "  {:<15} QUOTE_MISSING: the quoted sentence is not in this revision{}",
-                "",
-                r.closest_sentence
-                    .as_ref()
-                    .map(|c| format!("; closest: \"{c}\""))
-                    .unwrap_or_default()
-            );
-        }
-        if let Some(reason) = &r.reason {
-            let _ = writeln!(s, "  {:<15} {reason}", "");
-        }
-    }
+    s
+}
+
+/// The chapter's own numbers checked against themselves, and table-like
+/// fragments that did not parse.
+pub fn audit_text(c: &Comparison) -> String {
+    let mut s = String::new();
     let _ = writeln!(s, "\nThe chapter's own numbers");
     if c.audit.is_empty() {
         let _ = writeln!(
@@ -164,7 +213,6 @@ pub fn text(c: &Comparison) -> String {
             m.location, m.problem
         );
     }
-    let _ = writeln!(s, "\n{}", verdict_summary(c));
     s
 }
 

@@ -301,3 +301,35 @@ fn a_lone_malformed_table_is_reported_with_its_place() {
             "holds no published tables to reproduce; a table-like fragment at line 2, column 1 did not parse: expected consumer=<ms>, found \"consumer=4ms\"",
         ));
 }
+
+#[test]
+fn reproduce_prints_json_for_scripts() {
+    let _g = crate::helpers::exclusive();
+    let p = two_books();
+    let out = p
+        .cmd()
+        .args([
+            "reproduce",
+            "systems-notes/07",
+            "--batches",
+            "2",
+            "--no-record",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["chapters"][0]["chapter"], "systems-notes/07");
+    assert_eq!(
+        v["chapters"][0]["comparison"]["claims"][0]["id"],
+        "sleep-four-times"
+    );
+    assert!(
+        v["chapters"][0]["comparison"]["claims"][0]["published_formula"]
+            .as_str()
+            .unwrap()
+            .contains("3200 / 800")
+    );
+}

@@ -254,3 +254,20 @@ fn templates_can_be_overridden_file_by_file_and_typos_fail_loudly() {
         .code(2)
         .stderr(predicate::str::contains("leaves the templates directory"));
 }
+
+#[test]
+fn prompt_and_report_print_json_with_their_context() {
+    let p = with_records();
+    for cmd in ["prompt", "report"] {
+        let out = p
+            .cmd()
+            .env("RESEARCH_COMPANION_NOW", NOW)
+            .args([cmd, "06", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(v["text"].as_str().unwrap().len() > 500, "{cmd}");
+        assert_eq!(v["context"]["chapter"]["id"], "06", "{cmd}");
+    }
+}
