@@ -509,7 +509,7 @@ impl From<DiffFormat> for Format {
 }
 
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("which").args(["run_file", "run", "latest"]).required(true))]
+#[command(group = clap::ArgGroup::new("which").args(["run_file", "run", "latest", "all_envs"]).required(true))]
 pub struct DiffArgs {
     /// A run file written by `bench --out`
     #[arg(value_name = "RUN_FILE")]
@@ -520,6 +520,10 @@ pub struct DiffArgs {
     /// The chapter's latest recorded experiment run
     #[arg(long)]
     pub latest: bool,
+    /// Each claim's verdict in every environment that recorded experiments
+    /// (the latest run of each), with a line per claim
+    #[arg(long)]
+    pub all_envs: bool,
     /// Chapter to compare with [default: the run's, or the only registered one]
     #[arg(long, value_name = "ID")]
     pub chapter: Option<String>,

@@ -116,13 +116,21 @@ pub fn report(
         }),
         _ => None,
     };
-    let view = context::report(
+    let mut view = context::report(
         chapter,
         &claims,
         experiment.as_ref().map(|e| (&e.record, &e.run)),
         now,
         plot.as_ref().map(|p| p.name.clone()),
     );
+    let (records, _) = project.records(chapter)?;
+    let envs = crate::records::status::by_environment(&records);
+    if envs.len() > 1 {
+        view.across_environments = crate::records::status::across_environments(&envs)
+            .into_iter()
+            .map(|c| format!("{}: {}", c.claim, c.summary))
+            .collect();
+    }
     Ok(Report {
         text: templates.render(REPORT_TEMPLATE, &view)?,
         context: serde_json::to_value(&view)

@@ -83,8 +83,71 @@ pub fn claims(out: &mut Out, project: &Project, cmd: crate::cli::ClaimsCommand) 
     Ok(Outcome::check(!found.anything()))
 }
 
+/// The verdicts of every environment, claim by claim.
+#[derive(serde::Serialize)]
+struct AcrossView {
+    chapter: String,
+    environments: Vec<crate::records::status::EnvironmentEvidence>,
+    claims: Vec<crate::records::status::ClaimAcrossEnvironments>,
+}
+
+impl Render for AcrossView {
+    fn text(&self) -> Result<String> {
+        let mut s = format!(
+            "{}: evidence from {} environment(s)\n",
+            self.chapter,
+            self.environments.len()
+        );
+        for e in &self.environments {
+            s.push_str(&format!(
+                "  env {} ({} CPUs): {} on {}\n",
+                e.env_id,
+                e.logical_cpus,
+                e.run_id,
+                e.recorded_at.format("%Y-%m-%d")
+            ));
+        }
+        for c in &self.claims {
+            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary));
+            for (env, v) in &c.verdicts {
+                s.push_str(&format!("  env {env}: {v}\n"));
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// `diff --all-envs`
+fn all_envs(out: &mut Out, project: &Project, args: &DiffArgs) -> Result<Outcome> {
+    let chapter = project.the_chapter(args.chapter.as_deref())?;
+    let (records, _) = project.records(&chapter)?;
+    let environments = crate::records::status::by_environment(&records);
+    if environments.is_empty() {
+        return Err(Error::Usage(format!(
+            "no experiment run is recorded for {}",
+            chapter.key
+        )));
+    }
+    let claims = crate::records::status::across_environments(&environments);
+    let failed = claims.iter().any(|c| {
+        c.verdicts
+            .iter()
+            .any(|(_, v)| v.starts_with("NOT_REPRODUCED"))
+    });
+    let view = AcrossView {
+        chapter: chapter.key.to_string(),
+        environments,
+        claims,
+    };
+    out.emit(&view, args.format.into())?;
+    Ok(Outcome::check(!failed))
+}
+
 /// `diff`
 pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> {
+    if args.all_envs {
+        return all_envs(out, project, &args);
+    }
     let source = match (&args.run_file, &args.run) {
         (Some(file), _) => RunSource::File(file),
         (None, Some(id)) => RunSource::Recorded(id),

@@ -81,6 +81,15 @@ impl Render for ChapterStatus {
             )),
             _ => line.push_str("    no experiment recorded: claims unchecked\n"),
         }
+        if !self.across_environments.is_empty() {
+            line.push_str(&format!(
+                "    evidence from {} environments:\n",
+                self.environments
+            ));
+            for c in &self.across_environments {
+                line.push_str(&format!("      {}: {}\n", c.claim, c.summary));
+            }
+        }
         Ok(line)
     }
 }

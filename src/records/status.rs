@@ -113,6 +113,11 @@ pub struct ChapterStatus {
     pub claims: Option<ClaimsSummary>,
     /// The latest experiment: when, on which revision, on which machine.
     pub latest_experiment: Option<ExperimentFreshness>,
+    /// How many environments have recorded experiments.
+    pub environments: usize,
+    /// With evidence from several environments: each claim's verdicts there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub across_environments: Vec<ClaimAcrossEnvironments>,
 }
 
 /// The chapter's state from its records (newest first).
@@ -160,6 +165,15 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         claims: experiment
             .and_then(|r| r.experiment.as_ref())
             .map(|e| ClaimsSummary::of(&e.verdicts)),
+        environments: by_environment(records).len(),
+        across_environments: {
+            let envs = by_environment(records);
+            if envs.len() > 1 {
+                across_environments(&envs)
+            } else {
+                Vec::new()
+            }
+        },
         latest_experiment: experiment.map(|r| ExperimentFreshness {
             run_id: r.run_id.clone(),
             recorded_at: r.recorded_at,
@@ -345,4 +359,113 @@ mod tests {
         assert_eq!(h[1].revision, "000000000000");
         assert_eq!(State::NeverResearched.to_string(), "NEVER_RESEARCHED");
     }
+}
+
+/// One environment's latest experiment verdicts.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvironmentEvidence {
+    /// The environment's id (12 hex digits).
+    pub env_id: String,
+    pub logical_cpus: usize,
+    pub run_id: RunId,
+    pub recorded_at: DateTime<Utc>,
+    /// Claim id and verdict (with its flags), in the record's order.
+    pub verdicts: Vec<(String, String)>,
+}
+
+/// A claim's verdicts across environments, and one line saying so.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimAcrossEnvironments {
+    pub claim: String,
+    /// Environment id and verdict, one per environment.
+    pub verdicts: Vec<(String, String)>,
+    pub summary: String,
+}
+
+/// The latest experiment of each environment (records newest first).
+pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
+    let mut seen: Vec<EnvironmentEvidence> = Vec::new();
+    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+        let env = crate::text::prefix(&r.environment.env_id, 12).to_string();
+        if seen.iter().any(|e| e.env_id == env) {
+            continue;
+        }
+        let Some(exp) = &r.experiment else { continue };
+        seen.push(EnvironmentEvidence {
+            env_id: env,
+            logical_cpus: r.environment.identity.logical_cpus,
+            run_id: r.run_id.clone(),
+            recorded_at: r.recorded_at,
+            verdicts: exp
+                .verdicts
+                .iter()
+                .map(|v| {
+                    let mut word = v.verdict.clone();
+                    if let Some(x) = v.magnitude_differs {
+                        word.push_str(&format!(
+                            ", magnitude differs (x{})",
+                            crate::published::diff::short_ratio(x)
+                        ));
+                    }
+                    (v.claim.clone(), word)
+                })
+                .collect(),
+        });
+    }
+    seen
+}
+
+/// Each claim's verdict in every environment, with a one-line summary
+/// ("reproduced on 2 of 3 environments; not on env 9f2c… (2 CPUs)").
+pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvironments> {
+    let mut claims: Vec<String> = Vec::new();
+    for e in envs {
+        for (c, _) in &e.verdicts {
+            if !claims.contains(c) {
+                claims.push(c.clone());
+            }
+        }
+    }
+    claims
+        .into_iter()
+        .map(|claim| {
+            let verdicts: Vec<(String, String)> = envs
+                .iter()
+                .filter_map(|e| {
+                    e.verdicts
+                        .iter()
+                        .find(|(c, _)| *c == claim)
+                        .map(|(_, v)| (e.env_id.clone(), v.clone()))
+                })
+                .collect();
+            let reproduced = verdicts
+                .iter()
+                .filter(|(_, v)| v.starts_with("REPRODUCED"))
+                .count();
+            let not: Vec<String> = verdicts
+                .iter()
+                .filter(|(_, v)| !v.starts_with("REPRODUCED"))
+                .map(|(env, v)| {
+                    let cpus = envs
+                        .iter()
+                        .find(|e| e.env_id == *env)
+                        .map_or(0, |e| e.logical_cpus);
+                    format!("env {env} ({cpus} CPUs): {v}")
+                })
+                .collect();
+            let mut summary = format!(
+                "reproduced on {reproduced} of {} environment{}",
+                verdicts.len(),
+                if verdicts.len() == 1 { "" } else { "s" }
+            );
+            if !not.is_empty() {
+                summary.push_str(&format!("; not on {}", not.join(", ")));
+            }
+            ClaimAcrossEnvironments {
+                claim,
+                verdicts,
+                summary,
+            }
+        })
+        .collect()
 }

@@ -293,6 +293,8 @@ pub struct ReportContext {
     pub opportunities: Vec<Opportunity>,
     /// File name of the plot written beside the report.
     pub plot: Option<String>,
+    /// With experiments from several environments: a line per claim.
+    pub across_environments: Vec<String>,
 }
 
 fn fmt(x: f64) -> String {
@@ -469,6 +471,7 @@ pub fn report(
         proposals,
         opportunities,
         plot,
+        across_environments: Vec::new(),
     }
 }
 

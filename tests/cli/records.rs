@@ -686,3 +686,74 @@ fn status_shows_the_claims_and_the_latest_experiment_in_text_and_json() {
     assert_eq!(v[0]["latest_experiment"]["of_current_revision"], true);
     assert_eq!(v[0]["label"], "Current");
 }
+
+/// The fixture experiment as if recorded on another machine with 2 CPUs,
+/// a day later, where the spin claim did not hold.
+fn add_other_machine(p: &Project) {
+    let dir = p.path(&format!("records/{CHAPTER}"));
+    let fixture =
+        std::fs::read_to_string(dir.join("20261102T120000-bbbbbbbbbbbb.record.yaml")).unwrap();
+    let other = fixture
+        .replace(
+            "20261102T120000:bbbbbbbbbbbb",
+            "20261103T120000:cccccccccccc",
+        )
+        .replace(
+            "20261102T120000-bbbbbbbbbbbb",
+            "20261103T120000-cccccccccccc",
+        )
+        .replace("2026-11-02T12:00:00", "2026-11-03T12:00:00")
+        .replace(&"fe".repeat(32), &"9f2c".repeat(16))
+        .replacen("logical_cpus: 1", "logical_cpus: 2", 1)
+        .replacen(
+            "  - claim: spin-454-vs-449\n    verdict: REPRODUCED",
+            "  - claim: spin-454-vs-449\n    verdict: NOT_REPRODUCED",
+            1,
+        );
+    assert!(other.contains("NOT_REPRODUCED"), "{other}");
+    std::fs::write(dir.join("20261103T120000-cccccccccccc.record.yaml"), other).unwrap();
+    std::fs::copy(
+        dir.join("20261102T120000-bbbbbbbbbbbb.run.yaml"),
+        dir.join("20261103T120000-cccccccccccc.run.yaml"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn evidence_from_two_environments_is_given_per_environment() {
+    let p = Project::with_fixture_records();
+    add_other_machine(&p);
+    let out = p.cmd().args(["diff", "--all-envs"]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    assert!(text.contains("evidence from 2 environment(s)"), "{text}");
+    assert!(
+        text.contains(
+            "spin-454-vs-449: reproduced on 1 of 2 environments; not on env 9f2c9f2c9f2c"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("sleep-speedup-7.4x: reproduced on 2 of 2 environments"),
+        "{text}"
+    );
+    let out = p.cmd().args(["status", "06"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("evidence from 2 environments:"), "{text}");
+    assert!(
+        text.contains(
+            "spin-454-vs-449: reproduced on 1 of 2 environments; not on env 9f2c9f2c9f2c"
+        ),
+        "{text}"
+    );
+    let out = p.cmd().args(["report", "06"]).output().unwrap();
+    let report = stdout(&out);
+    assert!(
+        report.contains("- Across the environments that recorded experiments"),
+        "{report}"
+    );
+    assert!(
+        report.contains("  - spin-454-vs-449: reproduced on 1 of 2 environments"),
+        "{report}"
+    );
+}
