@@ -168,6 +168,24 @@ impl From<ProducerArg> for ProducerKind {
     }
 }
 
+/// `--transport`: how a worker process hands a batch over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// The worker's own thread writes the batch into the pipe
+    Pipe,
+    /// A feeder thread in the worker writes it (multiprocessing.Queue)
+    Queue,
+}
+
+impl From<TransportArg> for crate::bench::Transport {
+    fn from(t: TransportArg) -> crate::bench::Transport {
+        match t {
+            TransportArg::Pipe => crate::bench::Transport::Pipe,
+            TransportArg::Queue => crate::bench::Transport::Queue,
+        }
+    }
+}
+
 /// `--worker-kind`: how workers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WorkerKindArg {
@@ -369,6 +387,11 @@ pub struct BenchArgs {
     /// Workers as OS processes (the chapter's picture) or threads
     #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
     pub worker_kind: WorkerKindArg,
+    /// How process workers hand batches over: `pipe` (the worker's thread
+    /// writes the batch) or `queue` (a feeder thread in the worker writes
+    /// it, like multiprocessing.Queue)
+    #[arg(long, value_enum, default_value_t = TransportArg::Pipe)]
+    pub transport: TransportArg,
     /// Take the first ready batch instead of delivering in order
     #[arg(long)]
     pub out_of_order: bool,

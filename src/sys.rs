@@ -18,6 +18,12 @@ pub fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time consumed by the whole process (all its threads), in ns.
+pub fn process_cpu_ns() -> u64 {
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Sets the calling thread's timer slack (PR_SET_TIMERSLACK); 0 restores the
 /// thread's default.
 pub fn set_timer_slack(ns: u64) -> io::Result<()> {

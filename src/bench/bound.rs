@@ -70,6 +70,7 @@ mod tests {
                 seed: 0,
                 timer_slack_ns: 1,
                 delay_batch: None,
+                transport: Default::default(),
             },
             consumer_ns: 8_000_000,
             workers,

@@ -56,6 +56,31 @@ pub enum WorkerKind {
     Thread,
 }
 
+/// How a worker process hands a finished batch to the training loop.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum Transport {
+    /// The worker's own thread writes the batch into the pipe.
+    #[default]
+    Pipe,
+    /// The worker's thread puts the batch on a queue; a feeder thread in the
+    /// worker writes it into the pipe, as `multiprocessing.Queue` does, so
+    /// the batch reaches the loop only once the feeder is scheduled.
+    Queue,
+}
+
 /// What one worker needs to produce batches; also sent to worker processes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducerSpec {
@@ -69,6 +94,10 @@ pub struct ProducerSpec {
     /// Test aid: batch index whose production takes this much longer (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay_batch: Option<(u64, u64)>,
+    /// How a worker process hands batches over (thread workers hand them
+    /// over in memory).
+    #[serde(default)]
+    pub transport: Transport,
 }
 
 /// One pipeline configuration: a producer and a worker count.

@@ -78,6 +78,7 @@ mod tests {
             seed: 7,
             timer_slack_ns: 1,
             delay_batch: None,
+            transport: Default::default(),
         }
     }
 

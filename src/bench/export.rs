@@ -190,11 +190,15 @@ pub fn footer(run: &BenchRun) -> String {
     let s = &run.settings;
     let cpus = crate::text::list(&run.cpus_used);
     format!(
-        "{} batches per configuration ({} warm-up), {} workers, {} delivery, prefetch_factor {}, {} repeat(s); \
+        "{} batches per configuration ({} warm-up), {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
          CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {}\n",
         s.batches,
         s.warmup_batches,
         s.worker_kind,
+        match (s.worker_kind, s.transport) {
+            (super::WorkerKind::Process, super::Transport::Queue) => " (queue hand-off)",
+            _ => "",
+        },
         if s.in_order {
             "in-order"
         } else {

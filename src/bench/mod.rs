@@ -25,7 +25,7 @@ pub mod suite;
 pub mod table_layout;
 pub mod verdict;
 
-pub use config::{PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
+pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, RepeatResult, Row};
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::run_suite;

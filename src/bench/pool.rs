@@ -413,31 +413,103 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     let spec: ProducerSpec = serde_json::from_str(spec_json).map_err(io::Error::other)?;
     let _ = sys::set_timer_slack(spec.timer_slack_ns);
     let mut stdin = io::stdin().lock();
-    let mut stdout = io::stdout().lock();
     let mut word = [0u8; 8];
-    let mut msg = Vec::new();
+    let mut hand_off = HandOff::new(spec.transport);
     loop {
         if stdin.read_exact(&mut word).is_err() {
-            return Ok(()); // the parent went away
+            return hand_off.finish(); // the parent went away
         }
         let index = u64::from_le_bytes(word);
-        msg.clear();
+        let mut msg = Vec::new();
         if index == STOP {
+            // The worker's CPU time: every thread of it, feeder included.
             let usage = sys::thread_usage();
             msg.push(TAG_STATS);
-            msg.extend_from_slice(&sys::thread_cpu_ns().to_le_bytes());
+            msg.extend_from_slice(&hand_off.cpu_ns().to_le_bytes());
             msg.extend_from_slice(&usage.involuntary_switches.to_le_bytes());
-            stdout.write_all(&msg)?;
-            return stdout.flush();
+            hand_off.send(msg)?;
+            return hand_off.finish();
         }
         let data = dataset::produce_batch(&spec, index);
+        msg.reserve(13 + data.len() * 4);
         msg.push(TAG_BATCH);
         msg.extend_from_slice(&index.to_le_bytes());
         msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
         for v in &data {
             msg.extend_from_slice(&v.to_le_bytes());
         }
-        stdout.write_all(&msg)?;
-        stdout.flush()?;
+        hand_off.send(msg)?;
+    }
+}
+
+/// How a worker process's finished batches reach its stdout pipe.
+enum HandOff {
+    /// The producing thread writes each message itself.
+    Pipe(io::StdoutLock<'static>),
+    /// A feeder thread writes what the producing thread queues.
+    Queue {
+        queue: Option<mpsc::Sender<Vec<u8>>>,
+        feeder: Option<JoinHandle<io::Result<()>>>,
+    },
+}
+
+impl HandOff {
+    fn new(transport: super::config::Transport) -> Self {
+        match transport {
+            super::config::Transport::Pipe => HandOff::Pipe(io::stdout().lock()),
+            super::config::Transport::Queue => {
+                let (tx, rx) = mpsc::channel::<Vec<u8>>();
+                let feeder = std::thread::spawn(move || -> io::Result<()> {
+                    let mut out = io::stdout().lock();
+                    for msg in rx {
+                        out.write_all(&msg)?;
+                        out.flush()?;
+                    }
+                    Ok(())
+                });
+                HandOff::Queue {
+                    queue: Some(tx),
+                    feeder: Some(feeder),
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, msg: Vec<u8>) -> io::Result<()> {
+        match self {
+            HandOff::Pipe(out) => {
+                out.write_all(&msg)?;
+                out.flush()
+            }
+            HandOff::Queue { queue, .. } => queue
+                .as_ref()
+                .expect("open until finish")
+                .send(msg)
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the feeder stopped")),
+        }
+    }
+
+    /// CPU time of the whole worker when a feeder shares the work, else of
+    /// the producing thread.
+    fn cpu_ns(&self) -> u64 {
+        match self {
+            HandOff::Pipe(_) => sys::thread_cpu_ns(),
+            HandOff::Queue { .. } => sys::process_cpu_ns(),
+        }
+    }
+
+    /// Waits until everything queued is written.
+    fn finish(&mut self) -> io::Result<()> {
+        match self {
+            HandOff::Pipe(out) => out.flush(),
+            HandOff::Queue { queue, feeder } => {
+                drop(queue.take());
+                match feeder.take().map(JoinHandle::join) {
+                    Some(Ok(result)) => result,
+                    Some(Err(_)) => Err(io::Error::other("the feeder thread panicked")),
+                    None => Ok(()),
+                }
+            }
+        }
     }
 }

@@ -69,6 +69,10 @@ pub struct Settings {
     /// Watchdog limit in ms (None: the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchdog_ms: Option<u64>,
+    /// How process workers hand batches over (run files written before this
+    /// knob existed used the pipe).
+    #[serde(default)]
+    pub transport: super::config::Transport,
 }
 
 impl Settings {
@@ -93,6 +97,7 @@ impl Settings {
             timer_slack_ns: 1,
             delay_batch: None,
             watchdog_ms: None,
+            transport: super::config::Transport::Pipe,
         }
     }
 
@@ -201,6 +206,7 @@ impl Settings {
                 seed: self.seed,
                 timer_slack_ns: self.timer_slack_ns,
                 delay_batch: self.delay_batch,
+                transport: self.transport,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
             workers,

@@ -31,6 +31,7 @@ fn settings(args: &BenchArgs) -> Settings {
         timer_slack_ns: args.timer_slack_ns,
         delay_batch: args.delay_batch,
         watchdog_ms: args.watchdog_ms,
+        transport: args.transport.into(),
     }
 }
 

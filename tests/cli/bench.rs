@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use predicates::prelude::*;
 use research_companion::bench::engine::{self, Measured};
-use research_companion::bench::{BenchRun, PipelineConfig, ProducerKind, Settings, WorkerKind};
+use research_companion::bench::{
+    BenchRun, PipelineConfig, ProducerKind, Settings, Transport, WorkerKind,
+};
 
 use crate::helpers::{Project, stderr, stdout};
 
@@ -36,6 +38,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         timer_slack_ns: 1,
         delay_batch: None,
         watchdog_ms: None,
+        transport: Transport::Pipe,
     }
 }
 
@@ -74,6 +77,31 @@ fn batches_go_to_workers_round_robin_within_the_outstanding_bound() {
             "{kind}: every worker reports its CPU time"
         );
     }
+}
+
+#[test]
+fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
+    let _g = lock();
+    let mut digests = Vec::new();
+    for transport in [Transport::Pipe, Transport::Queue] {
+        let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
+        s.transport = transport;
+        let cfg = s.pipeline(ProducerKind::Sleep, 3);
+        let m = run_one(&cfg);
+        let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+        assert_eq!(
+            order,
+            (0..cfg.total_batches()).collect::<Vec<_>>(),
+            "{transport}"
+        );
+        assert_eq!(m.workers.len(), 3, "{transport}: every worker reports");
+        digests.push((transport, m.data_digest));
+    }
+    // Threads hand batches over in memory; the data is the same.
+    let m =
+        run_one(&small(ProducerKind::Sleep, WorkerKind::Thread).pipeline(ProducerKind::Sleep, 3));
+    digests.push((Transport::Pipe, m.data_digest));
+    assert!(digests.iter().all(|d| d.1 == digests[0].1), "{digests:?}");
 }
 
 #[test]
@@ -472,6 +500,22 @@ fn a_killed_worker_fails_the_run_naming_it_and_leaves_no_orphans() {
         "{e}"
     );
     assert!(e.contains("killed by signal 9"), "{e}");
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn a_killed_worker_with_a_feeder_thread_fails_the_run_cleanly() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &["--transport", "queue"]);
+    // SAFETY: kill(2) on a worker we just found.
+    unsafe { libc::kill(workers[0] as i32, libc::SIGKILL) };
+    let out = wait(child);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("failed: worker 0"), "{e}");
+    assert!(e.contains("killed by signal 9"), "{e}");
+    std::thread::sleep(Duration::from_millis(50));
     assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
 }
 
