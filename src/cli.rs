@@ -175,6 +175,9 @@ pub enum TransportArg {
     Pipe,
     /// A feeder thread in the worker writes it (multiprocessing.Queue)
     Queue,
+    /// The data in shared memory, its descriptor passed over a Unix socket
+    /// by a sharer thread (PyTorch's file_descriptor strategy)
+    SharedFd,
 }
 
 impl From<TransportArg> for crate::bench::Transport {
@@ -182,6 +185,7 @@ impl From<TransportArg> for crate::bench::Transport {
         match t {
             TransportArg::Pipe => crate::bench::Transport::Pipe,
             TransportArg::Queue => crate::bench::Transport::Queue,
+            TransportArg::SharedFd => crate::bench::Transport::SharedFd,
         }
     }
 }
@@ -388,8 +392,10 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
     pub worker_kind: WorkerKindArg,
     /// How process workers hand batches over: `pipe` (the worker's thread
-    /// writes the batch) or `queue` (a feeder thread in the worker writes
-    /// it, like multiprocessing.Queue)
+    /// writes the batch), `queue` (a feeder thread in the worker writes it,
+    /// like multiprocessing.Queue) or `shared-fd` (the batch waits in shared
+    /// memory and the loop fetches its descriptor from a sharer thread, like
+    /// PyTorch's file_descriptor strategy)
     #[arg(long, value_enum, default_value_t = TransportArg::Pipe)]
     pub transport: TransportArg,
     /// Take the first ready batch instead of delivering in order

@@ -73,6 +73,59 @@ pub fn first_readable<F: AsFd>(fds: &[F], timeout: Duration) -> io::Result<Optio
     }
 }
 
+/// A shared-memory file with no name in any folder (memfd): it lives while a
+/// descriptor to it is open, so a worker that dies leaks nothing.
+pub fn shared_memory(name: &str) -> io::Result<std::fs::File> {
+    let fd = rustix::fs::memfd_create(name, rustix::fs::MemfdFlags::CLOEXEC)?;
+    Ok(std::fs::File::from(fd))
+}
+
+/// Sends one descriptor over a Unix socket (SCM_RIGHTS), with one byte.
+pub fn send_fd(socket: impl AsFd, fd: impl AsFd) -> io::Result<()> {
+    use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
+    let fds = [fd.as_fd()];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !control.push(SendAncillaryMessage::ScmRights(&fds)) {
+        return Err(io::Error::other("no room for the descriptor"));
+    }
+    sendmsg(
+        socket,
+        &[io::IoSlice::new(&[1])],
+        &mut control,
+        SendFlags::empty(),
+    )?;
+    Ok(())
+}
+
+/// Receives one descriptor sent by [`send_fd`].
+pub fn recv_fd(socket: impl AsFd) -> io::Result<std::os::fd::OwnedFd> {
+    use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let mut byte = [0u8; 1];
+    let got = recvmsg(
+        socket,
+        &mut [io::IoSliceMut::new(&mut byte)],
+        &mut control,
+        RecvFlags::CMSG_CLOEXEC,
+    )?;
+    if got.bytes == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "the sharer closed the socket before sending the descriptor",
+        ));
+    }
+    for msg in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(mut fds) = msg
+            && let Some(fd) = fds.next()
+        {
+            return Ok(fd);
+        }
+    }
+    Err(io::Error::other("no descriptor came with the message"))
+}
+
 /// The kernel release (`uname -r`).
 pub fn kernel_release() -> String {
     rustix::system::uname()

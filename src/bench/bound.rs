@@ -71,6 +71,7 @@ mod tests {
                 timer_slack_ns: 1,
                 delay_batch: None,
                 transport: Default::default(),
+                socket_dir: None,
             },
             consumer_ns: 8_000_000,
             workers,

@@ -79,6 +79,12 @@ pub enum Transport {
     /// worker writes it into the pipe, as `multiprocessing.Queue` does, so
     /// the batch reaches the loop only once the feeder is scheduled.
     Queue,
+    /// As `queue`, but the batch's data lives in a shared-memory file and
+    /// only a small header goes through the pipe; the loop then connects to
+    /// a sharer thread in the worker, which passes the file's descriptor
+    /// over a Unix socket (SCM_RIGHTS), and reads the data through it: the
+    /// `file_descriptor` sharing strategy of PyTorch on Linux.
+    SharedFd,
 }
 
 /// What one worker needs to produce batches; also sent to worker processes.
@@ -98,6 +104,10 @@ pub struct ProducerSpec {
     /// over in memory).
     #[serde(default)]
     pub transport: Transport,
+    /// With `shared-fd`: the folder of the workers' sharer sockets
+    /// (`<pid>.sock`), set by the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_dir: Option<std::path::PathBuf>,
 }
 
 /// One pipeline configuration: a producer and a worker count.

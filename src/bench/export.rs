@@ -197,6 +197,7 @@ pub fn footer(run: &BenchRun) -> String {
         s.worker_kind,
         match (s.worker_kind, s.transport) {
             (super::WorkerKind::Process, super::Transport::Queue) => " (queue hand-off)",
+            (super::WorkerKind::Process, super::Transport::SharedFd) => " (shared-fd hand-off)",
             _ => "",
         },
         if s.in_order {

@@ -2,15 +2,18 @@
 //! re-executed as the hidden `__worker` subcommand) whose batches cross a pipe.
 //! Both answer the same three calls, so the engine does not care which it has.
 
+use std::collections::HashMap;
 use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::config::ProducerSpec;
+use super::config::{ProducerSpec, Transport};
 use super::dataset;
 use crate::sys;
 
@@ -19,6 +22,9 @@ pub const WORKER_SUBCOMMAND: &str = "__worker";
 
 const TAG_BATCH: u8 = 1;
 const TAG_STATS: u8 = 2;
+/// A batch left in shared memory: the loop fetches its descriptor from the
+/// worker's sharer socket, as PyTorch's `file_descriptor` strategy does.
+const TAG_SHARED: u8 = 3;
 const STOP: u64 = u64::MAX;
 
 /// A batch a worker finished.
@@ -237,15 +243,30 @@ pub struct ProcessPool {
     children: Vec<Child>,
     stdins: Vec<ChildStdin>,
     stdouts: Vec<ChildStdout>,
+    /// Where shared-fd workers put their sharer sockets; removed on drop.
+    sockets: Option<tempfile::TempDir>,
 }
 
 impl ProcessPool {
     fn start(exe: &Path, spec: &ProducerSpec, initial: &[Vec<u64>]) -> Result<Self, PoolError> {
-        let arg = serde_json::to_string(spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
+        let mut spec = spec.clone();
+        let sockets = match spec.transport {
+            Transport::SharedFd => {
+                let dir = tempfile::Builder::new()
+                    .prefix("research-companion-sharers-")
+                    .tempdir()
+                    .map_err(PoolError::Io)?;
+                spec.socket_dir = Some(dir.path().to_path_buf());
+                Some(dir)
+            }
+            Transport::Pipe | Transport::Queue => None,
+        };
+        let arg = serde_json::to_string(&spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
         let mut pool = ProcessPool {
             children: Vec::new(),
             stdins: Vec::new(),
             stdouts: Vec::new(),
+            sockets,
         };
         for (worker, tasks) in initial.iter().enumerate() {
             // Each worker gets a process group of its own: a terminal's
@@ -326,9 +347,35 @@ impl ProcessPool {
                 worker,
                 data,
             })),
+            Ok(Message::Shared(index, floats)) => match self.fetch_shared(worker, index, floats) {
+                Ok(data) => Ok(Some(Finished {
+                    index,
+                    worker,
+                    data,
+                })),
+                Err(_) => Err(self.died(worker)),
+            },
             Ok(Message::Stats(_)) => Ok(None),
             Err(_) => Err(self.died(worker)),
         }
+    }
+
+    /// Asks worker `worker`'s sharer for the descriptor of batch `index`
+    /// and reads the batch out of that shared memory.
+    fn fetch_shared(&self, worker: usize, index: u64, floats: usize) -> io::Result<Vec<f32>> {
+        let dir = self.sockets.as_ref().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a shared batch from a worker not started for shared-fd",
+            )
+        })?;
+        let path = sharer_socket(dir.path(), self.children[worker].id());
+        let mut conn = UnixStream::connect(path)?;
+        conn.write_all(&index.to_le_bytes())?;
+        let memory = std::fs::File::from(sys::recv_fd(&conn)?);
+        let mut bytes = vec![0u8; floats * 4];
+        memory.read_exact_at(&mut bytes, 0)?;
+        Ok(decode_floats(&bytes))
     }
 
     fn finish(mut self) -> Result<Vec<WorkerStats>, PoolError> {
@@ -343,7 +390,7 @@ impl ProcessPool {
                         stats.push(s);
                         break;
                     }
-                    Ok(Message::Batch(..)) => {}
+                    Ok(Message::Batch(..) | Message::Shared(..)) => {}
                     Err(_) => return Err(self.died(w)),
                 }
             }
@@ -369,7 +416,21 @@ impl Drop for ProcessPool {
 
 enum Message {
     Batch(u64, Vec<f32>),
+    /// Batch index and float count of a batch waiting in shared memory.
+    Shared(u64, usize),
     Stats(WorkerStats),
+}
+
+/// The sharer socket of the worker with process id `pid`.
+fn sharer_socket(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("{pid}.sock"))
+}
+
+fn decode_floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn read_message(r: &mut impl Read) -> io::Result<Message> {
@@ -384,11 +445,14 @@ fn read_message(r: &mut impl Read) -> io::Result<Message> {
             r.read_exact(&mut len)?;
             let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize * 4];
             r.read_exact(&mut bytes)?;
-            let data = bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            Ok(Message::Batch(index, data))
+            Ok(Message::Batch(index, decode_floats(&bytes)))
+        }
+        TAG_SHARED => {
+            r.read_exact(&mut word)?;
+            let index = u64::from_le_bytes(word);
+            let mut len = [0u8; 4];
+            r.read_exact(&mut len)?;
+            Ok(Message::Shared(index, u32::from_le_bytes(len) as usize))
         }
         TAG_STATS => {
             r.read_exact(&mut word)?;
@@ -414,7 +478,7 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     let _ = sys::set_timer_slack(spec.timer_slack_ns);
     let mut stdin = io::stdin().lock();
     let mut word = [0u8; 8];
-    let mut hand_off = HandOff::new(spec.transport);
+    let mut hand_off = HandOff::new(&spec)?;
     loop {
         if stdin.read_exact(&mut word).is_err() {
             return hand_off.finish(); // the parent went away
@@ -431,12 +495,25 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
             return hand_off.finish();
         }
         let data = dataset::produce_batch(&spec, index);
-        msg.reserve(13 + data.len() * 4);
-        msg.push(TAG_BATCH);
-        msg.extend_from_slice(&index.to_le_bytes());
-        msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        let mut bytes = Vec::with_capacity(data.len() * 4);
         for v in &data {
-            msg.extend_from_slice(&v.to_le_bytes());
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        if let Some(shelf) = hand_off.shelf() {
+            // Like a tensor moved to shared memory: the batch stays in a
+            // memfd, and only its index and size travel down the pipe.
+            let memory = sys::shared_memory("research-companion-batch")?;
+            memory.write_all_at(&bytes, 0)?;
+            shelf.lock().expect("sharer alive").insert(index, memory);
+            msg.push(TAG_SHARED);
+            msg.extend_from_slice(&index.to_le_bytes());
+            msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        } else {
+            msg.reserve(13 + bytes.len());
+            msg.push(TAG_BATCH);
+            msg.extend_from_slice(&index.to_le_bytes());
+            msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            msg.extend_from_slice(&bytes);
         }
         hand_off.send(msg)?;
     }
@@ -446,32 +523,81 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
 enum HandOff {
     /// The producing thread writes each message itself.
     Pipe(io::StdoutLock<'static>),
-    /// A feeder thread writes what the producing thread queues.
+    /// A feeder thread writes what the producing thread queues; with a
+    /// shelf, batches wait there in shared memory for the loop to fetch.
     Queue {
         queue: Option<mpsc::Sender<Vec<u8>>>,
         feeder: Option<JoinHandle<io::Result<()>>>,
+        shelf: Option<Shelf>,
     },
 }
 
-impl HandOff {
-    fn new(transport: super::config::Transport) -> Self {
-        match transport {
-            super::config::Transport::Pipe => HandOff::Pipe(io::stdout().lock()),
-            super::config::Transport::Queue => {
-                let (tx, rx) = mpsc::channel::<Vec<u8>>();
-                let feeder = std::thread::spawn(move || -> io::Result<()> {
-                    let mut out = io::stdout().lock();
-                    for msg in rx {
-                        out.write_all(&msg)?;
-                        out.flush()?;
-                    }
-                    Ok(())
-                });
-                HandOff::Queue {
-                    queue: Some(tx),
-                    feeder: Some(feeder),
-                }
+/// Shared-memory batches a worker made and the loop has not fetched yet.
+type Shelf = Arc<Mutex<HashMap<u64, std::fs::File>>>;
+
+/// Serves the shelf on the worker's sharer socket: each connection sends an
+/// 8-byte batch index and gets that batch's descriptor back. The thread
+/// lives as long as the worker process.
+fn start_sharer(dir: &Path) -> io::Result<Shelf> {
+    let listener = UnixListener::bind(sharer_socket(dir, std::process::id()))?;
+    let shelf: Shelf = Arc::default();
+    let served = Arc::clone(&shelf);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut word = [0u8; 8];
+            if conn.read_exact(&mut word).is_err() {
+                continue;
             }
+            let memory = served
+                .lock()
+                .expect("producer alive")
+                .remove(&u64::from_le_bytes(word));
+            // An unknown index gets the connection closed with nothing sent,
+            // which the loop reads as a broken worker.
+            if let Some(memory) = memory {
+                let _ = sys::send_fd(&conn, &memory);
+            }
+        }
+    });
+    Ok(shelf)
+}
+
+impl HandOff {
+    fn new(spec: &ProducerSpec) -> io::Result<Self> {
+        let shelf = match spec.transport {
+            Transport::Pipe => return Ok(HandOff::Pipe(io::stdout().lock())),
+            Transport::Queue => None,
+            Transport::SharedFd => {
+                let dir = spec.socket_dir.as_deref().ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "shared-fd transport without a socket_dir",
+                    )
+                })?;
+                Some(start_sharer(dir)?)
+            }
+        };
+        let (tx, rx) = mpsc::channel::<Vec<u8>>();
+        let feeder = std::thread::spawn(move || -> io::Result<()> {
+            let mut out = io::stdout().lock();
+            for msg in rx {
+                out.write_all(&msg)?;
+                out.flush()?;
+            }
+            Ok(())
+        });
+        Ok(HandOff::Queue {
+            queue: Some(tx),
+            feeder: Some(feeder),
+            shelf,
+        })
+    }
+
+    fn shelf(&self) -> Option<&Shelf> {
+        match self {
+            HandOff::Queue { shelf, .. } => shelf.as_ref(),
+            HandOff::Pipe(_) => None,
         }
     }
 
@@ -502,7 +628,7 @@ impl HandOff {
     fn finish(&mut self) -> io::Result<()> {
         match self {
             HandOff::Pipe(out) => out.flush(),
-            HandOff::Queue { queue, feeder } => {
+            HandOff::Queue { queue, feeder, .. } => {
                 drop(queue.take());
                 match feeder.take().map(JoinHandle::join) {
                     Some(Ok(result)) => result,

@@ -207,6 +207,7 @@ impl Settings {
                 timer_slack_ns: self.timer_slack_ns,
                 delay_batch: self.delay_batch,
                 transport: self.transport,
+                socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
             workers,

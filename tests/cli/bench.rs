@@ -83,7 +83,7 @@ fn batches_go_to_workers_round_robin_within_the_outstanding_bound() {
 fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
     let _g = lock();
     let mut digests = Vec::new();
-    for transport in [Transport::Pipe, Transport::Queue] {
+    for transport in [Transport::Pipe, Transport::Queue, Transport::SharedFd] {
         let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
         s.transport = transport;
         let cfg = s.pipeline(ProducerKind::Sleep, 3);
@@ -441,9 +441,13 @@ fn alive(pid: u32) -> bool {
 /// foreground job, and waits until its workers exist.
 fn long_bench(p: &Project, extra: &[&str]) -> (std::process::Child, Vec<u32>) {
     use std::os::unix::process::CommandExt;
+    // Shared-fd sockets go under the project, where a test can look for leftovers.
+    let tmp = p.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
     let mut cmd = std::process::Command::new(exe());
     cmd.process_group(0)
         .current_dir(p.root())
+        .env("TMPDIR", &tmp)
         .args([
             "bench",
             "--producer",
@@ -517,6 +521,37 @@ fn a_killed_worker_with_a_feeder_thread_fails_the_run_cleanly() {
     assert!(e.contains("killed by signal 9"), "{e}");
     std::thread::sleep(Duration::from_millis(50));
     assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+}
+
+#[test]
+fn a_killed_shared_fd_worker_fails_the_run_and_leaves_no_sockets() {
+    let _g = lock();
+    let p = Project::seeded();
+    let (child, workers) = long_bench(&p, &["--transport", "shared-fd"]);
+    let sockets = || {
+        std::fs::read_dir(p.path("tmp"))
+            .unwrap()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .count()
+    };
+    // Workers bind their sockets just after they start.
+    for _ in 0..500 {
+        if sockets() == 4 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(sockets(), 4, "one sharer socket per worker");
+    // SAFETY: kill(2) on a worker we just found.
+    unsafe { libc::kill(workers[3] as i32, libc::SIGKILL) };
+    let out = wait(child);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("failed: worker 3"), "{e}");
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(workers.iter().all(|w| !alive(*w)), "orphan workers left");
+    let left: Vec<_> = std::fs::read_dir(p.path("tmp")).unwrap().collect();
+    assert!(left.is_empty(), "socket folder left behind: {left:?}");
 }
 
 #[test]
