@@ -396,7 +396,7 @@ pub struct BenchArgs {
     /// like multiprocessing.Queue) or `shared-fd` (the batch waits in shared
     /// memory and the loop fetches its descriptor from a sharer thread, like
     /// PyTorch's file_descriptor strategy)
-    #[arg(long, value_enum, default_value_t = TransportArg::Pipe)]
+    #[arg(long, value_enum, default_value_t = TransportArg::SharedFd)]
     pub transport: TransportArg,
     /// Take the first ready batch instead of delivering in order
     #[arg(long)]

@@ -195,10 +195,9 @@ pub fn footer(run: &BenchRun) -> String {
         s.batches,
         s.warmup_batches,
         s.worker_kind,
-        match (s.worker_kind, s.transport) {
-            (super::WorkerKind::Process, super::Transport::Queue) => " (queue hand-off)",
-            (super::WorkerKind::Process, super::Transport::SharedFd) => " (shared-fd hand-off)",
-            _ => "",
+        match s.worker_kind {
+            super::WorkerKind::Process => format!(" ({} hand-off)", s.transport),
+            super::WorkerKind::Thread => String::new(),
         },
         if s.in_order {
             "in-order"

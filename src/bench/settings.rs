@@ -71,8 +71,13 @@ pub struct Settings {
     pub watchdog_ms: Option<u64>,
     /// How process workers hand batches over (run files written before this
     /// knob existed used the pipe).
-    #[serde(default)]
+    #[serde(default = "pipe_before_transports")]
     pub transport: super::config::Transport,
+}
+
+/// Run files written before `transport` existed: their workers used the pipe.
+fn pipe_before_transports() -> super::config::Transport {
+    super::config::Transport::Pipe
 }
 
 impl Settings {
@@ -97,7 +102,8 @@ impl Settings {
             timer_slack_ns: 1,
             delay_batch: None,
             watchdog_ms: None,
-            transport: super::config::Transport::Pipe,
+            // PyTorch's own hand-off on Linux, since the chapter is about it.
+            transport: super::config::Transport::SharedFd,
         }
     }
 
