@@ -535,6 +535,14 @@ enum HandOff {
 /// Shared-memory batches a worker made and the loop has not fetched yet.
 type Shelf = Arc<Mutex<HashMap<u64, std::fs::File>>>;
 
+/// Test aid, in debug builds only: with this set, a shared-fd worker aborts
+/// when the loop asks for a descriptor, between header and descriptor.
+pub const DIE_BEFORE_SHARING_ENV: &str = "RESEARCH_COMPANION_DIE_BEFORE_SHARING";
+
+fn die_before_sharing() -> bool {
+    cfg!(debug_assertions) && std::env::var_os(DIE_BEFORE_SHARING_ENV).is_some()
+}
+
 /// Serves the shelf on the worker's sharer socket: each connection sends an
 /// 8-byte batch index and gets that batch's descriptor back. The thread
 /// lives as long as the worker process.
@@ -548,6 +556,10 @@ fn start_sharer(dir: &Path) -> io::Result<Shelf> {
             let mut word = [0u8; 8];
             if conn.read_exact(&mut word).is_err() {
                 continue;
+            }
+            if die_before_sharing() {
+                // The header is in the loop's hands, the descriptor is not.
+                std::process::abort();
             }
             let memory = served
                 .lock()

@@ -555,6 +555,39 @@ fn a_killed_shared_fd_worker_fails_the_run_and_leaves_no_sockets() {
 }
 
 #[test]
+fn a_worker_dying_between_header_and_descriptor_fails_the_run_cleanly() {
+    let _g = lock();
+    let p = Project::seeded();
+    let tmp = p.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = p
+        .cmd()
+        .env("TMPDIR", &tmp)
+        .env("RESEARCH_COMPANION_DIE_BEFORE_SHARING", "1")
+        .args([
+            "bench",
+            "--producer",
+            "sleep",
+            "--workers",
+            "2",
+            "--batches",
+            "5",
+        ])
+        .args(["--cost-ms", "0.1", "--transport", "shared-fd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(
+        e.contains("producer=sleep workers=2 failed: worker "),
+        "{e}"
+    );
+    assert!(e.contains("killed by signal 6"), "{e}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "socket folder left behind: {left:?}");
+}
+
+#[test]
 fn a_hung_worker_is_caught_by_the_watchdog() {
     let _g = lock();
     let p = Project::seeded();
