@@ -104,6 +104,8 @@ pub enum Command {
     Publish(PublishArgs),
     /// Compare a measured run with the chapter's published tables, claim by claim
     Diff(DiffArgs),
+    /// Two measured runs side by side: every number beside its twin, with ratios
+    Compare(CompareArgs),
     /// The main job: run the chapter's experiment, compare it, record it
     Reproduce(ReproduceArgs),
     /// Fetch the chapter's snapshot over HTTP and store it when it changed
@@ -564,6 +566,18 @@ pub struct DiffArgs {
     /// Also compare every published cell with the measured one
     #[arg(long)]
     pub cells: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The first run: a run file written by `bench --out`, or a recorded run id
+    #[arg(value_name = "RUN_A")]
+    pub a: String,
+    /// The second run, compared with the first (ratios are B ÷ A)
+    #[arg(value_name = "RUN_B")]
+    pub b: String,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
 }
 
 #[derive(Debug, Args)]

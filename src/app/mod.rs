@@ -15,5 +15,6 @@ pub mod project;
 pub mod record;
 pub mod reproduce;
 pub mod runs;
+pub mod side_by_side;
 
 pub use project::Project;

@@ -1,0 +1,207 @@
+//! Two measured runs side by side (`compare`): every configuration both
+//! ran, each number beside its twin, and what differs between the runs
+//! themselves (settings, machine, CPUs) so a ratio is never read without
+//! the reason it might have.
+
+use serde::Serialize;
+
+use super::Project;
+use super::runs::{self, RunSource};
+use crate::bench::{BenchRun, ProducerKind, Row};
+use crate::error::{Error, Result};
+
+/// Where a run came from and what it was.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLabel {
+    /// The file path or the recorded run id, as given.
+    pub source: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub env_id: String,
+    pub cpus_used: Vec<usize>,
+    /// Worker kind and, for processes, the hand-off.
+    pub engine: String,
+}
+
+/// One number in both runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Pair {
+    pub a: f64,
+    pub b: f64,
+    /// b ÷ a, when a is not zero.
+    pub ratio: Option<f64>,
+}
+
+impl Pair {
+    fn new(a: f64, b: f64) -> Pair {
+        Pair {
+            a,
+            b,
+            ratio: (a != 0.0).then(|| b / a),
+        }
+    }
+}
+
+/// One configuration both runs measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairedRow {
+    pub producer: ProducerKind,
+    pub workers: usize,
+    pub ex_per_s: Pair,
+    pub wait_mean_ms: Pair,
+    pub wait_p50_ms: Pair,
+    pub work_ms: Pair,
+    pub wait_frac: Pair,
+    /// What differs enough to matter, in words (empty when nothing does).
+    pub differences: Vec<String>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideBySide {
+    pub a: RunLabel,
+    pub b: RunLabel,
+    /// Settings and environment facts that differ, as `name: A vs B`.
+    pub run_differences: Vec<String>,
+    pub rows: Vec<PairedRow>,
+    /// Configurations only one run measured, as `producer workers=N (A|B only)`.
+    pub unpaired: Vec<String>,
+}
+
+/// A wait fraction this far apart is a different split of the step.
+pub const WAIT_FRAC_APART: f64 = 0.10;
+/// A ratio outside 1/x..x is a different size.
+pub const RATIO_APART: f64 = 1.2;
+
+/// Loads `text` as a run file when such a file exists, else as a recorded
+/// run id. `project` is asked for only in the second case.
+pub fn load(text: &str, project: impl FnOnce() -> Result<Project>) -> Result<BenchRun> {
+    let path = std::path::Path::new(text);
+    if path.exists() {
+        return BenchRun::load(path);
+    }
+    if crate::ids::RunId::parse(text).is_err() {
+        return Err(Error::Usage(format!(
+            "'{text}' is neither a run file nor a recorded run id"
+        )));
+    }
+    Ok(runs::select(&project()?, RunSource::Recorded(text), None)?.run)
+}
+
+fn label(source: &str, run: &BenchRun) -> RunLabel {
+    let s = &run.settings;
+    let engine = match s.worker_kind {
+        crate::bench::WorkerKind::Process => format!("process workers, {} hand-off", s.transport),
+        crate::bench::WorkerKind::Thread => "thread workers".to_string(),
+    };
+    RunLabel {
+        source: source.to_string(),
+        created_at: run.created_at,
+        env_id: run.environment.env_id.clone(),
+        cpus_used: run.cpus_used.clone(),
+        engine,
+    }
+}
+
+/// Top-level settings fields whose values differ, as `name: A vs B`.
+fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(sa)), Ok(serde_json::Value::Object(sb))) = (
+        serde_json::to_value(&a.settings),
+        serde_json::to_value(&b.settings),
+    ) else {
+        return Vec::new();
+    };
+    let show = |v: Option<&serde_json::Value>| match v {
+        None | Some(serde_json::Value::Null) => "unset".to_string(),
+        Some(v) => v.to_string().replace('"', ""),
+    };
+    let mut keys: Vec<&String> = sa.keys().chain(sb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        // Which configurations ran is what the rows show.
+        .filter(|k| !matches!(k.as_str(), "producers" | "workers"))
+        .filter(|k| sa.get(*k) != sb.get(*k))
+        .map(|k| format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k))))
+        .collect()
+}
+
+fn row_differences(a: &Row, b: &Row, p: &PairedRow) -> Vec<String> {
+    let mut out = Vec::new();
+    let apart = |r: Option<f64>| r.is_some_and(|r| !(1.0 / RATIO_APART..=RATIO_APART).contains(&r));
+    if apart(p.ex_per_s.ratio) {
+        out.push(format!("ex/s x{:.2}", p.ex_per_s.ratio.unwrap_or(0.0)));
+    }
+    let frac = b.wait_frac - a.wait_frac;
+    if frac.abs() > WAIT_FRAC_APART {
+        out.push(format!(
+            "wait_frac {:.2} vs {:.2} ({:+.2})",
+            a.wait_frac, b.wait_frac, frac
+        ));
+    }
+    // The split of the step: the same step time can be waiting in one run
+    // and working in the other.
+    let moved = (b.wait_mean_ms - a.wait_mean_ms, b.work_ms - a.work_ms);
+    if apart(p.wait_mean_ms.ratio) && (moved.0.abs() >= 1.0) {
+        out.push(format!(
+            "wait {:.1} vs {:.1} ms, work {:.1} vs {:.1} ms",
+            a.wait_mean_ms, b.wait_mean_ms, a.work_ms, b.work_ms
+        ));
+    } else if apart(p.work_ms.ratio) && moved.1.abs() >= 1.0 {
+        out.push(format!("work {:.1} vs {:.1} ms", a.work_ms, b.work_ms));
+    }
+    out
+}
+
+/// Pairs every configuration of `a` with its twin in `b`.
+pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySide {
+    let mut rows = Vec::new();
+    let mut unpaired = Vec::new();
+    for ra in a.results.iter().map(|r| &r.summary) {
+        let Some(rb) = b.row(ra.producer, ra.workers) else {
+            unpaired.push(format!("{} workers={} (A only)", ra.producer, ra.workers));
+            continue;
+        };
+        let mut row = PairedRow {
+            producer: ra.producer,
+            workers: ra.workers,
+            ex_per_s: Pair::new(ra.ex_per_s, rb.ex_per_s),
+            wait_mean_ms: Pair::new(ra.wait_mean_ms, rb.wait_mean_ms),
+            wait_p50_ms: Pair::new(ra.wait_p50_ms, rb.wait_p50_ms),
+            work_ms: Pair::new(ra.work_ms, rb.work_ms),
+            wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
+            differences: Vec::new(),
+        };
+        row.differences = row_differences(ra, rb, &row);
+        rows.push(row);
+    }
+    for rb in b.results.iter().map(|r| &r.summary) {
+        if a.row(rb.producer, rb.workers).is_none() {
+            unpaired.push(format!("{} workers={} (B only)", rb.producer, rb.workers));
+        }
+    }
+    let mut run_differences = settings_differences(a, b);
+    if a.environment.env_id != b.environment.env_id {
+        let short = |id: &str| id.get(..16).unwrap_or(id).to_string();
+        run_differences.push(format!(
+            "environment: {} ({} CPUs) vs {} ({} CPUs)",
+            short(&a.environment.env_id),
+            a.environment.identity.logical_cpus,
+            short(&b.environment.env_id),
+            b.environment.identity.logical_cpus
+        ));
+    }
+    if a.cpus_used != b.cpus_used {
+        run_differences.push(format!(
+            "CPUs used: {} vs {}",
+            crate::text::list(&a.cpus_used),
+            crate::text::list(&b.cpus_used)
+        ));
+    }
+    SideBySide {
+        a: label(sa, a),
+        b: label(sb, b),
+        run_differences,
+        rows,
+        unpaired,
+    }
+}
