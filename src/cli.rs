@@ -170,6 +170,15 @@ impl From<ProducerArg> for ProducerKind {
     }
 }
 
+/// `--engine`: what measures the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// This tool's engine (the model)
+    Embedded,
+    /// The real torch.utils.data.DataLoader (the reference)
+    Pytorch,
+}
+
 /// `--transport`: how a worker process hands a batch over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TransportArg {
@@ -400,6 +409,13 @@ pub struct BenchArgs {
     /// PyTorch's file_descriptor strategy)
     #[arg(long, value_enum, default_value_t = TransportArg::SharedFd)]
     pub transport: TransportArg,
+    /// Which engine measures: this tool's own, or the real PyTorch
+    /// DataLoader through the harness this tool ships (needs torch)
+    #[arg(long, value_enum, default_value_t = EngineArg::Embedded)]
+    pub engine: EngineArg,
+    /// The Python that runs the PyTorch harness
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
     /// Take the first ready batch instead of delivering in order
     #[arg(long)]
     pub out_of_order: bool,

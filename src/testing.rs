@@ -111,6 +111,7 @@ pub fn run_like(tables: &[Table], cpus: usize) -> BenchRun {
         environment: crate::env::collect(),
         measurement_overhead_ns_per_step: 100.0,
         results,
+        reference: None,
     }
 }
 

@@ -13,3 +13,13 @@ pub fn run(settings: &Settings, on_step: impl FnMut(&PipelineConfig)) -> Result<
         .map_err(|e| Error::Other(format!("cannot find this executable: {e}")))?;
     bench::run_suite(settings, env::collect(), &exe, on_step)
 }
+
+/// Runs `settings` on the real PyTorch DataLoader through the embedded
+/// harness, with `python`, on the CPUs the settings ask for.
+pub fn run_reference(settings: &Settings, python: &std::path::Path) -> Result<BenchRun> {
+    settings.check()?;
+    let environment = env::collect();
+    bench::pinned(settings, |_| {
+        bench::reference::run(settings, environment, python)
+    })
+}

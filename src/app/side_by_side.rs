@@ -89,9 +89,12 @@ pub fn load(text: &str, project: impl FnOnce() -> Result<Project>) -> Result<Ben
 
 fn label(source: &str, run: &BenchRun) -> RunLabel {
     let s = &run.settings;
-    let engine = match s.worker_kind {
-        crate::bench::WorkerKind::Process => format!("process workers, {} hand-off", s.transport),
-        crate::bench::WorkerKind::Thread => "thread workers".to_string(),
+    let engine = match (&run.reference, s.worker_kind) {
+        (Some(reference), _) => reference.to_string(),
+        (None, crate::bench::WorkerKind::Process) => {
+            format!("process workers, {} hand-off", s.transport)
+        }
+        (None, crate::bench::WorkerKind::Thread) => "thread workers".to_string(),
     };
     RunLabel {
         source: source.to_string(),
@@ -180,6 +183,13 @@ pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySid
         }
     }
     let mut run_differences = settings_differences(a, b);
+    let engine = |r: &BenchRun| match &r.reference {
+        Some(reference) => format!("{} {}", reference.engine, reference.torch),
+        None => "embedded".to_string(),
+    };
+    if engine(a) != engine(b) {
+        run_differences.insert(0, format!("engine: {} vs {}", engine(a), engine(b)));
+    }
     if a.environment.env_id != b.environment.env_id {
         let short = |id: &str| id.get(..16).unwrap_or(id).to_string();
         run_differences.push(format!(

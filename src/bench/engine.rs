@@ -244,7 +244,7 @@ fn next_batch(
     }
 }
 
-fn new_histogram() -> Histogram<u64> {
+pub(crate) fn new_histogram() -> Histogram<u64> {
     // 1 ns to 1 hour at 3 significant figures: finer than a microsecond.
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds")
 }

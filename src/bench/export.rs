@@ -189,9 +189,19 @@ pub fn csv(run: &BenchRun) -> Result<String> {
 pub fn footer(run: &BenchRun) -> String {
     let s = &run.settings;
     let cpus = crate::text::list(&run.cpus_used);
+    let env = crate::text::prefix(&run.environment.env_id, 16);
+    if let Some(reference) = &run.reference {
+        // The harness ran the loop as PyTorch does: in order, with
+        // processes forked, and with its own hand-off.
+        return format!(
+            "{} batches per configuration ({} warm-up), measured by the {reference}, \
+             prefetch_factor {}, {} repeat(s); CPUs {cpus}; env {env}\n",
+            s.batches, s.warmup_batches, s.prefetch_factor, s.repeat,
+        );
+    }
     format!(
         "{} batches per configuration ({} warm-up), {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
-         CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {}\n",
+         CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}\n",
         s.batches,
         s.warmup_batches,
         s.worker_kind,
@@ -208,6 +218,5 @@ pub fn footer(run: &BenchRun) -> String {
         s.repeat,
         s.timer_slack_ns,
         run.measurement_overhead_ns_per_step,
-        crate::text::prefix(&run.environment.env_id, 16),
     )
 }

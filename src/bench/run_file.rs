@@ -87,6 +87,9 @@ pub struct BenchRun {
     pub environment: Environment,
     pub measurement_overhead_ns_per_step: f64,
     pub results: Vec<ConfigResult>,
+    /// The engine that measured, when it was not the embedded one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<super::reference::Reference>,
 }
 
 impl BenchRun {

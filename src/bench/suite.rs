@@ -37,9 +37,18 @@ pub fn run_suite(
     settings: &Settings,
     environment: Environment,
     worker_exe: &Path,
-    mut on_step: impl FnMut(&PipelineConfig),
+    on_step: impl FnMut(&PipelineConfig),
 ) -> Result<BenchRun> {
     settings.check()?;
+    pinned(settings, |cpus_used| {
+        suite_on(settings, environment, worker_exe, cpus_used, on_step)
+    })
+}
+
+/// Runs `f` with the calling thread on the CPUs and timer slack `settings`
+/// ask for (children inherit both), handing it the CPUs in use; restores
+/// the thread's own afterwards.
+pub fn pinned<T>(settings: &Settings, f: impl FnOnce(Vec<usize>) -> Result<T>) -> Result<T> {
     let available = sys::affinity()
         .map_err(|e| Error::Other(format!("cannot read the CPU affinity mask: {e}")))?;
     let _guard = ThreadSettingsGuard {
@@ -55,7 +64,16 @@ pub fn run_suite(
     }
     sys::set_timer_slack(settings.timer_slack_ns)
         .map_err(|e| Error::Other(format!("cannot set timer slack: {e}")))?;
-    let cpus_used = sys::affinity().unwrap_or_default();
+    f(sys::affinity().unwrap_or_default())
+}
+
+fn suite_on(
+    settings: &Settings,
+    environment: Environment,
+    worker_exe: &Path,
+    cpus_used: Vec<usize>,
+    mut on_step: impl FnMut(&PipelineConfig),
+) -> Result<BenchRun> {
     let overhead = engine::measurement_overhead_ns();
 
     let mut results = Vec::new();
@@ -105,5 +123,6 @@ pub fn run_suite(
         environment,
         measurement_overhead_ns_per_step: overhead,
         results,
+        reference: None,
     })
 }

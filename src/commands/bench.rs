@@ -40,6 +40,19 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     let flags = |e| settings_error(e, |k| Some(knob_flag(k)), "");
     let settings = settings(&args);
     settings.check().map_err(|e| flags(e.into()))?;
+    if args.engine == crate::cli::EngineArg::Pytorch {
+        // PyTorch's DataLoader forks process workers and delivers in order.
+        if settings.worker_kind != crate::bench::WorkerKind::Process {
+            return Err(Error::Usage(
+                "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
+            ));
+        }
+        if !settings.in_order {
+            return Err(Error::Usage(
+                "--engine pytorch delivers in order only; drop --out-of-order".into(),
+            ));
+        }
+    }
     refuse_existing(args.out.as_deref())?;
     let record_to = if args.record {
         Some(
@@ -55,7 +68,21 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     } else {
         None
     };
-    let run = run_with_progress(&settings).map_err(flags)?;
+    let run = match args.engine {
+        crate::cli::EngineArg::Embedded => run_with_progress(&settings).map_err(flags)?,
+        crate::cli::EngineArg::Pytorch => {
+            eprintln!(
+                "running {} configuration(s) on PyTorch's DataLoader with {}",
+                settings.producers.len() * settings.workers.len() * settings.repeat,
+                args.python.display()
+            );
+            crate::app::bench::run_reference(&settings, &args.python).map_err(|e| match e {
+                // Only the Python itself makes a usage error here.
+                Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+                other => flags(other),
+            })?
+        }
+    };
     out.emit(
         &RunView {
             run: &run,

@@ -23,7 +23,14 @@ struct DiffView<'a> {
 
 impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        let mut s = render::claims_text(self.comparison);
+        let mut s = match self.run.map(|r| &r.reference) {
+            Some(Some(reference)) => format!("Evidence from the {reference}\n\n"),
+            Some(None) => {
+                "Evidence from the embedded engine (a model of the DataLoader)\n\n".into()
+            }
+            None => String::new(),
+        };
+        s.push_str(&render::claims_text(self.comparison));
         if let Some(run) = self.run {
             s.push_str("\nMeasured, in the chapter's layout\n");
             s.push_str(&crate::bench::export::text(run, false));

@@ -74,6 +74,7 @@ fn chapter_like_run() -> BenchRun {
         environment: research_companion::env::collect(),
         measurement_overhead_ns_per_step: 100.0,
         results,
+        reference: None,
     }
 }
 

@@ -11,4 +11,5 @@ mod helpers;
 mod hostile;
 mod outputs;
 mod records;
+mod reference;
 mod render;

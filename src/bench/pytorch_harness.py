@@ -1,0 +1,154 @@
+# The reference engine of research_companion: the chapter's experiment on the
+# real torch.utils.data.DataLoader. research_companion writes this file to a
+# temporary folder and runs it with the Python it was given; the CPU affinity
+# is set by the caller and inherited. Argument 1 is a JSON object:
+#   producers, cost_ns, batch_size, consumer_ns, workers, batches,
+#   warmup_batches, repeat, prefetch_factor, sample_floats
+# It prints one JSON object on stdout (see `emit` below) and nothing else.
+# Exit status 3: torch cannot be imported; 2: bad argument.
+
+import json
+import os
+import platform
+import resource
+import sys
+import time
+
+try:
+    config = json.loads(sys.argv[1])
+except (IndexError, ValueError) as e:
+    print(f"harness: argument 1 must be the run's JSON settings ({e})", file=sys.stderr)
+    sys.exit(2)
+
+try:
+    import torch
+    import torch.multiprocessing
+    from torch.utils.data import DataLoader, Dataset
+except ImportError as e:
+    print(f"harness: cannot import torch: {e}", file=sys.stderr)
+    sys.exit(3)
+
+
+def burn_cpu(ns):
+    """Busy until this thread has used `ns` of CPU time."""
+    end = time.thread_time_ns() + ns
+    while time.thread_time_ns() < end:
+        pass
+
+
+def burn_wall(ns):
+    """Busy until `ns` of wall-clock time has passed (the chapter's pitfall)."""
+    end = time.perf_counter_ns() + ns
+    while time.perf_counter_ns() < end:
+        pass
+
+
+class Samples(Dataset):
+    """Each sample costs the producer's time, then is a small float tensor."""
+
+    def __init__(self, producer, cost_ns, floats, length):
+        self.producer = producer
+        self.cost_ns = cost_ns
+        self.floats = floats
+        self.length = length
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, index):
+        if self.producer == "sleep":
+            time.sleep(self.cost_ns / 1e9)
+        elif self.producer == "spin":
+            burn_cpu(self.cost_ns)
+        else:
+            burn_wall(self.cost_ns)
+        return torch.full((self.floats,), float(index))
+
+
+def schedstat():
+    """(on-CPU ns, run-queue delay ns) of this thread."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            on_cpu, delay, _ = f.read().split()
+        return int(on_cpu), int(delay)
+    except OSError:
+        return 0, 0
+
+
+def involuntary_switches():
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+
+
+def one_run(producer, workers):
+    batch = config["batch_size"]
+    warmup = config["warmup_batches"]
+    measured = config["batches"]
+    total = 1 + warmup + measured
+    data = Samples(producer, config["cost_ns"], config["sample_floats"], total * batch)
+    options = {}
+    if workers > 0:
+        options = {
+            "prefetch_factor": config["prefetch_factor"],
+            "multiprocessing_context": "fork",
+        }
+    loader = DataLoader(data, batch_size=batch, num_workers=workers, **options)
+    waits, works = [], []
+    created = time.perf_counter_ns()
+    batches = iter(loader)
+    startup = window_start = 0
+    sched_start = (0, 0)
+    switches_start = 0
+    for k in range(total):
+        if k == 1 + warmup:
+            window_start = time.perf_counter_ns()
+            sched_start = schedstat()
+            switches_start = involuntary_switches()
+        asked = time.perf_counter_ns()
+        next(batches)
+        got = time.perf_counter_ns()
+        if k == 0:
+            startup = got - created
+        burn_cpu(config["consumer_ns"])
+        done = time.perf_counter_ns()
+        if k >= 1 + warmup:
+            waits.append(got - asked)
+            works.append(done - got)
+    window_end = time.perf_counter_ns()
+    sched_end = schedstat()
+    switches = involuntary_switches() - switches_start
+    del batches  # shuts the workers down before the next configuration
+    return {
+        "producer": producer,
+        "workers": workers,
+        "startup_ns": startup,
+        "window_ns": window_end - window_start,
+        "waits_ns": waits,
+        "works_ns": works,
+        "on_cpu_ns": sched_end[0] - sched_start[0],
+        "run_delay_ns": sched_end[1] - sched_start[1],
+        "involuntary_switches": switches,
+    }
+
+
+def emit():
+    results = []
+    for producer in config["producers"]:
+        for workers in config["workers"]:
+            for _ in range(config["repeat"]):
+                results.append(one_run(producer, workers))
+    json.dump(
+        {
+            "harness": 1,
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),
+            "start_method": "fork",
+            "cpus": sorted(os.sched_getaffinity(0)),
+            "results": results,
+        },
+        sys.stdout,
+    )
+    sys.stdout.write("\n")
+
+
+emit()

@@ -1,0 +1,249 @@
+//! The reference engine: the same configurations run on the real PyTorch
+//! DataLoader by a Python harness this crate embeds. Its measurements go
+//! through the same statistics as the embedded engine's and become the same
+//! run file, marked with the engine that produced them.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+
+use super::config::ms_to_ns;
+use super::engine::{Measured, new_histogram};
+use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA};
+use super::{Settings, stats};
+use crate::env::Environment;
+use crate::error::{Error, Result};
+use crate::sys;
+
+/// The harness, as shipped.
+pub const HARNESS: &str = include_str!("pytorch_harness.py");
+
+/// How to get PyTorch, for the error that says it is missing.
+const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip install torch numpy` and use DIR/bin/python";
+
+/// What produced a run's measurements when it was not the embedded engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// `pytorch`.
+    pub engine: String,
+    pub python: String,
+    pub torch: String,
+    /// torch.multiprocessing's sharing strategy (`file_descriptor` on Linux).
+    pub sharing_strategy: String,
+    pub start_method: String,
+}
+
+impl std::fmt::Display for Reference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} DataLoader (torch {}, Python {}, {} sharing, {})",
+            self.engine, self.torch, self.python, self.sharing_strategy, self.start_method
+        )
+    }
+}
+
+/// One configuration as the harness measured it.
+#[derive(Debug, Deserialize)]
+struct HarnessRun {
+    producer: super::ProducerKind,
+    workers: usize,
+    startup_ns: u64,
+    window_ns: u64,
+    waits_ns: Vec<u64>,
+    works_ns: Vec<u64>,
+    on_cpu_ns: u64,
+    run_delay_ns: u64,
+    involuntary_switches: u64,
+}
+
+/// The harness's whole answer.
+#[derive(Debug, Deserialize)]
+struct HarnessOutput {
+    harness: u32,
+    python: String,
+    torch: String,
+    sharing_strategy: String,
+    start_method: String,
+    cpus: Vec<usize>,
+    results: Vec<HarnessRun>,
+}
+
+/// The settings the harness reads.
+fn harness_argument(s: &Settings) -> String {
+    serde_json::json!({
+        "producers": s.producers,
+        "cost_ns": ms_to_ns(s.cost_ms),
+        "batch_size": s.batch_size,
+        "consumer_ns": ms_to_ns(s.consumer_ms),
+        "workers": s.workers,
+        "batches": s.batches,
+        "warmup_batches": s.warmup_batches,
+        "repeat": s.repeat,
+        "prefetch_factor": s.prefetch_factor,
+        "sample_floats": s.sample_floats,
+    })
+    .to_string()
+}
+
+/// Runs the harness with `python` under `settings`. A Python that cannot
+/// be run or cannot import torch is a usage error (the caller chose it). (on the CPUs the caller
+/// set) and returns its measurements as a run file.
+pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
+    let mut script = tempfile::Builder::new()
+        .prefix("research-companion-harness-")
+        .suffix(".py")
+        .tempfile()
+        .map_err(|e| Error::Other(format!("cannot write the PyTorch harness: {e}")))?;
+    script
+        .write_all(HARNESS.as_bytes())
+        .map_err(|e| Error::Other(format!("cannot write the PyTorch harness: {e}")))?;
+    let output = Command::new(python)
+        .arg(script.path())
+        .arg(harness_argument(settings))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display())))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr.lines().last().unwrap_or("").trim();
+    match output.status.code() {
+        Some(0) => {}
+        Some(3) => {
+            return Err(Error::Usage(format!(
+                "{} cannot import torch; {INSTALL}",
+                python.display()
+            )));
+        }
+        _ => {
+            return Err(Error::Other(format!(
+                "the PyTorch harness failed ({}){}",
+                output.status,
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {last}")
+                }
+            )));
+        }
+    }
+    let parsed: HarnessOutput = serde_json::from_slice(&output.stdout).map_err(|e| {
+        let text = String::from_utf8_lossy(&output.stdout);
+        Error::Other(format!(
+            "the PyTorch harness printed something that is not its result ({e}): '{}'",
+            crate::text::prefix(text.trim(), 60)
+        ))
+    })?;
+    to_run(settings, environment, parsed)
+}
+
+fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {
+    if out.harness != 1 {
+        return Err(Error::Other(format!(
+            "the PyTorch harness speaks version {}, this tool version 1",
+            out.harness
+        )));
+    }
+    let cpus = out.cpus.len().max(1);
+    let mut results: Vec<ConfigResult> = Vec::new();
+    let expected = settings.producers.len() * settings.workers.len() * settings.repeat;
+    if out.results.len() != expected {
+        return Err(Error::Other(format!(
+            "the PyTorch harness returned {} runs, {expected} were asked for",
+            out.results.len()
+        )));
+    }
+    for r in out.results {
+        if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
+            return Err(Error::Other(format!(
+                "the PyTorch harness measured {} batches for producer={} workers={}, {} were asked for",
+                r.waits_ns.len(),
+                r.producer,
+                r.workers,
+                settings.batches
+            )));
+        }
+        let cfg = settings.pipeline(r.producer, r.workers);
+        let mut wait = new_histogram();
+        let mut work = new_histogram();
+        for &w in &r.waits_ns {
+            wait.saturating_record(w.max(1));
+        }
+        for &w in &r.works_ns {
+            work.saturating_record(w.max(1));
+        }
+        let measured = Measured {
+            wait,
+            work,
+            startup: Duration::from_nanos(r.startup_ns),
+            window: Duration::from_nanos(r.window_ns.max(1)),
+            window_samples: settings.batches * settings.batch_size as u64,
+            window_steps: settings.batches,
+            consumer_sched: sys::SchedStat {
+                on_cpu_ns: r.on_cpu_ns,
+                run_delay_ns: r.run_delay_ns,
+                timeslices: 0,
+            },
+            consumer_involuntary_switches: r.involuntary_switches,
+            workers: Vec::new(),
+            data_digest: 0,
+            max_outstanding: settings.prefetch_factor * r.workers,
+            deliveries: Vec::new(),
+        };
+        let mut repeat = stats::repeat_result(&cfg, &measured, cpus);
+        // The harness neither hashes the batches nor reads the workers' CPU time.
+        repeat.row.data_digest = "not computed".into();
+        match results
+            .iter_mut()
+            .find(|c| c.producer == r.producer && c.workers == r.workers)
+        {
+            Some(c) => c.repeats.push(repeat),
+            None => results.push(ConfigResult {
+                producer: r.producer,
+                workers: r.workers,
+                summary: repeat.row.clone(),
+                repeats: vec![repeat],
+            }),
+        }
+    }
+    for c in &mut results {
+        c.summary = stats::summarize(&c.repeats);
+    }
+    Ok(BenchRun {
+        schema: RUN_SCHEMA.into(),
+        created_at: Utc::now(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        settings: settings.clone(),
+        cpus_used: out.cpus,
+        environment,
+        measurement_overhead_ns_per_step: 0.0,
+        results,
+        reference: Some(Reference {
+            engine: "pytorch".into(),
+            python: out.python,
+            torch: out.torch,
+            sharing_strategy: out.sharing_strategy,
+            start_method: out.start_method,
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_harness_reads_the_settings_it_is_given() {
+        let s = Settings::chapter_defaults();
+        let v: serde_json::Value = serde_json::from_str(&harness_argument(&s)).unwrap();
+        assert_eq!(v["cost_ns"], 2_000_000);
+        assert_eq!(v["consumer_ns"], 8_000_000);
+        assert_eq!(v["producers"][1], "spin");
+        for key in v.as_object().unwrap().keys() {
+            assert!(HARNESS.contains(&format!("\"{key}\"")), "{key} unread");
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Issue 14: the real PyTorch DataLoader as a reference engine. The Rust
+//! side is tested against a recorded answer of a real harness run and
+//! against harnesses that fail or print garbage; the real harness runs only
+//! where `python3` can import torch (or RESEARCH_COMPANION_TEST_PYTHON names
+//! a Python that can), and says so when it skips.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use research_companion::bench::BenchRun;
+
+use crate::helpers::{Project, exclusive as lock, repo, stderr, stdout};
+
+/// The settings the recorded harness answer was measured with.
+const RECORDED: [&str; 6] = [
+    "--batches",
+    "20",
+    "--workers",
+    "0,2",
+    "--producer",
+    "sleep,spin",
+];
+
+/// A stand-in for Python: a shell script with `body`.
+fn fake_python(p: &Project, body: &str) -> PathBuf {
+    let path = p.write("fake-python", format!("#!/bin/sh\n{body}\n"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn bench_with(p: &Project, python: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    p.cmd()
+        .args(["bench", "--engine", "pytorch", "--python"])
+        .arg(python)
+        .args(RECORDED)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_recorded_harness_answer_becomes_a_run_file_that_diff_reads() {
+    let _g = lock();
+    let p = Project::seeded();
+    let answer = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("measured by the pytorch DataLoader (torch 2.15.0"),
+        "{text}"
+    );
+    assert!(text.contains("file_descriptor sharing"), "{text}");
+    let run = BenchRun::load(&p.path("pt.run.yaml")).unwrap();
+    let reference = run.reference.as_ref().expect("the engine is recorded");
+    assert_eq!(reference.sharing_strategy, "file_descriptor");
+    assert_eq!(run.results.len(), 4);
+    // The spinning producer does not scale on one CPU in PyTorch either.
+    let spin0 = run.row("spin".parse().unwrap(), 0).unwrap();
+    let spin2 = run.row("spin".parse().unwrap(), 2).unwrap();
+    assert!(spin0.wait_frac > 0.8, "{spin0:?}");
+    assert!(spin2.work_ms > spin0.work_ms, "{spin2:?}");
+    assert_eq!(spin0.batches, 20);
+    // diff reads it as it reads any run, and says which engine measured.
+    let out = p.cmd().args(["diff", "pt.run.yaml"]).output().unwrap();
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Evidence from the pytorch DataLoader"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_broken_harness_is_one_clear_line_and_exit_2() {
+    let _g = lock();
+    let p = Project::seeded();
+    for (body, says) in [
+        (
+            "echo 'not json at all'",
+            "printed something that is not its result",
+        ),
+        (
+            "echo 'Traceback: boom' >&2; exit 1",
+            "the PyTorch harness failed (exit status: 1): Traceback: boom",
+        ),
+        (
+            "exit 3",
+            "cannot import torch; install it with `python3 -m venv DIR",
+        ),
+        (
+            "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
+            "the PyTorch harness returned 0 runs, 4 were asked for",
+        ),
+    ] {
+        let python = fake_python(&p, body);
+        let out = bench_with(&p, &python, &["--out", "never.yaml"]);
+        assert_eq!(out.status.code(), Some(2), "{body}");
+        let e = stderr(&out);
+        let errors: Vec<&str> = e.lines().filter(|l| l.contains("error:")).collect();
+        assert_eq!(errors.len(), 1, "{e}");
+        assert!(errors[0].contains(says), "{body}: {e}");
+        assert!(!p.path("never.yaml").exists());
+    }
+    let out = bench_with(&p, std::path::Path::new("/no/such/python"), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("cannot run /no/such/python"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn the_reference_engine_refuses_knobs_pytorch_does_not_have() {
+    let p = Project::seeded();
+    let python = fake_python(&p, "exit 0");
+    for flag in [&["--worker-kind", "thread"][..], &["--out-of-order"][..]] {
+        let out = bench_with(&p, &python, flag);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        assert!(
+            stderr(&out).contains("--engine pytorch"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// The Python with torch to test with, if this machine has one.
+fn python_with_torch() -> Option<PathBuf> {
+    let candidate = std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let ok = std::process::Command::new(&candidate)
+        .args(["-c", "import torch"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(candidate)
+}
+
+#[test]
+fn the_real_harness_runs_where_torch_is_installed() {
+    let _g = lock();
+    let Some(python) = python_with_torch() else {
+        eprintln!(
+            "SKIPPED the_real_harness_runs_where_torch_is_installed: no Python here imports torch \
+             (set RESEARCH_COMPANION_TEST_PYTHON to one that does)"
+        );
+        return;
+    };
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args(["bench", "--engine", "pytorch", "--python"])
+        .arg(&python)
+        .args(["--batches", "6", "--workers", "0,2", "--cost-ms", "0.2"])
+        .args(["--out", "real.run.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("real.run.yaml")).unwrap();
+    assert_eq!(run.reference.unwrap().engine, "pytorch");
+    assert_eq!(run.results.len(), 4);
+    assert!(run.results.iter().all(|r| r.summary.batches == 6));
+}
