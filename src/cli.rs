@@ -179,6 +179,17 @@ pub enum EngineArg {
     Pytorch,
 }
 
+/// `reproduce --engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReproduceEngineArg {
+    /// This tool's engine (the model)
+    Embedded,
+    /// The real torch.utils.data.DataLoader (the reference)
+    Pytorch,
+    /// The embedded engine, then PyTorch, and the two side by side
+    Both,
+}
+
 /// `--transport`: how a worker process hands a batch over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TransportArg {
@@ -610,6 +621,13 @@ pub struct ReproduceArgs {
     /// Workers as OS processes (as the chapter) or threads
     #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
     pub worker_kind: WorkerKindArg,
+    /// Which engine measures: this tool's, the real PyTorch DataLoader, or
+    /// both back to back (each recorded, then compared side by side)
+    #[arg(long, value_enum, default_value_t = ReproduceEngineArg::Embedded)]
+    pub engine: ReproduceEngineArg,
+    /// The Python that runs the PyTorch harness
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
     /// Add the columns beyond the chapter's
     #[arg(long)]
     pub wide: bool,

@@ -202,3 +202,11 @@ fn print_stored(out: &mut Out, stored: &crate::app::record::Stored) -> Result<()
     }
     Ok(())
 }
+
+/// Which engine a run's evidence came from, as a paragraph of its own.
+fn evidence_line(run: &crate::bench::BenchRun) -> String {
+    match &run.reference {
+        Some(reference) => format!("Evidence from the {reference}\n\n"),
+        None => "Evidence from the embedded engine (a model of the DataLoader)\n\n".into(),
+    }
+}

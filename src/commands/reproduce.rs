@@ -9,11 +9,17 @@ use super::{RunView, knob_flag, refuse_existing, run_with_progress, settings_err
 use crate::app::{Project, reproduce};
 use crate::bench::{Knob, Settings};
 use crate::chapter::Chapter;
-use crate::cli::{DocFormat, ReproduceArgs};
+use crate::cli::{DocFormat, ReproduceArgs, ReproduceEngineArg, WorkerKindArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, Render, wrote};
 use crate::published::{plot, render};
 use crate::text::list;
+
+/// Which engine one pass of the experiment runs on.
+enum Engine {
+    Embedded,
+    Pytorch,
+}
 
 /// `reproduce`
 pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outcome> {
@@ -54,6 +60,21 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             "--out and --plot write one chapter's run: name the chapter".into(),
         ));
     }
+    if args.engine == ReproduceEngineArg::Both && (args.out.is_some() || args.plot.is_some()) {
+        return Err(Error::Usage(
+            "--out and --plot write one run; with --engine both there are two".into(),
+        ));
+    }
+    if args.engine != ReproduceEngineArg::Embedded && args.worker_kind != WorkerKindArg::Process {
+        return Err(Error::Usage(
+            "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
+        ));
+    }
+    let engines = match args.engine {
+        ReproduceEngineArg::Embedded => vec![Engine::Embedded],
+        ReproduceEngineArg::Pytorch => vec![Engine::Pytorch],
+        ReproduceEngineArg::Both => vec![Engine::Embedded, Engine::Pytorch],
+    };
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
     let mut summary = Vec::new();
@@ -72,61 +93,91 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             settings.cpus.map_or("all".to_string(), |n| n.to_string()),
             settings.batches
         );
-        let run = run_with_progress(settings).map_err(flags)?;
-        let source = (!args.no_record).then_some("reproduce");
-        let done = reproduce::conclude(project, chapter, &run, source)?;
-        let comparison = &done.compared.comparison;
-        failed |= comparison.any_not_reproduced();
-        let recorded = done
-            .stored
-            .as_ref()
-            .map_or("not recorded".to_string(), |s| {
-                format!("recorded {}", s.record.run_id)
+        let mut measured: Vec<crate::bench::BenchRun> = Vec::new();
+        for engine in &engines {
+            let run = match engine {
+                Engine::Embedded => run_with_progress(settings).map_err(flags)?,
+                Engine::Pytorch => {
+                    eprintln!("  on PyTorch's DataLoader with {}", args.python.display());
+                    crate::app::bench::run_reference(settings, &args.python).map_err(
+                        |e| match e {
+                            Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+                            other => flags(other),
+                        },
+                    )?
+                }
+            };
+            let source = (!args.no_record).then_some(match engine {
+                Engine::Embedded => "reproduce",
+                Engine::Pytorch => "reproduce --engine pytorch",
             });
-        summary.push(format!(
-            "{}  {}  ({recorded})",
-            chapter.key,
-            render::verdict_summary(comparison)
-        ));
-        json.push(serde_json::json!({
-            "chapter": chapter.key.to_string(),
-            "summary": render::verdict_summary(comparison),
-            "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
-            "comparison": comparison,
-        }));
-        if plans.len() > 1 {
-            let _ = writeln!(details, "\n== {} ==", chapter.key);
-        }
-        // Verdicts first, then the measured tables, then the cells if asked.
-        details.push_str(&render::claims_text(comparison));
-        details.push('\n');
-        details.push_str(
-            &RunView {
-                run: &run,
-                wide: args.wide,
+            let done = reproduce::conclude(project, chapter, &run, source)?;
+            let comparison = &done.compared.comparison;
+            failed |= comparison.any_not_reproduced();
+            let recorded = done
+                .stored
+                .as_ref()
+                .map_or("not recorded".to_string(), |s| {
+                    format!("recorded {}", s.record.run_id)
+                });
+            let engine_word = match engine {
+                Engine::Embedded => "",
+                Engine::Pytorch => " on PyTorch",
+            };
+            summary.push(format!(
+                "{}{engine_word}  {}  ({recorded})",
+                chapter.key,
+                render::verdict_summary(comparison)
+            ));
+            json.push(serde_json::json!({
+                "chapter": chapter.key.to_string(),
+                "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
+                "summary": render::verdict_summary(comparison),
+                "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
+                "comparison": comparison,
+            }));
+            if plans.len() > 1 {
+                let _ = writeln!(details, "\n== {} ==", chapter.key);
             }
-            .text()?,
-        );
-        if args.cells {
+            // Verdicts first, then the measured tables, then the cells if asked.
+            details.push_str(&super::evidence_line(&run));
+            details.push_str(&render::claims_text(comparison));
             details.push('\n');
-            details.push_str(&render::cells_text(comparison));
-        }
-        details.push_str(&render::audit_text(comparison));
-        if let Some(path) = &args.out {
-            crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
-            wrote(path, "run");
-        }
-        if let Some(path) = &args.plot {
-            plot::write(path, &done.compared.tables, &run)?;
-            wrote(path, "plot");
-        }
-        if let Some(stored) = &done.stored {
-            let _ = writeln!(
-                details,
-                "recorded {} ({})",
-                stored.record.run_id,
-                stored.path.display()
+            details.push_str(
+                &RunView {
+                    run: &run,
+                    wide: args.wide,
+                }
+                .text()?,
             );
+            if args.cells {
+                details.push('\n');
+                details.push_str(&render::cells_text(comparison));
+            }
+            details.push_str(&render::audit_text(comparison));
+            if let Some(path) = &args.out {
+                crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
+                wrote(path, "run");
+            }
+            if let Some(path) = &args.plot {
+                plot::write(path, &done.compared.tables, &run)?;
+                wrote(path, "plot");
+            }
+            if let Some(stored) = &done.stored {
+                let _ = writeln!(
+                    details,
+                    "recorded {} ({})",
+                    stored.record.run_id,
+                    stored.path.display()
+                );
+            }
+            measured.push(run);
+        }
+        if let [embedded, pytorch] = measured.as_slice() {
+            let view =
+                crate::app::side_by_side::side_by_side("embedded", embedded, "pytorch", pytorch);
+            details.push_str("\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n");
+            details.push_str(&view.text()?);
         }
     }
     for s in &skipped {

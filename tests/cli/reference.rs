@@ -165,3 +165,65 @@ fn the_real_harness_runs_where_torch_is_installed() {
     assert_eq!(run.results.len(), 4);
     assert!(run.results.iter().all(|r| r.summary.batches == 6));
 }
+
+#[test]
+fn reproduce_refuses_two_runs_into_one_file() {
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args(["reproduce", "06", "--engine", "both", "--out", "x.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("with --engine both there are two"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!p.path("x.yaml").exists());
+}
+
+#[test]
+fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
+    let _g = lock();
+    let Some(python) = python_with_torch() else {
+        eprintln!(
+            "SKIPPED reproduce_on_both_engines_records_each_and_puts_them_side_by_side: \
+             no Python here imports torch (set RESEARCH_COMPANION_TEST_PYTHON to one that does)"
+        );
+        return;
+    };
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args([
+            "reproduce",
+            "06",
+            "--engine",
+            "both",
+            "--batches",
+            "3",
+            "--python",
+        ])
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("06 on PyTorch  6 claims"), "{text}");
+    assert!(text.contains("Evidence from the embedded engine"), "{text}");
+    assert!(
+        text.contains("Evidence from the pytorch DataLoader"),
+        "{text}"
+    );
+    assert!(
+        text.contains("The embedded engine (A) beside PyTorch's DataLoader (B)"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("recorded pytorch-from-first-principles:06:")
+            .count(),
+        4,
+        "{text}"
+    );
+}
