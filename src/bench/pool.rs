@@ -438,21 +438,18 @@ fn read_message(r: &mut impl Read) -> io::Result<Message> {
     r.read_exact(&mut tag)?;
     let mut word = [0u8; 8];
     match tag[0] {
-        TAG_BATCH => {
+        TAG_BATCH | TAG_SHARED => {
             r.read_exact(&mut word)?;
             let index = u64::from_le_bytes(word);
             let mut len = [0u8; 4];
             r.read_exact(&mut len)?;
-            let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize * 4];
+            let floats = u32::from_le_bytes(len) as usize;
+            if tag[0] == TAG_SHARED {
+                return Ok(Message::Shared(index, floats));
+            }
+            let mut bytes = vec![0u8; floats * 4];
             r.read_exact(&mut bytes)?;
             Ok(Message::Batch(index, decode_floats(&bytes)))
-        }
-        TAG_SHARED => {
-            r.read_exact(&mut word)?;
-            let index = u64::from_le_bytes(word);
-            let mut len = [0u8; 4];
-            r.read_exact(&mut len)?;
-            Ok(Message::Shared(index, u32::from_le_bytes(len) as usize))
         }
         TAG_STATS => {
             r.read_exact(&mut word)?;
@@ -499,20 +496,22 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         for v in &data {
             bytes.extend_from_slice(&v.to_le_bytes());
         }
-        if let Some(shelf) = hand_off.shelf() {
-            // Like a tensor moved to shared memory: the batch stays in a
-            // memfd, and only its index and size travel down the pipe.
-            let memory = sys::shared_memory("research-companion-batch")?;
-            memory.write_all_at(&bytes, 0)?;
-            shelf.lock().expect("sharer alive").insert(index, memory);
-            msg.push(TAG_SHARED);
-            msg.extend_from_slice(&index.to_le_bytes());
-            msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        } else {
-            msg.reserve(13 + bytes.len());
-            msg.push(TAG_BATCH);
-            msg.extend_from_slice(&index.to_le_bytes());
-            msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        // Like a tensor moved to shared memory, a shared batch stays in a
+        // memfd and only its index and size travel down the pipe.
+        let shared = match hand_off.shelf() {
+            Some(shelf) => {
+                let memory = sys::shared_memory("research-companion-batch")?;
+                memory.write_all_at(&bytes, 0)?;
+                shelf.lock().expect("sharer alive").insert(index, memory);
+                true
+            }
+            None => false,
+        };
+        msg.reserve(13 + if shared { 0 } else { bytes.len() });
+        msg.push(if shared { TAG_SHARED } else { TAG_BATCH });
+        msg.extend_from_slice(&index.to_le_bytes());
+        msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        if !shared {
             msg.extend_from_slice(&bytes);
         }
         hand_off.send(msg)?;

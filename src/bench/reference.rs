@@ -94,14 +94,14 @@ fn harness_argument(s: &Settings) -> String {
 /// be run or cannot import torch is a usage error (the caller chose it). (on the CPUs the caller
 /// set) and returns its measurements as a run file.
 pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
+    let unwritten =
+        |e: std::io::Error| Error::Other(format!("cannot write the PyTorch harness: {e}"));
     let mut script = tempfile::Builder::new()
         .prefix("research-companion-harness-")
         .suffix(".py")
         .tempfile()
-        .map_err(|e| Error::Other(format!("cannot write the PyTorch harness: {e}")))?;
-    script
-        .write_all(HARNESS.as_bytes())
-        .map_err(|e| Error::Other(format!("cannot write the PyTorch harness: {e}")))?;
+        .map_err(unwritten)?;
+    script.write_all(HARNESS.as_bytes()).map_err(unwritten)?;
     let output = Command::new(python)
         .arg(script.path())
         .arg(harness_argument(settings))

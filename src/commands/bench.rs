@@ -1,6 +1,9 @@
 //! `bench` and `env`.
 
-use super::{RunView, knob_flag, print_stored, refuse_existing, run_with_progress, settings_error};
+use super::{
+    RunView, knob_flag, print_stored, refuse_existing, refuse_for_pytorch, run_on_pytorch,
+    run_with_progress, settings_error,
+};
 use crate::app::{Project, record};
 use crate::bench::Settings;
 use crate::cli::{BenchArgs, Cpus, EnvArgs};
@@ -41,17 +44,7 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     let settings = settings(&args);
     settings.check().map_err(|e| flags(e.into()))?;
     if args.engine == crate::cli::EngineArg::Pytorch {
-        // PyTorch's DataLoader forks process workers and delivers in order.
-        if settings.worker_kind != crate::bench::WorkerKind::Process {
-            return Err(Error::Usage(
-                "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
-            ));
-        }
-        if !settings.in_order {
-            return Err(Error::Usage(
-                "--engine pytorch delivers in order only; drop --out-of-order".into(),
-            ));
-        }
+        refuse_for_pytorch(&settings)?;
     }
     refuse_existing(args.out.as_deref())?;
     let record_to = if args.record {
@@ -70,18 +63,7 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     };
     let run = match args.engine {
         crate::cli::EngineArg::Embedded => run_with_progress(&settings).map_err(flags)?,
-        crate::cli::EngineArg::Pytorch => {
-            eprintln!(
-                "running {} configuration(s) on PyTorch's DataLoader with {}",
-                settings.producers.len() * settings.workers.len() * settings.repeat,
-                args.python.display()
-            );
-            crate::app::bench::run_reference(&settings, &args.python).map_err(|e| match e {
-                // Only the Python itself makes a usage error here.
-                Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-                other => flags(other),
-            })?
-        }
+        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags)?,
     };
     out.emit(
         &RunView {

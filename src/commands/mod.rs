@@ -210,3 +210,38 @@ fn evidence_line(run: &crate::bench::BenchRun) -> String {
         None => "Evidence from the embedded engine (a model of the DataLoader)\n\n".into(),
     }
 }
+
+/// Refuses knobs PyTorch's DataLoader does not have: it forks process
+/// workers and delivers in order.
+fn refuse_for_pytorch(settings: &crate::bench::Settings) -> Result<()> {
+    if settings.worker_kind != crate::bench::WorkerKind::Process {
+        return Err(Error::Usage(
+            "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
+        ));
+    }
+    if !settings.in_order {
+        return Err(Error::Usage(
+            "--engine pytorch delivers in order only; drop --out-of-order".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `settings` on PyTorch's DataLoader with `python`, saying so on
+/// stderr; `flags` names the flag behind a settings error.
+fn run_on_pytorch(
+    settings: &crate::bench::Settings,
+    python: &std::path::Path,
+    flags: impl Fn(Error) -> Error,
+) -> Result<crate::bench::BenchRun> {
+    eprintln!(
+        "running {} configuration(s) on PyTorch's DataLoader with {}",
+        settings.producers.len() * settings.workers.len() * settings.repeat,
+        python.display()
+    );
+    crate::app::bench::run_reference(settings, python).map_err(|e| match e {
+        // Only the Python itself makes a usage error here.
+        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        other => flags(other),
+    })
+}

@@ -5,11 +5,14 @@
 
 use std::fmt::Write as _;
 
-use super::{RunView, knob_flag, refuse_existing, run_with_progress, settings_error};
+use super::{
+    RunView, knob_flag, refuse_existing, refuse_for_pytorch, run_on_pytorch, run_with_progress,
+    settings_error,
+};
 use crate::app::{Project, reproduce};
 use crate::bench::{Knob, Settings};
 use crate::chapter::Chapter;
-use crate::cli::{DocFormat, ReproduceArgs, ReproduceEngineArg, WorkerKindArg};
+use crate::cli::{DocFormat, ReproduceArgs, ReproduceEngineArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, Render, wrote};
 use crate::published::{plot, render};
@@ -43,6 +46,9 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 settings.repeat = args.repeat;
                 settings.worker_kind = args.worker_kind.into();
                 settings.check().map_err(|e| flags(e.into()))?;
+                if args.engine != ReproduceEngineArg::Embedded {
+                    refuse_for_pytorch(&settings)?;
+                }
                 plans.push((chapter, settings));
             }
             Err(e) if named => return Err(e),
@@ -63,11 +69,6 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     if args.engine == ReproduceEngineArg::Both && (args.out.is_some() || args.plot.is_some()) {
         return Err(Error::Usage(
             "--out and --plot write one run; with --engine both there are two".into(),
-        ));
-    }
-    if args.engine != ReproduceEngineArg::Embedded && args.worker_kind != WorkerKindArg::Process {
-        return Err(Error::Usage(
-            "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
         ));
     }
     let engines = match args.engine {
@@ -97,15 +98,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
         for engine in &engines {
             let run = match engine {
                 Engine::Embedded => run_with_progress(settings).map_err(flags)?,
-                Engine::Pytorch => {
-                    eprintln!("  on PyTorch's DataLoader with {}", args.python.display());
-                    crate::app::bench::run_reference(settings, &args.python).map_err(
-                        |e| match e {
-                            Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-                            other => flags(other),
-                        },
-                    )?
-                }
+                Engine::Pytorch => run_on_pytorch(settings, &args.python, flags)?,
             };
             let source = (!args.no_record).then_some(match engine {
                 Engine::Embedded => "reproduce",

@@ -6,11 +6,6 @@ use crate::cli::CompareArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render};
 
-/// An environment id as the bench footer prints it.
-fn short(id: &str) -> &str {
-    id.get(..16).unwrap_or(id)
-}
-
 fn ratio(p: &Pair) -> String {
     p.ratio
         .map(|r| format!("x{r:.2}"))
@@ -25,7 +20,7 @@ impl Render for SideBySide {
                 "{name}: {} ({}; env {}; CPUs {}; {})\n",
                 l.source,
                 l.engine,
-                short(&l.env_id),
+                crate::text::prefix(&l.env_id, 16),
                 crate::text::list(&l.cpus_used),
                 l.created_at.format("%Y-%m-%d %H:%M UTC")
             ));
