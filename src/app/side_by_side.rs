@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Project;
 use super::runs::{self, RunSource};
-use crate::bench::{BenchRun, ProducerKind, Row};
+use crate::bench::{BenchRun, ProducerKind};
 use crate::error::{Error, Result};
 
 /// Where a run came from and what it was.
@@ -128,29 +128,31 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
         .collect()
 }
 
-fn row_differences(a: &Row, b: &Row, p: &PairedRow) -> Vec<String> {
+/// What differs enough to matter between the two sides of a row.
+fn row_differences(p: &PairedRow) -> Vec<String> {
     let mut out = Vec::new();
     let apart = |r: Option<f64>| r.is_some_and(|r| !(1.0 / RATIO_APART..=RATIO_APART).contains(&r));
     if apart(p.ex_per_s.ratio) {
         out.push(format!("ex/s x{:.2}", p.ex_per_s.ratio.unwrap_or(0.0)));
     }
-    let frac = b.wait_frac - a.wait_frac;
-    if frac.abs() > WAIT_FRAC_APART {
+    let (wait, work, frac) = (p.wait_mean_ms, p.work_ms, p.wait_frac);
+    if (frac.b - frac.a).abs() > WAIT_FRAC_APART {
         out.push(format!(
             "wait_frac {:.2} vs {:.2} ({:+.2})",
-            a.wait_frac, b.wait_frac, frac
+            frac.a,
+            frac.b,
+            frac.b - frac.a
         ));
     }
     // The split of the step: the same step time can be waiting in one run
     // and working in the other.
-    let moved = (b.wait_mean_ms - a.wait_mean_ms, b.work_ms - a.work_ms);
-    if apart(p.wait_mean_ms.ratio) && (moved.0.abs() >= 1.0) {
+    if apart(wait.ratio) && (wait.b - wait.a).abs() >= 1.0 {
         out.push(format!(
             "wait {:.1} vs {:.1} ms, work {:.1} vs {:.1} ms",
-            a.wait_mean_ms, b.wait_mean_ms, a.work_ms, b.work_ms
+            wait.a, wait.b, work.a, work.b
         ));
-    } else if apart(p.work_ms.ratio) && moved.1.abs() >= 1.0 {
-        out.push(format!("work {:.1} vs {:.1} ms", a.work_ms, b.work_ms));
+    } else if apart(work.ratio) && (work.b - work.a).abs() >= 1.0 {
+        out.push(format!("work {:.1} vs {:.1} ms", work.a, work.b));
     }
     out
 }
@@ -174,7 +176,7 @@ pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySid
             wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
             differences: Vec::new(),
         };
-        row.differences = row_differences(ra, rb, &row);
+        row.differences = row_differences(&row);
         rows.push(row);
     }
     for rb in b.results.iter().map(|r| &r.summary) {
