@@ -420,6 +420,11 @@ pub struct BenchArgs {
     /// PyTorch's file_descriptor strategy)
     #[arg(long, value_enum, default_value_t = TransportArg::SharedFd)]
     pub transport: TransportArg,
+    /// Loop CPU in milliseconds for taking in each batch from a worker
+    /// process (the real DataLoader's decoding, descriptor fetch and tensor
+    /// rebuild, measured on PyTorch 2.15); 0 for none. Thread workers pay none
+    #[arg(long, default_value_t = crate::bench::PYTORCH_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub receive_ms: f64,
     /// Which engine measures: this tool's own, or the real PyTorch
     /// DataLoader through the harness this tool ships (needs torch)
     #[arg(long, value_enum, default_value_t = EngineArg::Embedded)]

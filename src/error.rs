@@ -80,6 +80,7 @@ pub enum Knob {
     CostMs,
     BatchSize,
     ConsumerMs,
+    ReceiveMs,
     Workers,
     Batches,
     WarmupBatches,

@@ -73,6 +73,28 @@ pub fn first_readable<F: AsFd>(fds: &[F], timeout: Duration) -> io::Result<Optio
     }
 }
 
+/// A pipe, both ends closed on exec: (read end, write end).
+pub fn pipe() -> io::Result<(std::fs::File, std::os::fd::OwnedFd)> {
+    let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    Ok((std::fs::File::from(read), write))
+}
+
+/// Takes an exclusive lock on `file` (flock), waiting for it; other
+/// processes that opened the same file wait in turn.
+pub fn lock_exclusive(file: impl AsFd) -> io::Result<()> {
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => return other.map_err(Into::into),
+        }
+    }
+}
+
+/// Releases a lock taken with [`lock_exclusive`].
+pub fn unlock(file: impl AsFd) -> io::Result<()> {
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock).map_err(Into::into)
+}
+
 /// A shared-memory file with no name in any folder (memfd): it lives while a
 /// descriptor to it is open, so a worker that dies leaks nothing.
 pub fn shared_memory(name: &str) -> io::Result<std::fs::File> {

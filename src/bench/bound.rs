@@ -8,7 +8,8 @@ use super::config::{PipelineConfig, ProducerKind};
 pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
     let n = cfg.total_batches() as usize;
     let p = cfg.batch_cost().as_secs_f64();
-    let c = cfg.consumer().as_secs_f64();
+    // The loop's own cost per batch: its work and taking the batch in.
+    let c = (cfg.consumer() + cfg.receive()).as_secs_f64();
     let w = cfg.workers;
     let mut done = Vec::with_capacity(n);
     if w == 0 {
@@ -74,6 +75,7 @@ mod tests {
                 socket_dir: None,
             },
             consumer_ns: 8_000_000,
+            receive_ns: 0,
             workers,
             prefetch_factor: 2,
             worker_kind: WorkerKind::Thread,

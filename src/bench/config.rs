@@ -104,8 +104,9 @@ pub struct ProducerSpec {
     /// over in memory).
     #[serde(default)]
     pub transport: Transport,
-    /// With `shared-fd`: the folder of the workers' sharer sockets
-    /// (`<pid>.sock`), set by the pool.
+    /// With `queue` and `shared-fd`: the pool's folder for the workers'
+    /// sharer sockets (`<pid>.sock`) and the result queue's lock, set by
+    /// the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub socket_dir: Option<std::path::PathBuf>,
 }
@@ -116,6 +117,10 @@ pub struct PipelineConfig {
     pub spec: ProducerSpec,
     /// Consumer's CPU work per batch, in nanoseconds.
     pub consumer_ns: u64,
+    /// CPU time the loop spends taking in each batch from a worker process
+    /// (decoding, fetching, rebuilding), in nanoseconds; threads pay none.
+    #[serde(default)]
+    pub receive_ns: u64,
     pub workers: usize,
     pub prefetch_factor: usize,
     pub worker_kind: WorkerKind,
@@ -138,6 +143,15 @@ impl PipelineConfig {
     /// Consumer time C.
     pub fn consumer(&self) -> Duration {
         Duration::from_nanos(self.consumer_ns)
+    }
+
+    /// Loop CPU per batch received: the receive cost when batches come from
+    /// worker processes, nothing otherwise.
+    pub fn receive(&self) -> Duration {
+        match (self.workers, self.worker_kind) {
+            (0, _) | (_, WorkerKind::Thread) => Duration::ZERO,
+            (_, WorkerKind::Process) => Duration::from_nanos(self.receive_ns),
+        }
     }
 
     /// Every batch the iterator yields: the first, the warm-up, the measured.

@@ -93,9 +93,10 @@ pub fn run(
         (_, WorkerKind::Thread) => {
             Some(Pool::threads(&cfg.spec, &initial).map_err(RunError::Pool)?)
         }
-        (_, WorkerKind::Process) => {
-            Some(Pool::processes(worker_exe, &cfg.spec, &initial).map_err(RunError::Pool)?)
-        }
+        (_, WorkerKind::Process) => Some(
+            Pool::processes(worker_exe, &cfg.spec, &initial, cfg.receive())
+                .map_err(RunError::Pool)?,
+        ),
     };
     let mut sent = sent;
     let mut outstanding = sent as usize;

@@ -206,7 +206,10 @@ pub fn footer(run: &BenchRun) -> String {
         s.warmup_batches,
         s.worker_kind,
         match s.worker_kind {
-            super::WorkerKind::Process => format!(" ({} hand-off)", s.transport),
+            super::WorkerKind::Process => format!(
+                " ({} hand-off, {} ms loop CPU to take in a batch)",
+                s.transport, s.receive_ms
+            ),
             super::WorkerKind::Thread => String::new(),
         },
         if s.in_order {

@@ -87,12 +87,14 @@ impl Pool {
     /// Starts `initial.len()` worker processes by running `exe __worker
     /// <spec>`. Each gets its first tasks right after it is spawned, so the
     /// first workers produce while the later ones start.
+    /// `receive` is the loop CPU spent taking in each batch.
     pub fn processes(
         exe: &Path,
         spec: &ProducerSpec,
         initial: &[Vec<u64>],
+        receive: Duration,
     ) -> Result<Pool, PoolError> {
-        ProcessPool::start(exe, spec, initial).map(Pool::Processes)
+        ProcessPool::start(exe, spec, initial, receive).map(Pool::Processes)
     }
 
     /// Asks `worker` to produce batch `index`.
@@ -238,47 +240,72 @@ impl ThreadPool {
     }
 }
 
-/// Workers as processes, one pipe each way.
+/// Workers as processes: a pipe of batch indices to each, and finished
+/// batches back through one pipe per worker (`pipe`) or through one pipe
+/// every worker writes into (`queue`, `shared-fd`), like the DataLoader's
+/// single result queue, so the loop takes batches in the order they were
+/// finished.
 pub struct ProcessPool {
     children: Vec<Child>,
     stdins: Vec<ChildStdin>,
-    stdouts: Vec<ChildStdout>,
-    /// Where shared-fd workers put their sharer sockets; removed on drop.
-    sockets: Option<tempfile::TempDir>,
+    results: Results,
+    /// The sharer sockets and the result queue's lock; removed on drop.
+    scratch: Option<tempfile::TempDir>,
+    /// Loop CPU spent taking in each batch.
+    receive: Duration,
 }
 
+enum Results {
+    PerWorker(Vec<ChildStdout>),
+    Shared(std::fs::File),
+}
+
+/// Name of the lock file the workers of a shared result pipe write under.
+const QUEUE_LOCK: &str = "queue.lock";
+
 impl ProcessPool {
-    fn start(exe: &Path, spec: &ProducerSpec, initial: &[Vec<u64>]) -> Result<Self, PoolError> {
+    fn start(
+        exe: &Path,
+        spec: &ProducerSpec,
+        initial: &[Vec<u64>],
+        receive: Duration,
+    ) -> Result<Self, PoolError> {
         let mut spec = spec.clone();
-        let sockets = match spec.transport {
-            Transport::SharedFd => {
+        let (scratch, mut shared) = match spec.transport {
+            Transport::Pipe => (None, None),
+            Transport::Queue | Transport::SharedFd => {
                 let dir = tempfile::Builder::new()
-                    .prefix("research-companion-sharers-")
+                    .prefix("research-companion-pool-")
                     .tempdir()
                     .map_err(PoolError::Io)?;
                 spec.socket_dir = Some(dir.path().to_path_buf());
-                Some(dir)
+                (Some(dir), Some(sys::pipe().map_err(PoolError::Io)?))
             }
-            Transport::Pipe | Transport::Queue => None,
         };
         let arg = serde_json::to_string(&spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
+        let mut stdouts = Vec::new();
         let mut pool = ProcessPool {
             children: Vec::new(),
             stdins: Vec::new(),
-            stdouts: Vec::new(),
-            sockets,
+            results: Results::PerWorker(Vec::new()),
+            scratch,
+            receive,
         };
         for (worker, tasks) in initial.iter().enumerate() {
             // Each worker gets a process group of its own: a terminal's
             // Ctrl-C goes to the foreground group, and it is the run's to
             // handle (stop the workers, exit 130), not the workers' to die of.
             // PR_SET_PDEATHSIG still ends a worker whose run is gone.
+            let stdout = match &shared {
+                Some((_, writer)) => Stdio::from(writer.try_clone().map_err(PoolError::Io)?),
+                None => Stdio::piped(),
+            };
             let mut child = Command::new(exe)
                 .process_group(0)
                 .arg(WORKER_SUBCOMMAND)
                 .arg(&arg)
                 .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
+                .stdout(stdout)
                 .stderr(Stdio::inherit())
                 .spawn()
                 .map_err(|e| PoolError::WorkerDied {
@@ -287,12 +314,18 @@ impl ProcessPool {
                     signal: None,
                 })?;
             pool.stdins.push(child.stdin.take().expect("piped"));
-            pool.stdouts.push(child.stdout.take().expect("piped"));
+            stdouts.extend(child.stdout.take());
             pool.children.push(child);
             for &t in tasks {
                 pool.send(worker, t)?;
             }
         }
+        pool.results = match shared.take() {
+            // The workers hold the only write ends now: the pipe reads as
+            // closed once every one of them is gone.
+            Some((reader, _writer)) => Results::Shared(reader),
+            None => Results::PerWorker(stdouts),
+        };
         Ok(pool)
     }
 
@@ -331,8 +364,15 @@ impl ProcessPool {
     }
 
     fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
-        let ready = sys::first_readable(&self.stdouts, timeout).map_err(PoolError::Io)?;
-        let Some(worker) = ready else {
+        let read = match &mut self.results {
+            Results::PerWorker(stdouts) => sys::first_readable(stdouts, timeout)
+                .map_err(PoolError::Io)?
+                .map(|w| (Some(w), read_message(&mut stdouts[w]))),
+            Results::Shared(reader) => sys::first_readable(std::slice::from_ref(reader), timeout)
+                .map_err(PoolError::Io)?
+                .map(|_| (None, read_message(reader))),
+        };
+        let Some((from, message)) = read else {
             // Nothing ready: check that every worker is still alive.
             for w in 0..self.children.len() {
                 if let Ok(Some(_)) = self.children[w].try_wait() {
@@ -341,29 +381,42 @@ impl ProcessPool {
             }
             return Ok(None);
         };
-        match read_message(&mut self.stdouts[worker]) {
-            Ok(Message::Batch(index, data)) => Ok(Some(Finished {
-                index,
-                worker,
-                data,
-            })),
-            Ok(Message::Shared(index, floats)) => match self.fetch_shared(worker, index, floats) {
-                Ok(data) => Ok(Some(Finished {
+        // On a shared pipe the batch's index says whose it is.
+        let whose = |index: u64| from.unwrap_or((index % self.children.len() as u64) as usize);
+        let (third, rest) = (self.receive / 3, self.receive - self.receive / 3);
+        match message {
+            Ok(Message::Batch(index, data)) => {
+                sys::spin_cpu(self.receive);
+                Ok(Some(Finished {
+                    index,
+                    worker: whose(index),
+                    data,
+                }))
+            }
+            Ok(Message::Shared(index, floats)) => {
+                let worker = whose(index);
+                // As in the DataLoader, the loop decodes the message before
+                // it asks for the descriptor and rebuilds the tensor after.
+                sys::spin_cpu(third);
+                let data = self
+                    .fetch_shared(worker, index, floats)
+                    .map_err(|_| self.died(worker))?;
+                sys::spin_cpu(rest);
+                Ok(Some(Finished {
                     index,
                     worker,
                     data,
-                })),
-                Err(_) => Err(self.died(worker)),
-            },
+                }))
+            }
             Ok(Message::Stats(_)) => Ok(None),
-            Err(_) => Err(self.died(worker)),
+            Err(_) => Err(self.died_somewhere(from)),
         }
     }
 
     /// Asks worker `worker`'s sharer for the descriptor of batch `index`
     /// and reads the batch out of that shared memory.
     fn fetch_shared(&self, worker: usize, index: u64, floats: usize) -> io::Result<Vec<f32>> {
-        let dir = self.sockets.as_ref().ok_or_else(|| {
+        let dir = self.scratch.as_ref().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
                 "a shared batch from a worker not started for shared-fd",
@@ -378,20 +431,45 @@ impl ProcessPool {
         Ok(decode_floats(&bytes))
     }
 
+    /// The error for a result pipe that broke: the worker it belongs to, or
+    /// on the shared pipe the first worker found dead.
+    fn died_somewhere(&mut self, from: Option<usize>) -> PoolError {
+        if let Some(w) = from {
+            return self.died(w);
+        }
+        for _ in 0..50 {
+            if let Some(w) = (0..self.children.len())
+                .find(|&w| matches!(self.children[w].try_wait(), Ok(Some(_))))
+            {
+                return self.died(w);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        PoolError::Io(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the workers' result pipe carried a broken message",
+        ))
+    }
+
     fn finish(mut self) -> Result<Vec<WorkerStats>, PoolError> {
         for w in 0..self.stdins.len() {
             self.send(w, STOP)?;
         }
         let mut stats = Vec::new();
-        for w in 0..self.stdouts.len() {
+        let workers = self.children.len();
+        for w in 0..workers {
             loop {
-                match read_message(&mut self.stdouts[w]) {
-                    Ok(Message::Stats(s)) => {
+                let message = match &mut self.results {
+                    Results::PerWorker(stdouts) => (Some(w), read_message(&mut stdouts[w])),
+                    Results::Shared(reader) => (None, read_message(reader)),
+                };
+                match message {
+                    (_, Ok(Message::Stats(s))) => {
                         stats.push(s);
                         break;
                     }
-                    Ok(Message::Batch(..) | Message::Shared(..)) => {}
-                    Err(_) => return Err(self.died(w)),
+                    (_, Ok(Message::Batch(..) | Message::Shared(..))) => {}
+                    (from, Err(_)) => return Err(self.died_somewhere(from)),
                 }
             }
         }
@@ -576,25 +654,34 @@ fn start_sharer(dir: &Path) -> io::Result<Shelf> {
 
 impl HandOff {
     fn new(spec: &ProducerSpec) -> io::Result<Self> {
+        if spec.transport == Transport::Pipe {
+            return Ok(HandOff::Pipe(io::stdout().lock()));
+        }
+        let dir = spec.socket_dir.as_deref().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a queue transport without the pool's folder",
+            )
+        })?;
         let shelf = match spec.transport {
-            Transport::Pipe => return Ok(HandOff::Pipe(io::stdout().lock())),
-            Transport::Queue => None,
-            Transport::SharedFd => {
-                let dir = spec.socket_dir.as_deref().ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        "shared-fd transport without a socket_dir",
-                    )
-                })?;
-                Some(start_sharer(dir)?)
-            }
+            Transport::SharedFd => Some(start_sharer(dir)?),
+            Transport::Pipe | Transport::Queue => None,
         };
+        // Every worker writes into the same pipe: a message goes in whole,
+        // under the queue's lock, as multiprocessing.Queue's feeder does.
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(QUEUE_LOCK))?;
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         let feeder = std::thread::spawn(move || -> io::Result<()> {
             let mut out = io::stdout().lock();
             for msg in rx {
-                out.write_all(&msg)?;
-                out.flush()?;
+                sys::lock_exclusive(&lock)?;
+                let written = out.write_all(&msg).and_then(|()| out.flush());
+                sys::unlock(&lock)?;
+                written?;
             }
             Ok(())
         });

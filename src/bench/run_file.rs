@@ -93,6 +93,15 @@ pub struct BenchRun {
 }
 
 impl BenchRun {
+    /// Which engine measured the run, in words: the real DataLoader with its
+    /// versions, or this tool's model of it.
+    pub fn evidence(&self) -> String {
+        match &self.reference {
+            Some(reference) => format!("the {reference}"),
+            None => "the embedded engine (a model of the DataLoader)".into(),
+        }
+    }
+
     /// The summary row for a producer and worker count.
     pub fn row(&self, producer: ProducerKind, workers: usize) -> Option<&Row> {
         self.results

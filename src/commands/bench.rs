@@ -35,6 +35,7 @@ fn settings(args: &BenchArgs) -> Settings {
         delay_batch: args.delay_batch,
         watchdog_ms: args.watchdog_ms,
         transport: args.transport.into(),
+        receive_ms: args.receive_ms,
     }
 }
 

@@ -76,6 +76,7 @@ fn knob_flag(knob: Knob) -> &'static str {
         Knob::CostMs => "--cost-ms",
         Knob::BatchSize => "--batch-size",
         Knob::ConsumerMs => "--consumer-ms",
+        Knob::ReceiveMs => "--receive-ms",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
         Knob::WarmupBatches => "--warmup-batches",
@@ -205,10 +206,7 @@ fn print_stored(out: &mut Out, stored: &crate::app::record::Stored) -> Result<()
 
 /// Which engine a run's evidence came from, as a paragraph of its own.
 fn evidence_line(run: &crate::bench::BenchRun) -> String {
-    match &run.reference {
-        Some(reference) => format!("Evidence from the {reference}\n\n"),
-        None => "Evidence from the embedded engine (a model of the DataLoader)\n\n".into(),
-    }
+    format!("Evidence from {}\n\n", run.evidence())
 }
 
 /// Refuses knobs PyTorch's DataLoader does not have: it forks process

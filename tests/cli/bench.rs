@@ -39,6 +39,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         delay_batch: None,
         watchdog_ms: None,
         transport: Transport::Pipe,
+        receive_ms: 0.0,
     }
 }
 
@@ -102,6 +103,64 @@ fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
         run_one(&small(ProducerKind::Sleep, WorkerKind::Thread).pipeline(ProducerKind::Sleep, 3));
     digests.push((Transport::Pipe, m.data_digest));
     assert!(digests.iter().all(|d| d.1 == digests[0].1), "{digests:?}");
+}
+
+#[test]
+fn batches_larger_than_a_pipe_write_cross_the_shared_queue_whole() {
+    // 4 x 4096 floats = 64 KiB per batch: sixteen times what one pipe write
+    // keeps in one piece, from six workers writing into the same pipe.
+    let _g = lock();
+    let mut s = small(ProducerKind::Spin, WorkerKind::Process);
+    s.cost_ms = 0.0;
+    s.sample_floats = 4096;
+    s.batches = 60;
+    s.prefetch_factor = 4;
+    let mut digests = Vec::new();
+    for transport in [Transport::Queue, Transport::Pipe] {
+        s.transport = transport;
+        let cfg = s.pipeline(ProducerKind::Spin, 6);
+        let m = run_one(&cfg);
+        let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+        assert_eq!(order, (0..cfg.total_batches()).collect::<Vec<_>>());
+        assert_eq!(m.workers.len(), 6, "{transport}: every worker reports");
+        digests.push(m.data_digest);
+    }
+    assert_eq!(digests[0], digests[1]);
+}
+
+#[test]
+fn the_receive_cost_is_loop_cpu_per_batch_from_worker_processes_only() {
+    let _g = lock();
+    let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
+    s.receive_ms = 3.0;
+    s.transport = Transport::SharedFd;
+    let loop_cpu_per_step =
+        |m: &Measured| m.consumer_sched.on_cpu_ns as f64 / 1e6 / m.window_steps as f64;
+    let processes = run_one(&s.pipeline(ProducerKind::Sleep, 3));
+    // CPU time, not wall time: the loop burns its consumer cost and the
+    // receive cost for every measured batch, whatever else runs.
+    assert!(
+        loop_cpu_per_step(&processes) >= 0.99 * (s.consumer_ms + s.receive_ms),
+        "{} ms of loop CPU per step",
+        loop_cpu_per_step(&processes)
+    );
+    s.worker_kind = WorkerKind::Thread;
+    let threads = run_one(&s.pipeline(ProducerKind::Sleep, 3));
+    assert!(
+        loop_cpu_per_step(&threads) < s.consumer_ms + s.receive_ms / 2.0,
+        "threads pay no receive cost: {} ms",
+        loop_cpu_per_step(&threads)
+    );
+    // The ideal bound counts the receive cost as the loop's own work.
+    s.worker_kind = WorkerKind::Process;
+    let with = s.pipeline(ProducerKind::Sleep, 3);
+    s.receive_ms = 0.0;
+    let without = s.pipeline(ProducerKind::Sleep, 3);
+    let (with, without) = (
+        research_companion::bench::bound::ideal_window(&with, 1),
+        research_companion::bench::bound::ideal_window(&without, 1),
+    );
+    assert!(with > without, "{with} vs {without}");
 }
 
 #[test]
@@ -353,6 +412,7 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--cost-ms", "-1"], "must be a number from 0 to 60000, got -1".into()),
         (vec!["--cost-ms", "NaN"], "must be a number from 0 to 60000, got NaN".into()),
         (vec!["--consumer-ms", "inf"], "must be a number from 0 to 60000, got inf".into()),
+        (vec!["--receive-ms", "-0.5"], "'--receive-ms <RECEIVE_MS>': must be a number from 0 to 60000, got -0.5".into()),
         (vec!["--workers", "0,300"], not_in("300", "0..=256")),
         (vec!["--prefetch-factor", "0"], not_in("0", "1..=64")),
         (vec!["--batches", "0"], not_in("0", "1..=1000000")),
@@ -532,6 +592,7 @@ fn a_killed_shared_fd_worker_fails_the_run_and_leaves_no_sockets() {
         std::fs::read_dir(p.path("tmp"))
             .unwrap()
             .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .filter(|f| f.as_ref().unwrap().path().extension() == Some("sock".as_ref()))
             .count()
     };
     // Workers bind their sockets just after they start.
