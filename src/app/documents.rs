@@ -77,6 +77,41 @@ pub struct Plot {
     pub svg: String,
 }
 
+/// The chapter's latest experiment measured by the other engine than
+/// `run`'s, with its claims compared, so the report can show it apart.
+fn other_engine(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+    run: &crate::bench::BenchRun,
+) -> Option<context::OtherEngine> {
+    let is_pytorch = run.reference.is_some();
+    for record in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+        // A record that cannot be read back is skipped here: the report is
+        // about its own run, and `history` shows what is broken.
+        let Ok(other) = runs::experiment(project, record.clone()) else {
+            continue;
+        };
+        if other.run.reference.is_some() != is_pytorch {
+            let Ok(c) = compare::compare_run(
+                project,
+                chapter,
+                &other.record.revision.snapshot,
+                &other.run,
+            ) else {
+                continue;
+            };
+            return Some(context::other_engine(
+                chapter,
+                &c.comparison.claims,
+                &other.record,
+                &other.run,
+            ));
+        }
+    }
+    None
+}
+
 /// The review report draft for a chapter: its claims' verdicts from the
 /// experiment `run` (default: the latest recorded), compared with the
 /// revision that run examined. `plot_name`, when given, is the file name the
@@ -124,6 +159,9 @@ pub fn report(
         plot.as_ref().map(|p| p.name.clone()),
     );
     let (records, _) = project.records(chapter)?;
+    if let Some(e) = &experiment {
+        view.other_engine = other_engine(project, chapter, &records, &e.run);
+    }
     let envs = crate::records::status::by_environment(&records);
     if envs.len() > 1 {
         view.across_environments = crate::records::status::across_environments(&envs)

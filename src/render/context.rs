@@ -235,6 +235,8 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
 #[derive(Debug, Serialize)]
 pub struct ExperimentView {
     pub run_id: String,
+    /// Which engine measured it: the real DataLoader or the model.
+    pub evidence: String,
     pub summary: String,
     pub cpus: usize,
     pub worker_kind: String,
@@ -295,6 +297,42 @@ pub struct ReportContext {
     pub plot: Option<String>,
     /// With experiments from several environments: a line per claim.
     pub across_environments: Vec<String>,
+    /// The latest experiment of the other engine (the real DataLoader when
+    /// the report's run is the model's, or the reverse), kept apart.
+    pub other_engine: Option<OtherEngine>,
+}
+
+/// Claim verdicts from the engine the report's own run did not use.
+#[derive(Debug, Clone, Serialize)]
+pub struct OtherEngine {
+    pub evidence: String,
+    pub run_id: String,
+    pub claims: Vec<ClaimView>,
+}
+
+/// The verdicts of `claims`, measured by `run` (recorded as `record`), for
+/// a report whose own evidence came from the other engine.
+pub fn other_engine(
+    ch: &Chapter,
+    claims: &[ClaimResult],
+    record: &Record,
+    run: &crate::bench::BenchRun,
+) -> OtherEngine {
+    let run_id = record.run_id.to_string();
+    let stale = (record.revision.fingerprint != ch.state.current().fingerprint).then(|| {
+        format!(
+            "measured on revision {}, the chapter has changed since",
+            record.revision.fingerprint.short()
+        )
+    });
+    OtherEngine {
+        evidence: run.evidence(),
+        claims: claims
+            .iter()
+            .map(|c| claim_view(c, Some(&run_id), stale.as_deref()))
+            .collect(),
+        run_id,
+    }
 }
 
 fn fmt(x: f64) -> String {
@@ -441,6 +479,7 @@ pub fn report(
             let e = &run.environment.identity;
             vec![ExperimentView {
                 run_id: r.run_id.to_string(),
+                evidence: run.evidence(),
                 summary: r
                     .experiment
                     .as_ref()
@@ -472,6 +511,7 @@ pub fn report(
         opportunities,
         plot,
         across_environments: Vec::new(),
+        other_engine: None,
     }
 }
 

@@ -227,3 +227,60 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
         "{text}"
     );
 }
+
+#[test]
+fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
+    let _g = lock();
+    let p = Project::seeded();
+    let recorded_id = |out: &std::process::Output| {
+        let text = stdout(out);
+        text.split_whitespace()
+            .skip_while(|w| *w != "recorded")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no record in: {text}{}", stderr(out)))
+            .to_string()
+    };
+    let model = p
+        .cmd()
+        .args(["bench", "--batches", "3", "--cost-ms", "0.1", "--record"])
+        .args(["--workers", "0,8", "--producer", "sleep,spin"])
+        .output()
+        .unwrap();
+    assert_eq!(model.status.code(), Some(0), "{}", stderr(&model));
+    let model_id = recorded_id(&model);
+    let answer = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let real = bench_with(&p, &python, &["--record"]);
+    assert_eq!(real.status.code(), Some(0), "{}", stderr(&real));
+    let real_id = recorded_id(&real);
+
+    // The latest run is PyTorch's: its verdicts lead, the model's stand apart.
+    let out = p.cmd().args(["report", "06"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lead = "Verdicts below come from the pytorch DataLoader (torch 2.15.0";
+    assert!(text.contains(lead), "{text}");
+    assert!(text.contains(&format!(", run {real_id}.")), "{text}");
+    let apart = format!(
+        "Kept apart: the same claims measured by the embedded engine (a model of the DataLoader), run {model_id}."
+    );
+    assert!(text.contains(&apart), "{text}");
+    // Apart means after the audit table, not mixed into it.
+    assert!(text.find(&apart) > text.find("| claim | where it appears |"));
+
+    // Asked for the model's run, the report turns the other way round.
+    let out = p
+        .cmd()
+        .args(["report", "06", "--run", &model_id])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("Verdicts below come from the embedded engine (a model of the DataLoader)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Kept apart: the same claims measured by the pytorch DataLoader"),
+        "{text}"
+    );
+}
