@@ -1,7 +1,8 @@
 //! The environment fingerprint recorded with every run: what machine, kernel
-//! and build produced the numbers. Identity fields are hashed into `env_id`;
-//! build facts and volatile readings (load, free memory, clock speed) are kept
-//! apart so the same machine gets the same id run after run.
+//! and build produced the numbers. The identity facts are kept as read; the
+//! id (`env-v2:...`) hashes only those that change the numbers, coarsened so
+//! two machines of the same kind get the same id; build facts and volatile
+//! readings (load, free memory, clock speed) are kept apart.
 
 use std::fmt::Write as _;
 
@@ -14,14 +15,16 @@ use crate::text::hex;
 /// The whole fingerprint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Environment {
-    /// SHA-256 over the identity fields only.
+    /// `env-v2:` and the SHA-256 of [`IdKey`]; records made before version
+    /// 2 hold a bare hash of every identity field, which never equals a
+    /// versioned id.
     pub env_id: String,
     pub identity: Identity,
     pub build: Build,
     pub volatile: Volatile,
 }
 
-/// Facts that identify the machine; they make up `env_id`.
+/// Facts about the machine, as read; [`IdKey`] says which make up `env_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Identity {
     pub os_name: String,
@@ -135,10 +138,73 @@ pub fn collect() -> Environment {
     }
 }
 
-/// SHA-256 over the identity fields (their JSON form, in declaration order).
+/// The version of the environment id this tool writes.
+pub const ENV_ID_VERSION: &str = "env-v2";
+
+/// What goes into an `env-v2` id: the facts that would change the numbers,
+/// coarsened so that machines of the same kind agree. Not in it: the OS name
+/// and version, the host name, the timer slack (runs set their own), the
+/// container's kind, the build and the volatile readings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IdKey {
+    pub cpu_model: String,
+    pub arch: String,
+    pub logical_cpus: usize,
+    pub affinity_cpus: usize,
+    /// The cgroup quota in CPUs to two decimals, `max` when unlimited, or
+    /// `unknown`.
+    pub cgroup_cpus: String,
+    /// Total memory rounded to the nearest GiB.
+    pub memory_gib: u64,
+    /// The kernel release up to its first non-numeric part: `6.18.44` of
+    /// `6.18.44-fc-v657`.
+    pub kernel_release: String,
+    pub clocksource: String,
+    pub container: bool,
+}
+
+impl IdKey {
+    pub fn of(identity: &Identity) -> IdKey {
+        let i = identity;
+        IdKey {
+            cpu_model: i.cpu_model.clone(),
+            arch: i.arch.clone(),
+            logical_cpus: i.logical_cpus,
+            affinity_cpus: i.affinity_cpus,
+            cgroup_cpus: match i.cgroup_cpu_quota.as_deref() {
+                None => "unknown".into(),
+                Some(q) => quota_cpus(q).map_or_else(|| "max".into(), |n| format!("{n:.2}")),
+            },
+            memory_gib: (i.memory_bytes as f64 / (1u64 << 30) as f64).round() as u64,
+            kernel_release: kernel_release(&i.kernel),
+            clocksource: i.clocksource.clone().unwrap_or_else(|| "unknown".into()),
+            container: i.container.is_some(),
+        }
+    }
+}
+
+/// `6.18.44` of `6.18.44-fc-v657`, `6.8.0` of `6.8.0-45-generic`, `6.1` of
+/// `6.1-rc3`: the dotted numbers a kernel release starts with.
+pub fn kernel_release(kernel: &str) -> String {
+    let end = kernel
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(kernel.len());
+    kernel[..end].trim_end_matches('.').to_string()
+}
+
+/// `env-v2:` and the SHA-256 of the identity's [`IdKey`] (its JSON form).
 pub fn env_id(identity: &Identity) -> String {
-    let json = serde_json::to_string(identity).expect("identity serializes");
-    hex(&Sha256::digest(json.as_bytes()))
+    let json = serde_json::to_string(&IdKey::of(identity)).expect("the id key serializes");
+    format!("{ENV_ID_VERSION}:{}", hex(&Sha256::digest(json.as_bytes())))
+}
+
+/// An id as tables show it: its version and 12 hex digits (an id from
+/// before versions: 12 hex digits).
+pub fn short_id(env_id: &str) -> String {
+    match env_id.split_once(':') {
+        Some((version, hash)) => format!("{version}:{}", crate::text::prefix(hash, 12)),
+        None => crate::text::prefix(env_id, 12).to_string(),
+    }
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -210,7 +276,7 @@ pub fn render_table(env: &Environment) -> String {
     let mut row = |k: &str, val: String| {
         let _ = writeln!(s, "  {k:<14}{val}");
     };
-    row("env_id", crate::text::prefix(&env.env_id, 16).to_string());
+    row("env_id", short_id(&env.env_id));
     row("OS", format!("{} (version {})", i.os_name, i.os_version));
     row("kernel", i.kernel.clone());
     row("arch", i.arch.clone());
@@ -302,6 +368,54 @@ mod tests {
         assert_ne!(env_id(&a.identity), id);
         // Two collections on the same machine agree.
         assert_eq!(collect().env_id, id);
+    }
+
+    #[test]
+    fn machines_of_one_kind_share_an_id_and_other_kinds_do_not() {
+        let a = collect();
+        let mut b = a.clone();
+        // Two fresh VMs of the same kind: a few KiB of memory, a kernel
+        // build suffix, a host name, an OS point release apart.
+        b.identity.memory_bytes = a.identity.memory_bytes - 8 * 1024;
+        b.identity.kernel = format!("{}-other-build", kernel_release(&a.identity.kernel));
+        b.identity.hostname_sha256 = "0123456789abcdef".into();
+        b.identity.os_version.push_str(".1");
+        assert_eq!(env_id(&b.identity), a.env_id);
+        assert!(a.env_id.starts_with("env-v2:"), "{}", a.env_id);
+        // What changes the numbers changes the id.
+        for change in [
+            &|i: &mut Identity| i.logical_cpus += 1,
+            &|i: &mut Identity| i.affinity_cpus += 1,
+            &|i: &mut Identity| i.memory_bytes += 2 << 30,
+            &|i: &mut Identity| i.cpu_model.push('x'),
+            &|i: &mut Identity| i.kernel = "1.2.3".into(),
+            &|i: &mut Identity| i.clocksource = Some("hpet".into()),
+            &|i: &mut Identity| i.cgroup_cpu_quota = Some("50000/100000".into()),
+            &|i: &mut Identity| {
+                i.container = match i.container {
+                    Some(_) => None,
+                    None => Some("docker".into()),
+                }
+            },
+        ] as [&dyn Fn(&mut Identity); 8]
+        {
+            let mut c = a.identity.clone();
+            change(&mut c);
+            assert_ne!(env_id(&c), a.env_id, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn kernel_releases_lose_their_local_suffix() {
+        assert_eq!(kernel_release("6.18.44-fc-v657"), "6.18.44");
+        assert_eq!(kernel_release("6.8.0-45-generic"), "6.8.0");
+        assert_eq!(kernel_release("6.1-rc3"), "6.1");
+        assert_eq!(kernel_release("5.15.0+"), "5.15.0");
+        assert_eq!(
+            short_id("env-v2:0123456789abcdef0123"),
+            "env-v2:0123456789ab"
+        );
+        assert_eq!(short_id("9fb7d54d9078970c5c82"), "9fb7d54d9078");
     }
 
     #[test]

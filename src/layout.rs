@@ -61,6 +61,22 @@ impl Layout {
         &self.root
     }
 
+    /// How a record names a file it was made from, so the record reads the
+    /// same on every machine and publishes no local folder: the path
+    /// relative to the project root when the file is inside it, otherwise
+    /// only the file's name.
+    pub fn portable_source(&self, file: &Path) -> String {
+        let absolute = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let file = absolute(file);
+        match file.strip_prefix(absolute(&self.root)) {
+            Ok(inside) => inside.to_string_lossy().replace('\\', "/"),
+            Err(_) => file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }
+    }
+
     /// `book-snapshots/`.
     pub fn snapshots_root(&self) -> PathBuf {
         self.root.join(SNAPSHOTS_DIR)

@@ -15,6 +15,9 @@ pub struct GitProvenance {
     /// False when the root is not inside a git repository (or git could not
     /// read it); `note` says why.
     pub available: bool,
+    /// The repository's remote URL with any credentials removed; none when
+    /// it has no remote on a network. Never a local path: records travel.
+    /// (Records written before this rule may hold the checkout's path.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -23,6 +26,8 @@ pub struct GitProvenance {
     pub branch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dirty: Option<bool>,
+    /// Written by earlier versions beside a local `repository`; now the
+    /// remote is the `repository` itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,9 +37,14 @@ pub struct GitProvenance {
 /// Reads provenance for the repository containing `root`.
 pub fn collect(root: &Path) -> GitProvenance {
     match Repository::discover(root) {
-        Ok(repo) => describe(&repo)
-            .unwrap_or_else(|e| unavailable(format!("git could not read the repository: {e}"))),
-        Err(_) => unavailable(format!("{} is not inside a git repository", root.display())),
+        Ok(repo) => describe(&repo).unwrap_or_else(|e| {
+            unavailable(format!(
+                "git could not read the repository ({:?})",
+                e.class()
+            ))
+        }),
+        // No path in the note: it is published with the record.
+        Err(_) => unavailable("the project is not inside a git repository".into()),
     }
 }
 
@@ -52,7 +62,6 @@ pub fn unavailable(note: String) -> GitProvenance {
 }
 
 fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error> {
-    let root = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
     let head = repo.head().ok();
     let commit = head
         .as_ref()
@@ -75,20 +84,31 @@ fn describe(repo: &Repository) -> std::result::Result<GitProvenance, git2::Error
             let first = names.iter().flatten().next()?.map(str::to_string)?;
             repo.find_remote(&first).ok()
         })
-        .and_then(|r| r.url().ok().map(crate::text::redact_url));
+        .and_then(|r| r.url().ok().and_then(network_remote));
     Ok(GitProvenance {
         available: true,
-        repository: Some(root.display().to_string()),
+        repository: remote,
         commit,
         branch,
         dirty: Some(dirty),
-        remote,
+        remote: None,
         note: if head.is_none() {
             Some("the repository has no commits yet".into())
         } else {
             None
         },
     })
+}
+
+/// A remote URL as a record may show it: credentials removed, and nothing
+/// when the "remote" is a folder on this machine (a path, `file://`).
+fn network_remote(url: &str) -> Option<String> {
+    let local = url.starts_with('/')
+        || url.starts_with('.')
+        || url.starts_with('~')
+        || url.starts_with("file:")
+        || !url.contains(':');
+    (!local).then(|| crate::text::redact_url(url))
 }
 
 /// Checks, before anything is written, that `root` is inside a git work tree
@@ -200,6 +220,27 @@ mod tests {
             "https://github.com/o/r"
         );
         assert_eq!(crate::text::redact_url("/srv/git/r.git"), "/srv/git/r.git");
+    }
+
+    #[test]
+    fn only_network_remotes_are_kept() {
+        assert_eq!(
+            network_remote("https://user:tok@github.com/o/r.git").as_deref(),
+            Some("https://github.com/o/r.git")
+        );
+        assert_eq!(
+            network_remote("git@github.com:o/r.git").as_deref(),
+            Some("github.com:o/r.git")
+        );
+        for local in [
+            "/home/ann/book",
+            "file:///home/ann/book",
+            "../book",
+            "~/book",
+            "book",
+        ] {
+            assert_eq!(network_remote(local), None, "{local}");
+        }
     }
 
     #[test]

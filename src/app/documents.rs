@@ -164,6 +164,7 @@ pub fn report(
     }
     let envs = crate::records::status::by_environment(&records);
     if envs.len() > 1 {
+        view.environments = envs.iter().map(|e| e.label()).collect();
         view.across_environments = crate::records::status::across_environments(&envs)
             .into_iter()
             .map(|c| format!("{}: {}", c.claim, c.summary))

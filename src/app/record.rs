@@ -90,7 +90,7 @@ pub fn research(
         chapter,
         &basics,
         &env::collect(),
-        report,
+        &project.layout().portable_source(report),
         &text,
         draft,
     )?;
@@ -109,7 +109,7 @@ pub fn run_file(
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
     let compared = compare::compare_run(project, chapter, &basics.revision.snapshot, &run)?;
-    let source = file.display().to_string();
+    let source = project.layout().portable_source(file);
     let (path, record) = create::record_experiment(
         project.layout(),
         chapter,

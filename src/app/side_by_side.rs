@@ -193,7 +193,7 @@ pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySid
         run_differences.insert(0, format!("engine: {} vs {}", engine(a), engine(b)));
     }
     if a.environment.env_id != b.environment.env_id {
-        let short = |id| crate::text::prefix(id, 16);
+        let short = |id: &str| crate::env::short_id(id);
         run_differences.push(format!(
             "environment: {} ({} CPUs) vs {} ({} CPUs)",
             short(&a.environment.env_id),

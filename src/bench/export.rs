@@ -189,7 +189,7 @@ pub fn csv(run: &BenchRun) -> Result<String> {
 pub fn footer(run: &BenchRun) -> String {
     let s = &run.settings;
     let cpus = crate::text::list(&run.cpus_used);
-    let env = crate::text::prefix(&run.environment.env_id, 16);
+    let env = crate::env::short_id(&run.environment.env_id);
     if let Some(reference) = &run.reference {
         // The harness ran the loop as PyTorch does: in order, with
         // processes forked, and with its own hand-off.

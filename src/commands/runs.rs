@@ -25,12 +25,14 @@ impl Render for overview::ChapterHistory {
                 (None, None) => String::new(),
             };
             text.push_str(&format!(
-                "  {}  {:<10}  {}  {}  {:<7}  {detail}\n",
+                "  {}  {:<10}  {}  {}  {:<7}  env {} ({} CPUs)  {detail}\n",
                 e.run_id,
                 e.kind.to_string(),
                 e.recorded_at.format("%Y-%m-%d %H:%M UTC"),
                 e.revision,
-                state
+                state,
+                e.env_id,
+                e.logical_cpus
             ));
         }
         Ok(text)
@@ -83,8 +85,9 @@ impl Render for ChapterStatus {
         }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
-                "    evidence from {} environments:\n",
-                self.environments
+                "    evidence from {} environments ({}):\n",
+                self.environments,
+                self.environment_list.join(", ")
             ));
             for c in &self.across_environments {
                 line.push_str(&format!("      {}: {}\n", c.claim, c.summary));

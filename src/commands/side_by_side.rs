@@ -20,7 +20,7 @@ impl Render for SideBySide {
                 "{name}: {} ({}; env {}; CPUs {}; {})\n",
                 l.source,
                 l.engine,
-                crate::text::prefix(&l.env_id, 16),
+                crate::env::short_id(&l.env_id),
                 crate::text::list(&l.cpus_used),
                 l.created_at.format("%Y-%m-%d %H:%M UTC")
             ));

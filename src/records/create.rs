@@ -127,13 +127,14 @@ pub fn read_report(path: &Path) -> Result<String> {
 }
 
 /// Stores a research run and a copy of its report, with the environment the
-/// research was recorded in.
+/// research was recorded in; `source` names the report the way a record
+/// shows it (see `Layout::portable_source`).
 pub fn record_research(
     layout: &Layout,
     chapter: &Chapter,
     basics: &RunBasics,
     environment: &Environment,
-    report_path: &Path,
+    source: &str,
     report_text: &str,
     draft: bool,
 ) -> Result<(PathBuf, Record)> {
@@ -143,7 +144,7 @@ pub fn record_research(
         let mut record = basics.record(chapter, RunKind::Research, environment, nonce);
         record.report = Some(ReportInfo {
             file: String::new(),
-            source: report_path.display().to_string(),
+            source: source.to_string(),
             sha256: sha.clone(),
             bytes: report_text.len() as u64,
             complete: check.complete(),

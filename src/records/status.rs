@@ -59,6 +59,9 @@ pub struct HistoryEntry {
     pub recorded_at: DateTime<Utc>,
     pub revision: String,
     pub currency: RunCurrency,
+    /// The environment the run was recorded in (short id) and its CPUs.
+    pub env_id: String,
+    pub logical_cpus: usize,
     /// Research runs: whether the report had all seven sections.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_complete: Option<bool>,
@@ -82,6 +85,8 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             recorded_at: r.recorded_at,
             revision: r.revision.fingerprint.short().to_string(),
             currency: currency(chapter, r),
+            env_id: crate::env::short_id(&r.environment.env_id),
+            logical_cpus: r.environment.identity.logical_cpus,
             report_complete: r.report.as_ref().map(|p| p.complete),
             draft: r.report.as_ref().is_some_and(|p| p.draft),
             result: r.experiment.as_ref().map(|e| e.summary.clone()),
@@ -115,6 +120,10 @@ pub struct ChapterStatus {
     pub latest_experiment: Option<ExperimentFreshness>,
     /// How many environments have recorded experiments.
     pub environments: usize,
+    /// With evidence from several environments: each one, as
+    /// `env-v2:... (N CPUs)`, newest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub environment_list: Vec<String>,
     /// With evidence from several environments: each claim's verdicts there.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub across_environments: Vec<ClaimAcrossEnvironments>,
@@ -166,6 +175,14 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             .and_then(|r| r.experiment.as_ref())
             .map(|e| ClaimsSummary::of(&e.verdicts)),
         environments: by_environment(records).len(),
+        environment_list: {
+            let envs = by_environment(records);
+            if envs.len() > 1 {
+                envs.iter().map(EnvironmentEvidence::label).collect()
+            } else {
+                Vec::new()
+            }
+        },
         across_environments: {
             let envs = by_environment(records);
             if envs.len() > 1 {
@@ -179,7 +196,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             recorded_at: r.recorded_at,
             revision: r.revision.fingerprint.short().to_string(),
             of_current_revision: currency(chapter, r) == RunCurrency::Current,
-            env_id: crate::text::prefix(&r.environment.env_id, 12).to_string(),
+            env_id: crate::env::short_id(&r.environment.env_id),
             logical_cpus: r.environment.identity.logical_cpus,
         }),
     }
@@ -373,6 +390,13 @@ pub struct EnvironmentEvidence {
     pub verdicts: Vec<(String, String)>,
 }
 
+impl EnvironmentEvidence {
+    /// `env-v2:0123456789ab (2 CPUs)`.
+    pub fn label(&self) -> String {
+        format!("{} ({} CPUs)", self.env_id, self.logical_cpus)
+    }
+}
+
 /// A claim's verdicts across environments, and one line saying so.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaimAcrossEnvironments {
@@ -386,7 +410,7 @@ pub struct ClaimAcrossEnvironments {
 pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
     let mut seen: Vec<EnvironmentEvidence> = Vec::new();
     for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
-        let env = crate::text::prefix(&r.environment.env_id, 12).to_string();
+        let env = crate::env::short_id(&r.environment.env_id);
         if seen.iter().any(|e| e.env_id == env) {
             continue;
         }

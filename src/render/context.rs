@@ -297,6 +297,8 @@ pub struct ReportContext {
     pub plot: Option<String>,
     /// With experiments from several environments: a line per claim.
     pub across_environments: Vec<String>,
+    /// ... and each environment, `env-v2:... (N CPUs)`.
+    pub environments: Vec<String>,
     /// The latest experiment of the other engine (the real DataLoader when
     /// the report's run is the model's, or the reverse), kept apart.
     pub other_engine: Option<OtherEngine>,
@@ -490,7 +492,7 @@ pub fn report(
                 os: e.os_name.clone(),
                 kernel: e.kernel.clone(),
                 cpu_model: e.cpu_model.clone(),
-                env_id: crate::text::prefix(&run.environment.env_id, 16).to_string(),
+                env_id: crate::env::short_id(&run.environment.env_id),
             }]
         })
         .unwrap_or_default();
@@ -511,6 +513,7 @@ pub fn report(
         opportunities,
         plot,
         across_environments: Vec::new(),
+        environments: Vec::new(),
         other_engine: None,
     }
 }

@@ -348,7 +348,7 @@ fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
     let wait = research_companion::bench::histogram::deserialize(&r.wait_histogram_ns).unwrap();
     assert_eq!(wait.len(), 10);
     assert!((wait.mean() / 1e6 - r.row.wait_mean_ms).abs() < 0.01);
-    assert_eq!(run.environment.env_id.len(), 64);
+    assert!(run.environment.env_id.starts_with("env-v2:") && run.environment.env_id.len() == 71);
     // Never over an existing run file.
     p.cmd()
         .args(["bench", "--batches", "1", "--out", "run.yaml"])

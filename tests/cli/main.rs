@@ -13,3 +13,4 @@ mod outputs;
 mod records;
 mod reference;
 mod render;
+mod travel;

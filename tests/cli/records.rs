@@ -89,7 +89,11 @@ fn recording_a_report_keeps_the_revision_and_a_copy_and_never_edits_the_chapter(
     assert_eq!(yaml["report"]["complete"], true);
     assert_eq!(yaml["note"], "first pass");
     assert_eq!(yaml["git"]["available"], false);
-    assert_eq!(yaml["environment"]["env_id"].as_str().unwrap().len(), 64);
+    let env_id = yaml["environment"]["env_id"].as_str().unwrap();
+    assert!(
+        env_id.starts_with("env-v2:") && env_id.len() == 71,
+        "{env_id}"
+    );
     p.cmd()
         .args(["history", "06"])
         .assert()
@@ -459,7 +463,7 @@ fn git_provenance_is_recorded_and_commit_adds_exactly_the_new_files() {
     assert_eq!(rec["git"]["branch"], "main");
     assert_eq!(rec["git"]["dirty"], true);
     assert_eq!(
-        rec["git"]["remote"],
+        rec["git"]["repository"],
         "https://example.com/books/research.git"
     );
     assert!(
@@ -739,7 +743,12 @@ fn evidence_from_two_environments_is_given_per_environment() {
     );
     let out = p.cmd().args(["status", "06"]).output().unwrap();
     let text = stdout(&out);
-    assert!(text.contains("evidence from 2 environments:"), "{text}");
+    assert!(
+        text.contains(
+            "evidence from 2 environments (9f2c9f2c9f2c (2 CPUs), fefefefefefe (2 CPUs)):"
+        ),
+        "{text}"
+    );
     assert!(
         text.contains(
             "spin-454-vs-449: reproduced on 1 of 2 environments; not on env 9f2c9f2c9f2c"
