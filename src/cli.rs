@@ -545,10 +545,17 @@ pub struct HistoryArgs {
 #[derive(Debug, Args)]
 pub struct PublishArgs {
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
-    pub chapter: String,
-    /// Write to FILE instead of standard output (never over an existing file)
-    #[arg(long, value_name = "FILE")]
+    #[arg(required_unless_present = "site", conflicts_with = "site")]
+    pub chapter: Option<String>,
+    /// Write to FILE instead of standard output (`-`: standard output); a file
+    /// is replaced only if this tool wrote it
+    #[arg(long, value_name = "FILE", conflicts_with = "site")]
     pub out: Option<PathBuf>,
+    /// Write every registered chapter's file into the site folder DIR, at
+    /// content/research/chapters/<book>/<chapter>.yaml, replacing only files
+    /// this tool wrote
+    #[arg(long, value_name = "DIR")]
+    pub site: Option<PathBuf>,
 }
 
 /// Output format of `diff`.

@@ -6,8 +6,11 @@ use serde::Serialize;
 use super::Project;
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use crate::records::publish::{self, SiteChapter};
+use std::path::{Path, PathBuf};
+
+use crate::records::publish;
 use crate::records::status::{self, ChapterStatus, HistoryEntry};
+use crate::yaml_io;
 
 /// One chapter's runs, newest first.
 #[derive(Debug, Clone, Serialize)]
@@ -85,8 +88,9 @@ pub fn stale_research(project: &Project, chapter: &Chapter) -> Result<Vec<crate:
 }
 
 /// The site's data file for a chapter; refused while any of its records is
-/// unreadable, since the counts would be wrong.
-pub fn site(project: &Project, chapter: &Chapter) -> Result<SiteChapter> {
+/// unreadable, since the counts would be wrong. `unparsed` in the answer
+/// says what of the report could not become an item.
+pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
     let (records, broken) = project.records(chapter)?;
     if !broken.is_empty() {
         return Err(Error::Other(format!(
@@ -96,5 +100,119 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<SiteChapter> {
             crate::text::list(broken.iter().map(|b| b.path.display()))
         )));
     }
-    Ok(publish::build(chapter, &records))
+    let st = crate::records::status::chapter_status(chapter, &records);
+    let report_text = |id: Option<&crate::ids::RunId>| -> Result<Option<String>> {
+        let Some(info) = id
+            .and_then(|id| records.iter().find(|r| r.run_id == *id))
+            .and_then(|r| r.report.as_ref())
+        else {
+            return Ok(None);
+        };
+        let path = project.layout().evidence_file(&chapter.key, &info.file);
+        crate::text::read_utf8(&path).map(Some)
+    };
+    let report = report_text(st.run_id.as_ref())?;
+    let previous_report = report_text(st.previous_run_id.as_ref())?;
+    let experiment = match records
+        .iter()
+        .find(|r| r.kind == crate::records::RunKind::Experiment)
+    {
+        Some(r) => Some(super::runs::experiment(project, r.clone())?),
+        None => None,
+    };
+    let claims = match &experiment {
+        Some(e) => {
+            super::compare::compare_run(project, chapter, &e.record.revision.snapshot, &e.run)?
+                .comparison
+                .claims
+        }
+        None => Vec::new(),
+    };
+    let evidence = experiment.as_ref().map(|e| publish::ClaimEvidence {
+        run_id: e.record.run_id.to_string(),
+        recorded_at: e.record.recorded_at,
+        environment: format!(
+            "env {} ({} CPUs)",
+            crate::env::short_id(&e.run.environment.env_id),
+            e.run.environment.identity.logical_cpus
+        ),
+        engine: e.run.evidence(),
+        revision: e.record.revision.fingerprint.short().to_string(),
+        of_current_revision: e.record.revision.fingerprint == chapter.state.current().fingerprint,
+        claims: &claims,
+    });
+    let inputs = publish::Inputs {
+        report: report.as_deref(),
+        previous_report: previous_report.as_deref(),
+        evidence,
+        has_claims: project.layout().claims_file(&chapter.key).is_file(),
+    };
+    Ok(publish::build(chapter, &records, &inputs))
+}
+
+/// Refuses to replace `path` unless this tool wrote it (its `generator`),
+/// so a site's own data is never overwritten.
+pub fn check_replaceable(path: &Path) -> Result<()> {
+    match std::fs::read(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io(path, e)),
+        Ok(bytes) => match std::str::from_utf8(&bytes) {
+            Ok(text) if publish::written_by_us(text) => Ok(()),
+            _ => Err(Error::invalid(
+                path,
+                "was not written by research_companion (it has no `generator: research_companion` line); refusing to replace it",
+            )),
+        },
+    }
+}
+
+/// What `publish_site` did.
+#[derive(Debug, Default)]
+pub struct SitePublished {
+    pub written: Vec<PathBuf>,
+    /// Per chapter, what of its report could not become an item.
+    pub unparsed: Vec<(String, String)>,
+    /// Chapters that could not be published, one line each; their files
+    /// were left as they were.
+    pub problems: Vec<String>,
+}
+
+/// Where the site reads a chapter's file under its folder.
+pub fn site_file(dir: &Path, chapter: &Chapter) -> PathBuf {
+    dir.join("content/research/chapters")
+        .join(chapter.key.book.as_str())
+        .join(format!("{}.yaml", chapter.key.chapter.as_str()))
+}
+
+/// Writes every registered chapter's site file under `dir`, never
+/// researched ones included. Every file it would replace is checked first:
+/// one that this tool did not write stops the whole run before anything is
+/// written.
+pub fn publish_site(project: &Project, dir: &Path) -> Result<SitePublished> {
+    let (chapters, broken) = project.all_chapters()?;
+    let mut done = SitePublished {
+        problems: broken,
+        ..SitePublished::default()
+    };
+    let mut files = Vec::new();
+    for chapter in &chapters {
+        match site(project, chapter).and_then(|b| Ok((b.unparsed, yaml_io::to_string(&b.site)?))) {
+            Ok((unparsed, text)) => {
+                let path = site_file(dir, chapter);
+                check_replaceable(&path)?;
+                done.unparsed
+                    .extend(unparsed.into_iter().map(|u| (chapter.key.to_string(), u)));
+                files.push((path, text));
+            }
+            Err(e) => done.problems.push(format!("{}: {e}", chapter.key)),
+        }
+    }
+    for (path, text) in files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        crate::atomic::replace(&path, text.as_bytes())?;
+        done.written.push(path);
+    }
+    Ok(done)
 }

@@ -1,21 +1,46 @@
-//! `publish`: a chapter's research data in the book site's schema.
+//! `publish`: a chapter's research data in the book site's schema, or every
+//! chapter's file written into a site's folder.
 
 use crate::app::{Project, overview};
 use crate::cli::PublishArgs;
-use crate::error::{Outcome, Result};
+use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, wrote};
 use crate::{atomic, yaml_io};
 
+/// What of a report could not become a site item, said rather than dropped.
+fn warn_unparsed(chapter: &str, lines: impl IntoIterator<Item = String>) {
+    for line in lines {
+        eprintln!("warning: {chapter}: left out of the site's items: {line}");
+    }
+}
+
 /// `publish`
 pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcome> {
-    let chapter = project.chapter(&args.chapter)?;
-    let text = yaml_io::to_string(&overview::site(project, &chapter)?)?;
-    match &args.out {
-        Some(path) => {
-            atomic::write_new(path, text.as_bytes())?;
+    if let Some(dir) = &args.site {
+        let done = overview::publish_site(project, dir)?;
+        for (chapter, line) in done.unparsed {
+            warn_unparsed(&chapter, [line]);
+        }
+        for path in &done.written {
             wrote(path, "site data");
         }
-        None => out.write(&text)?,
+        return Ok(Outcome::unless(done.problems));
+    }
+    let query = args
+        .chapter
+        .as_deref()
+        .ok_or_else(|| Error::Usage("name a chapter, or give --site DIR".into()))?;
+    let chapter = project.chapter(query)?;
+    let built = overview::site(project, &chapter)?;
+    warn_unparsed(&chapter.key.to_string(), built.unparsed);
+    let text = yaml_io::to_string(&built.site)?;
+    match args.out.as_deref() {
+        Some(path) if path.as_os_str() != "-" => {
+            overview::check_replaceable(path)?;
+            atomic::replace(path, text.as_bytes())?;
+            wrote(path, "site data");
+        }
+        _ => out.write(&text)?,
     }
     Ok(Outcome::Ok)
 }

@@ -9,6 +9,7 @@
 pub mod create;
 pub mod publish;
 pub mod report;
+pub mod report_items;
 pub mod status;
 pub mod store;
 

@@ -13,4 +13,5 @@ mod outputs;
 mod records;
 mod reference;
 mod render;
+mod site_data;
 mod travel;
