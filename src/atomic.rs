@@ -46,6 +46,12 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 /// as it found it.
 pub const FAIL_WRITE_ENV: &str = "RESEARCH_COMPANION_FAIL_WRITE";
 
+/// The injected failure (see [`FAIL_WRITE_ENV`]) for writers that do not go
+/// through this module, such as the static site's staging folder.
+pub fn injected(path: &Path) -> Result<()> {
+    injected_failure(path).map_err(|e| Error::io(path, e))
+}
+
 fn injected_failure(path: &Path) -> std::io::Result<()> {
     if cfg!(debug_assertions)
         && let Some(name) = std::env::var_os(FAIL_WRITE_ENV)

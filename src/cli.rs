@@ -114,6 +114,8 @@ pub enum Command {
     Prompt(PromptArgs),
     /// Render a review report draft with the seven required sections
     Report(ReportArgs),
+    /// Write the whole book's evidence as a static HTML site
+    Site(SiteArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }
@@ -692,6 +694,18 @@ impl From<DocFormat> for Format {
             DocFormat::Json => Format::Json,
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// The folder to write: new, empty, or a site this command wrote before
+    /// (which it replaces whole)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Folder whose templates override the embedded ones, file by file
+    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2)
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

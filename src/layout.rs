@@ -139,6 +139,11 @@ impl Layout {
             .join(format!("{}{RECORD_SUFFIX}", id.stem()))
     }
 
+    /// The file name of a record, from its stem.
+    pub fn record_name(stem: &str) -> String {
+        format!("{stem}{RECORD_SUFFIX}")
+    }
+
     /// The file name a record's evidence gets, from the record's stem.
     pub fn evidence_name(stem: &str, kind: Evidence) -> String {
         let suffix = match kind {

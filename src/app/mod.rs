@@ -16,5 +16,6 @@ pub mod record;
 pub mod reproduce;
 pub mod runs;
 pub mod side_by_side;
+pub mod site;
 
 pub use project::Project;

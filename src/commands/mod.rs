@@ -15,6 +15,7 @@ mod render;
 mod reproduce;
 mod runs;
 mod side_by_side;
+mod site;
 mod verify;
 
 use crate::app::Project;
@@ -55,6 +56,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Fetch(args) => fetch::run(out, &project()?, args),
         Command::Prompt(args) => render::prompt(out, &project()?, args),
         Command::Report(args) => render::report(out, &project()?, args),
+        Command::Site(args) => site::run(&project()?, args),
     }
     .map_err(name_flags)?;
     out.flush()?;

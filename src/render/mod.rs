@@ -4,6 +4,7 @@
 //! errors, so a typo in a template fails loudly with its name and line.
 
 pub mod context;
+pub mod markdown;
 
 use std::path::{Path, PathBuf};
 
@@ -41,8 +42,14 @@ pub const MAX_RENDERED_BYTES: usize = 16 << 20;
 /// The report template's name.
 pub const REPORT_TEMPLATE: &str = "report.md.j2";
 
+/// The static site's templates: its index, a page per chapter, its
+/// stylesheet.
+pub const SITE_INDEX_TEMPLATE: &str = "site/index.html.j2";
+pub const SITE_CHAPTER_TEMPLATE: &str = "site/chapter.html.j2";
+pub const SITE_STYLE_TEMPLATE: &str = "site/style.css.j2";
+
 /// The templates shipped in the binary.
-const EMBEDDED: [(&str, &str); 2] = [
+const EMBEDDED: [(&str, &str); 5] = [
     (
         PROMPT_TEMPLATE,
         include_str!("../../templates/research-prompt.md.j2"),
@@ -50,6 +57,18 @@ const EMBEDDED: [(&str, &str); 2] = [
     (
         REPORT_TEMPLATE,
         include_str!("../../templates/report.md.j2"),
+    ),
+    (
+        SITE_INDEX_TEMPLATE,
+        include_str!("../../templates/site/index.html.j2"),
+    ),
+    (
+        SITE_CHAPTER_TEMPLATE,
+        include_str!("../../templates/site/chapter.html.j2"),
+    ),
+    (
+        SITE_STYLE_TEMPLATE,
+        include_str!("../../templates/site/style.css.j2"),
     ),
 ];
 
@@ -84,6 +103,15 @@ impl Templates {
         };
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // HTML templates escape every value (chapter text and reports are
+        // data, not markup); Markdown and CSS templates are left as written.
+        env.set_auto_escape_callback(|name| {
+            if name.ends_with(".html.j2") || name.ends_with(".html") {
+                minijinja::AutoEscape::Html
+            } else {
+                minijinja::AutoEscape::None
+            }
+        });
         env.set_fuel(Some(TEMPLATE_FUEL));
         // Text files end with a newline; keep the template's own.
         env.set_syntax(

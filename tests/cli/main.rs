@@ -13,5 +13,6 @@ mod outputs;
 mod records;
 mod reference;
 mod render;
+mod site;
 mod site_data;
 mod travel;

@@ -1,0 +1,20 @@
+//! `site`: the book's evidence as a static HTML folder.
+
+use crate::app::{Project, site};
+use crate::cli::SiteArgs;
+use crate::error::{Outcome, Result};
+use crate::render::{self, Templates};
+
+/// `site`
+pub fn run(project: &Project, args: SiteArgs) -> Result<Outcome> {
+    let templates = Templates::new(args.templates.as_deref())?;
+    let built = site::build(project, &templates, &args.out, render::now()?)?;
+    eprintln!(
+        "site written to {} ({} chapter page(s), {} file(s)); open {}",
+        built.out.display(),
+        built.chapters,
+        built.files,
+        built.out.join("index.html").display()
+    );
+    Ok(Outcome::unless(built.broken))
+}
