@@ -91,15 +91,20 @@ def one_run(producer, workers):
             "prefetch_factor": config["prefetch_factor"],
             "multiprocessing_context": "fork",
         }
+    children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     loader = DataLoader(data, batch_size=batch, num_workers=workers, **options)
     waits, works = [], []
+    # The measured window, as the engine measures it: from creating the
+    # iterator when there is no warm-up (startup included), else from the
+    # end of the last warm-up step.
+    sched_start = schedstat()
+    switches_start = involuntary_switches()
     created = time.perf_counter_ns()
     batches = iter(loader)
-    startup = window_start = 0
-    sched_start = (0, 0)
-    switches_start = 0
+    startup = 0
+    window_start = created
     for k in range(total):
-        if k == 1 + warmup:
+        if warmup > 0 and k == 1 + warmup:
             window_start = time.perf_counter_ns()
             sched_start = schedstat()
             switches_start = involuntary_switches()
@@ -116,7 +121,11 @@ def one_run(producer, workers):
     window_end = time.perf_counter_ns()
     sched_end = schedstat()
     switches = involuntary_switches() - switches_start
-    del batches  # shuts the workers down before the next configuration
+    del batches  # shuts the workers down (and waits for them)
+    children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers_cpu_s = (children_after.ru_utime + children_after.ru_stime) - (
+        children_before.ru_utime + children_before.ru_stime
+    )
     return {
         "producer": producer,
         "workers": workers,
@@ -127,6 +136,9 @@ def one_run(producer, workers):
         "on_cpu_ns": sched_end[0] - sched_start[0],
         "run_delay_ns": sched_end[1] - sched_start[1],
         "involuntary_switches": switches,
+        # Every worker process of this configuration, all its threads, from
+        # start to shutdown: the rusage of the children waited for.
+        "workers_cpu_ns": round(workers_cpu_s * 1e9),
     }
 
 
@@ -138,7 +150,7 @@ def emit():
                 results.append(one_run(producer, workers))
     json.dump(
         {
-            "harness": 1,
+            "harness": 2,
             "python": platform.python_version(),
             "torch": torch.__version__,
             "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),

@@ -47,6 +47,11 @@ impl std::fmt::Display for Reference {
     }
 }
 
+/// The answer format this tool reads. Version 2: the window starts at the
+/// iterator's creation when there is no warm-up (as the engine's), and
+/// `workers_cpu_ns` is there.
+const HARNESS_VERSION: u32 = 2;
+
 /// One configuration as the harness measured it.
 #[derive(Debug, Deserialize)]
 struct HarnessRun {
@@ -59,6 +64,10 @@ struct HarnessRun {
     on_cpu_ns: u64,
     run_delay_ns: u64,
     involuntary_switches: u64,
+    /// All worker processes' CPU time together (answers from harnesses
+    /// before this field have none).
+    #[serde(default)]
+    workers_cpu_ns: Option<u64>,
 }
 
 /// The harness's whole answer.
@@ -141,9 +150,9 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
 }
 
 fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {
-    if out.harness != 1 {
+    if out.harness != HARNESS_VERSION {
         return Err(Error::Other(format!(
-            "the PyTorch harness speaks version {}, this tool version 1",
+            "the PyTorch harness speaks version {}, this tool version {HARNESS_VERSION}",
             out.harness
         )));
     }
@@ -175,26 +184,43 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         for &w in &r.works_ns {
             work.saturating_record(w.max(1));
         }
+        let window_batches = if settings.warmup_batches == 0 {
+            1 + settings.batches
+        } else {
+            settings.batches
+        };
         let measured = Measured {
             wait,
             work,
             startup: Duration::from_nanos(r.startup_ns),
             window: Duration::from_nanos(r.window_ns.max(1)),
-            window_samples: settings.batches * settings.batch_size as u64,
-            window_steps: settings.batches,
+            // The window the harness measured: every batch when there is no
+            // warm-up, else the measured ones (the engine's rule).
+            window_samples: window_batches * settings.batch_size as u64,
+            window_steps: window_batches,
             consumer_sched: sys::SchedStat {
                 on_cpu_ns: r.on_cpu_ns,
                 run_delay_ns: r.run_delay_ns,
                 timeslices: 0,
             },
             consumer_involuntary_switches: r.involuntary_switches,
-            workers: Vec::new(),
+            // One figure for all workers together: that is what rusage gives.
+            workers: r
+                .workers_cpu_ns
+                .map(|cpu_ns| {
+                    vec![super::pool::WorkerStats {
+                        cpu_ns,
+                        involuntary_switches: 0,
+                    }]
+                })
+                .unwrap_or_default(),
             data_digest: 0,
             max_outstanding: settings.prefetch_factor * r.workers,
             deliveries: Vec::new(),
         };
         let mut repeat = stats::repeat_result(&cfg, &measured, cpus);
-        // The harness neither hashes the batches nor reads the workers' CPU time.
+        // The harness does not hash the batches: PyTorch's samples are not
+        // the engine's, so a digest would compare nothing.
         repeat.row.data_digest = "not computed".into();
         match results
             .iter_mut()

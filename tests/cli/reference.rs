@@ -90,8 +90,12 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
             "cannot import torch; install it with `python3 -m venv DIR",
         ),
         (
-            "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
+            "echo '{\"harness\": 2, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
             "the PyTorch harness returned 0 runs, 4 were asked for",
+        ),
+        (
+            "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
+            "the PyTorch harness speaks version 1, this tool version 2",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -283,4 +287,31 @@ fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
         text.contains("Kept apart: the same claims measured by the pytorch DataLoader"),
         "{text}"
     );
+}
+
+#[test]
+fn the_workers_cpu_time_the_harness_reads_reaches_the_rows() {
+    let _g = lock();
+    let p = Project::seeded();
+    let fixture = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    for r in answer["results"].as_array_mut().unwrap() {
+        let workers = r["workers"].as_u64().unwrap();
+        r["workers_cpu_ns"] = (workers * 123_000_000).into();
+    }
+    let file = p.write("answer.json", answer.to_string());
+    let python = fake_python(&p, &format!("cat '{}'", file.display()));
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("pt.run.yaml")).unwrap();
+    for r in &run.results {
+        assert_eq!(
+            r.summary.workers_cpu_ms,
+            r.workers as f64 * 123.0,
+            "{} workers={}",
+            r.producer,
+            r.workers
+        );
+    }
 }
