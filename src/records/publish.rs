@@ -193,15 +193,12 @@ pub struct Identifiers {
     pub doi: Option<String>,
 }
 
+/// A source: the ledger row's fields, between its id and its identifiers.
 #[derive(Debug, Serialize)]
 pub struct Source {
     pub id: String,
-    pub title: String,
-    pub authors: Vec<String>,
-    pub year: Option<i64>,
-    pub venue: Option<String>,
-    pub status: Option<String>,
-    pub url: Option<String>,
+    #[serde(flatten)]
+    pub row: report_items::LedgerRow,
     pub identifiers: Identifiers,
     pub provenance: Vec<String>,
 }
@@ -382,12 +379,7 @@ fn sources_of(items: &ReportItems, run_id: &str) -> Vec<Source> {
         .enumerate()
         .map(|(i, r)| Source {
             id: format!("src-{}", i + 1),
-            title: r.title.clone(),
-            authors: r.authors.clone(),
-            year: r.year,
-            venue: r.venue.clone(),
-            status: r.status.clone(),
-            url: r.url.clone(),
+            row: r.clone(),
             identifiers: Identifiers {
                 arxiv: r.url.as_deref().and_then(|u| {
                     u.split_once("arxiv.org/abs/")

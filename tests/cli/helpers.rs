@@ -153,3 +153,43 @@ impl Project {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 }
+
+/// The bytes of a file of the fixture records of chapter 06.
+pub fn fixture_record_file(name: &str) -> Vec<u8> {
+    std::fs::read(repo().join(format!("tests/fixtures/records/{CHAPTER}/{name}"))).unwrap()
+}
+
+/// The fixture experiment's run file.
+pub const FIXTURE_RUN: &str = "20261102T120000-bbbbbbbbbbbb.run.yaml";
+
+/// Every file under `dir`, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    walk(dir, &mut all);
+    let mut paths: Vec<PathBuf> = all.into_iter().map(|(p, _)| p).collect();
+    paths.sort();
+    paths
+}
+
+impl Project {
+    /// Records the fixture run file as an experiment of chapter 06 (copied to
+    /// `r.run.yaml` first); returns the run id.
+    pub fn record_fixture_run(&self) -> String {
+        let run = self.write("r.run.yaml", fixture_record_file(FIXTURE_RUN));
+        self.record(&["--run", run.to_str().unwrap()])
+    }
+
+    /// Registers chapter `key` (`book/chapter`) from `text` with `chapter
+    /// new`; `book_title` for the first chapter of a new book.
+    pub fn new_chapter(&self, key: &str, text: &str, title: &str, book_title: Option<&str>) {
+        let file = format!("{}.txt", key.replace('/', "-"));
+        self.write(&file, text);
+        let mut cmd = self.cmd();
+        cmd.args(["chapter", "new", key, &file, "--title", title]);
+        if let Some(b) = book_title {
+            cmd.args(["--book-title", b]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "chapter new {key}: {}", stderr(&out));
+    }
+}

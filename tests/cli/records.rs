@@ -490,51 +490,14 @@ fn publish_writes_every_key_the_site_reads() {
         .success();
     let v: serde_yaml::Value =
         serde_yaml::from_str(&std::fs::read_to_string(p.path("site.yaml")).unwrap()).unwrap();
-    let keys: Vec<&str> = v
-        .as_mapping()
-        .unwrap()
-        .keys()
-        .map(|k| k.as_str().unwrap())
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "schema",
-            "generator",
-            "book",
-            "chapter",
-            "research",
-            "summary",
-            "delta",
-            "sections",
-            "sources",
-            "missing_evidence",
-            "negative_findings",
-            "status_card",
-            "actions",
-            "provenance"
-        ]
-    );
+    // Every key, its type and every count: site_data.rs, for each state.
     assert_eq!(v["schema"], "programmer.research.chapter.v1");
-    for k in ["id", "title"] {
-        assert!(v["book"][k].is_string());
-    }
     assert_eq!(v["chapter"]["id"], "06");
     assert_eq!(v["chapter"]["slug"], "06-chapter");
     assert_eq!(
         v["chapter"]["public_path"],
         "/books/pytorch-from-first-principles/06-chapter/"
     );
-    for k in [
-        "state",
-        "run_id",
-        "previous_run_id",
-        "last_researched",
-        "execution_kind",
-        "stale_reasons",
-    ] {
-        assert!(v["research"].get(k).is_some(), "research.{k}");
-    }
     assert_eq!(v["research"]["state"], "CURRENT");
     assert!(
         v["research"]["last_researched"]
@@ -542,69 +505,13 @@ fn publish_writes_every_key_the_site_reads() {
             .unwrap()
             .ends_with("+00:00")
     );
-    for k in [
-        "sources",
-        "evidence_relations",
-        "supporting",
-        "qualifying",
-        "contradictory",
-        "background",
-        "limitations",
-        "open_gaps",
-    ] {
-        assert!(v["summary"][k].is_u64(), "summary.{k}");
-    }
     assert_eq!(v["summary"]["sources"], 1, "one source-ledger row");
     assert_eq!(v["summary"]["open_gaps"], 1, "one UNVERIFIED marker");
     assert_eq!(
         v["summary"]["supporting"], 0,
         "no experiment recorded, so no evidence relation"
     );
-    for k in [
-        "current_thesis",
-        "existing_evidence",
-        "new_literature",
-        "missing_evidence",
-        "limitations",
-        "experiment_opportunities",
-        "bibliography_additions",
-        "recommended_actions",
-        "do_not_strengthen",
-    ] {
-        assert!(v["sections"].get(k).is_some(), "sections.{k}");
-    }
-    for k in [
-        "supporting",
-        "qualifying",
-        "competing",
-        "contradictory",
-        "background",
-        "unresolved",
-    ] {
-        assert!(
-            v["sections"]["existing_evidence"][k].is_sequence(),
-            "existing_evidence.{k}"
-        );
-    }
-    for k in [
-        "state",
-        "sources",
-        "evidence_relations",
-        "open_gaps",
-        "last_researched",
-        "run_id",
-    ] {
-        assert!(v["status_card"].get(k).is_some(), "status_card.{k}");
-    }
     assert_eq!(v["actions"]["research_available"], true);
-    for k in [
-        "run_id",
-        "previous_run_id",
-        "research_schema",
-        "publication_schema",
-    ] {
-        assert!(v["provenance"].get(k).is_some(), "provenance.{k}");
-    }
     // Its own earlier output is replaced (site_data.rs checks the rest).
     p.cmd()
         .args(["publish", "06", "--out", "site.yaml"])

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use scraper::{Html, Selector};
 
-use crate::helpers::{Project, stderr};
+use crate::helpers::{Project, files_under, stderr};
 
 fn build(p: &Project, out: &str) -> std::process::Output {
     p.cmd()
@@ -15,19 +15,10 @@ fn build(p: &Project, out: &str) -> std::process::Output {
 }
 
 fn html_files(dir: &Path) -> Vec<PathBuf> {
-    let mut all = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else if e.path().extension() == Some("html".as_ref()) {
-                all.push(e.path());
-            }
-        }
-    }
-    all.sort();
-    all
+    files_under(dir)
+        .into_iter()
+        .filter(|p| p.extension() == Some("html".as_ref()))
+        .collect()
 }
 
 fn parse(path: &Path) -> Html {
@@ -267,19 +258,13 @@ fn the_index_of_the_fixture_project() {
 #[test]
 fn a_broken_chapter_is_in_the_index_with_its_error() {
     let p = Project::with_fixture_records();
-    p.write("a.txt", "Queues are where time goes.\n");
-    p.cmd()
-        .args([
-            "chapter",
-            "new",
-            "systems-notes/01",
-            "a.txt",
-            "--title",
-            "Queues",
-        ])
-        .args(["--book-title", "Systems Notes"])
-        .assert()
-        .success();
+    p.new_chapter(
+        "systems-notes/01",
+        "Queues are where time goes.
+",
+        "Queues",
+        Some("Systems Notes"),
+    );
     std::fs::write(
         p.path("book-snapshots/systems-notes/01/chapter.yaml"),
         "schema: [unclosed\n",

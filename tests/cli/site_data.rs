@@ -4,9 +4,7 @@
 
 use serde_yaml::Value;
 
-use crate::helpers::{Project, exclusive as lock, repo, stderr, stdout};
-
-const FIXTURES: &str = "tests/fixtures/records/pytorch-from-first-principles/06";
+use crate::helpers::{Project, exclusive as lock, stderr, stdout};
 
 /// A finished report: two source-ledger rows, one UNVERIFIED mark, one
 /// upgrade proposal.
@@ -336,19 +334,6 @@ fn assert_site_schema(v: &Value) {
     assert_eq!(v["provenance"]["research_schema"].is_string(), researched);
 }
 
-fn with_fixture_experiment(p: &Project) -> String {
-    let run = p.write(
-        "r.run.yaml",
-        std::fs::read(
-            repo()
-                .join(FIXTURES)
-                .join("20261102T120000-bbbbbbbbbbbb.run.yaml"),
-        )
-        .unwrap(),
-    );
-    p.record(&["--run", run.to_str().unwrap()])
-}
-
 #[test]
 fn every_state_keeps_the_schema_and_counts_its_lists() {
     let _g = lock();
@@ -362,7 +347,7 @@ fn every_state_keeps_the_schema_and_counts_its_lists() {
     assert_eq!(len(&v["sections"]["experiment_opportunities"]), 1);
 
     // Current, with a filled report and an experiment of six claims.
-    let experiment = with_fixture_experiment(&p);
+    let experiment = p.record_fixture_run();
     p.write("report.md", REPORT);
     p.record(&["--report", "report.md"]);
     let v = publish(&p);
@@ -498,31 +483,20 @@ fn out_replaces_its_own_file_and_refuses_anyone_elses() {
 /// A project with three chapters in two books.
 fn three_chapters() -> Project {
     let p = Project::seeded();
-    p.write("a.txt", "Queues are where time goes.\n");
-    p.write("b.txt", "Locks are where time goes.\n");
-    p.cmd()
-        .args([
-            "chapter",
-            "new",
-            "systems-notes/01",
-            "a.txt",
-            "--title",
-            "Queues",
-        ])
-        .args(["--book-title", "Systems Notes"])
-        .assert()
-        .success();
-    p.cmd()
-        .args([
-            "chapter",
-            "new",
-            "systems-notes/02",
-            "b.txt",
-            "--title",
-            "Locks",
-        ])
-        .assert()
-        .success();
+    p.new_chapter(
+        "systems-notes/01",
+        "Queues are where time goes.
+",
+        "Queues",
+        Some("Systems Notes"),
+    );
+    p.new_chapter(
+        "systems-notes/02",
+        "Locks are where time goes.
+",
+        "Locks",
+        None,
+    );
     p
 }
 

@@ -4,25 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::helpers::{Project, exclusive as lock, repo, stderr, stdout};
-
-const FIXTURES: &str = "tests/fixtures/records/pytorch-from-first-principles/06";
+use crate::helpers::{
+    FIXTURE_RUN, Project, exclusive as lock, files_under, fixture_record_file, stderr, stdout,
+};
 
 /// Every file under `dir` as text, with its path.
 fn texts(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut all = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                all.push((e.path(), std::fs::read_to_string(e.path()).unwrap()));
-            }
-        }
-    }
-    all.sort();
-    all
+    files_under(dir)
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            (f, text)
+        })
+        .collect()
 }
 
 fn git_init(root: &Path, remote: &str) {
@@ -39,21 +33,10 @@ fn a_record_names_no_folder_of_the_machine_that_made_it() {
     git_init(p.root(), &elsewhere.path().display().to_string());
     // A run file outside the project, a report inside it.
     let run = elsewhere.path().join("measured.run.yaml");
-    std::fs::copy(
-        repo()
-            .join(FIXTURES)
-            .join("20261102T120000-bbbbbbbbbbbb.run.yaml"),
-        &run,
-    )
-    .unwrap();
+    std::fs::write(&run, fixture_record_file(FIXTURE_RUN)).unwrap();
     let report = p.write(
         "drafts/review.md",
-        std::fs::read(
-            repo()
-                .join(FIXTURES)
-                .join("20261101T120000-aaaaaaaaaaaa.report.md"),
-        )
-        .unwrap(),
+        fixture_record_file("20261101T120000-aaaaaaaaaaaa.report.md"),
     );
     p.record(&["--run", run.to_str().unwrap()]);
     p.record(&["--report", report.to_str().unwrap(), "--draft"]);
@@ -112,16 +95,7 @@ fn a_network_remote_is_kept_without_its_credentials() {
         p.root(),
         "https://ann:ghp_secret@example.com/books/first-principles.git",
     );
-    let run = p.write(
-        "r.run.yaml",
-        std::fs::read(
-            repo()
-                .join(FIXTURES)
-                .join("20261102T120000-bbbbbbbbbbbb.run.yaml"),
-        )
-        .unwrap(),
-    );
-    p.record(&["--run", run.to_str().unwrap()]);
+    p.record_fixture_run();
     let all: String = texts(&p.path("records"))
         .into_iter()
         .map(|(_, t)| t)
@@ -149,15 +123,7 @@ fn from_another_machine(record: &Path, cpus: usize, model: &str, id: &str) {
 fn records_from_three_machines_read_the_same_in_another_checkout() {
     let _g = lock();
     let a = Project::seeded();
-    let run = a.write(
-        "r.run.yaml",
-        std::fs::read(
-            repo()
-                .join(FIXTURES)
-                .join("20261102T120000-bbbbbbbbbbbb.run.yaml"),
-        )
-        .unwrap(),
-    );
+    let run = a.write("r.run.yaml", fixture_record_file(FIXTURE_RUN));
     let ids: Vec<String> = (0..3)
         .map(|_| a.record(&["--run", run.to_str().unwrap()]))
         .collect();
