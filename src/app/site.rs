@@ -510,6 +510,23 @@ pub fn build(
         }
         rows.push(row);
     }
+    // Errors name files; the site shows them from the project root, so a
+    // published site carries no folder of the author's machine.
+    let given = project.layout().root();
+    let roots: Vec<String> = [Some(given.to_path_buf()), given.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .filter(|r| r.is_absolute())
+        .map(|r| format!("{}/", r.display()))
+        .collect();
+    let local = |e: &str| {
+        roots
+            .iter()
+            .fold(e.to_string(), |e, r| e.replace(r.as_str(), ""))
+    };
+    for row in &mut rows {
+        row.error = row.error.as_deref().map(local);
+    }
     for b in &broken {
         let key = b.split(' ').next().unwrap_or_default().to_string();
         rows.push(IndexRow {
@@ -523,7 +540,7 @@ pub fn build(
             claims: None,
             latest: None,
             currency: String::new(),
-            error: Some(b.clone()),
+            error: Some(local(b)),
         });
     }
     let index = IndexPage {
