@@ -100,19 +100,25 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
             crate::text::list(broken.iter().map(|b| b.path.display()))
         )));
     }
-    let st = crate::records::status::chapter_status(chapter, &records);
-    let report_text = |id: Option<&crate::ids::RunId>| -> Result<Option<String>> {
-        let Some(info) = id
-            .and_then(|id| records.iter().find(|r| r.run_id == *id))
-            .and_then(|r| r.report.as_ref())
-        else {
+    // The items come from the latest complete research report (a failed
+    // refresh leaves the page on the last good research, as the site says),
+    // and the delta from the complete one before it. Drafts never count.
+    let complete: Vec<&crate::records::Record> = records
+        .iter()
+        .filter(|r| {
+            r.kind == crate::records::RunKind::Research
+                && r.report.as_ref().is_some_and(|p| p.complete && !p.draft)
+        })
+        .collect();
+    let report_text = |r: Option<&&crate::records::Record>| -> Result<Option<String>> {
+        let Some(info) = r.and_then(|r| r.report.as_ref()) else {
             return Ok(None);
         };
         let path = project.layout().evidence_file(&chapter.key, &info.file);
         crate::text::read_utf8(&path).map(Some)
     };
-    let report = report_text(st.run_id.as_ref())?;
-    let previous_report = report_text(st.previous_run_id.as_ref())?;
+    let report = report_text(complete.first())?;
+    let previous_report = report_text(complete.get(1))?;
     let experiment = match records
         .iter()
         .find(|r| r.kind == crate::records::RunKind::Experiment)
@@ -142,6 +148,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
         claims: &claims,
     });
     let inputs = publish::Inputs {
+        report_run_id: complete.first().map(|r| r.run_id.to_string()),
         report: report.as_deref(),
         previous_report: previous_report.as_deref(),
         evidence,

@@ -256,7 +256,9 @@ pub struct ClaimEvidence<'a> {
 /// What `build` reads besides the records.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs<'a> {
-    /// The text of the latest research report (drafts do not count).
+    /// The latest complete research report (drafts do not count): its run
+    /// id and text.
+    pub report_run_id: Option<String>,
     pub report: Option<&'a str>,
     /// ... and of the research report before it.
     pub previous_report: Option<&'a str>,
@@ -450,7 +452,7 @@ pub fn build(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> Buil
     let run_id = st.run_id.as_ref().map(|r| r.to_string());
     let items = inputs.report.map(report_items::read).unwrap_or_default();
     let unparsed = items.unparsed.clone();
-    let sources = sources_of(&items, run_id.as_deref().unwrap_or("unknown"));
+    let sources = sources_of(&items, inputs.report_run_id.as_deref().unwrap_or("unknown"));
     let gaps: Vec<MissingEvidence> = items
         .gaps
         .iter()

@@ -412,6 +412,11 @@ fn every_state_keeps_the_schema_and_counts_its_lists() {
     let v = publish(&p);
     assert_site_schema(&v);
     assert_eq!(v["research"]["state"], "FAILED_LATEST");
+    // The page stays on the last good research: its ledger and its one gap,
+    // not the failed notes' UNVERIFIED.
+    assert_eq!(len(&v["sources"]), 3);
+    assert_eq!(len(&v["missing_evidence"]), 1);
+    assert_eq!(v["missing_evidence"][0]["claim"], "spin-454-vs-449");
 }
 
 #[test]
