@@ -138,6 +138,8 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         .collect();
     let latest = research.first().copied();
     let current = chapter.state.current();
+    let envs = by_environment(records);
+    let several = envs.len() > 1;
     let (state, stale_reasons) = match latest {
         None => (State::NeverResearched, Vec::new()),
         Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
@@ -174,22 +176,16 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         claims: experiment
             .and_then(|r| r.experiment.as_ref())
             .map(|e| ClaimsSummary::of(&e.verdicts)),
-        environments: by_environment(records).len(),
-        environment_list: {
-            let envs = by_environment(records);
-            if envs.len() > 1 {
-                envs.iter().map(EnvironmentEvidence::label).collect()
-            } else {
-                Vec::new()
-            }
+        environments: envs.len(),
+        environment_list: if several {
+            envs.iter().map(EnvironmentEvidence::label).collect()
+        } else {
+            Vec::new()
         },
-        across_environments: {
-            let envs = by_environment(records);
-            if envs.len() > 1 {
-                across_environments(&envs)
-            } else {
-                Vec::new()
-            }
+        across_environments: if several {
+            across_environments(&envs)
+        } else {
+            Vec::new()
         },
         latest_experiment: experiment.map(|r| ExperimentFreshness {
             run_id: r.run_id.clone(),
