@@ -70,7 +70,7 @@ impl ReportCheck {
 
 /// Which required section a line opens, if any. The heading may go on after
 /// the required words (`## 2. Claim audit — a table ...`).
-fn section_of(line: &str) -> Option<usize> {
+pub(super) fn section_of(line: &str) -> Option<usize> {
     let line = line.trim_end();
     REQUIRED_SECTIONS.iter().position(|h| {
         line.strip_prefix(h).is_some_and(|rest| {
@@ -156,7 +156,7 @@ pub fn check(text: &str) -> ReportCheck {
 }
 
 /// Occurrences of `word` not inside a longer word.
-fn count_word(text: &str, word: &str) -> usize {
+pub(super) fn count_word(text: &str, word: &str) -> usize {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word)
         .filter(|(i, _)| {

@@ -5,7 +5,9 @@
 
 use serde::Serialize;
 
-use super::report::REQUIRED_SECTIONS;
+// The sections and marks as the report check sees them, so the items and
+// the check never disagree about where a section starts or what a mark is.
+use super::report::{count_word, section_of};
 
 /// A source-ledger row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,14 +46,6 @@ pub struct ReportItems {
     pub proposals: Vec<String>,
     /// Lines that should have made an item and could not, with why.
     pub unparsed: Vec<String>,
-}
-
-/// Which required section (0-based) a heading line opens.
-fn section_of(line: &str) -> Option<usize> {
-    let line = line.trim_end();
-    REQUIRED_SECTIONS
-        .iter()
-        .position(|h| line.starts_with(h) && !line[h.len()..].starts_with(char::is_alphanumeric))
 }
 
 /// The cells of a Markdown table row, trimmed.
@@ -154,17 +148,6 @@ fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'static s
     })
 }
 
-/// Occurrences of UNVERIFIED as a word in `line`.
-fn unverified_in(line: &str) -> usize {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
-    line.match_indices("UNVERIFIED")
-        .filter(|(i, w)| {
-            !line[..*i].chars().next_back().is_some_and(is_word)
-                && !line[i + w.len()..].chars().next().is_some_and(is_word)
-        })
-        .count()
-}
-
 /// Reads a report's text into items.
 pub fn read(text: &str) -> ReportItems {
     let mut items = ReportItems::default();
@@ -204,7 +187,7 @@ pub fn read(text: &str) -> ReportItems {
             header = None;
             continue;
         }
-        for _ in 0..unverified_in(line) {
+        for _ in 0..count_word(line, "UNVERIFIED") {
             let claim = if trimmed.starts_with('|') {
                 cells(line).first().map(|c| plain(c)).unwrap_or_default()
             } else {
