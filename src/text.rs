@@ -71,6 +71,15 @@ pub fn read_owned(path: &Path, folder: &Path) -> Result<String> {
     read_utf8(path)
 }
 
+/// A number as reports and pages show it: at most three decimals, trailing
+/// zeros dropped (`7.365`, `0.5`, `444`).
+pub fn number(x: f64) -> String {
+    format!("{x:.3}")
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
 /// The first `n` characters of `s` (all of it when shorter), for short
 /// forms of ids and digests read from files a user may have edited.
 pub fn prefix(s: &str, n: usize) -> &str {

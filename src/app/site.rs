@@ -17,6 +17,7 @@ use crate::records::{Record, RunKind};
 use crate::render::{
     SITE_CHAPTER_TEMPLATE, SITE_INDEX_TEMPLATE, SITE_STYLE_TEMPLATE, Templates, markdown,
 };
+use crate::text::number;
 
 /// A file of the site: its path from the site's root, and its bytes.
 type SiteFile = (String, Vec<u8>);
@@ -173,13 +174,6 @@ pub struct Built {
     pub files: usize,
 }
 
-fn fmt(x: f64) -> String {
-    format!("{x:.3}")
-        .trim_end_matches('0')
-        .trim_end_matches('.')
-        .to_string()
-}
-
 fn currency(ch: &Chapter) -> String {
     let current = ch.state.current();
     match ch.manifest.published_hex() {
@@ -208,9 +202,9 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         location: c.location.clone(),
         published_formula: c.published_formula.clone(),
         measured_formula: c.measured_formula.clone(),
-        published: fmt(c.published),
-        measured: c.measured.map(fmt),
-        ratio: c.ratio.map(fmt),
+        published: number(c.published),
+        measured: c.measured.map(number),
+        ratio: c.ratio.map(number),
         criterion: c.criterion.clone(),
         verdict: c.verdict_with_flags(),
         tone,
@@ -331,9 +325,9 @@ fn chapter_files(
                                 .iter()
                                 .map(|c| CellPair {
                                     column: c.column.clone(),
-                                    published: fmt(c.published),
-                                    measured: fmt(c.measured),
-                                    ratio: c.ratio.map(fmt),
+                                    published: number(c.published),
+                                    measured: number(c.measured),
+                                    ratio: c.ratio.map(number),
                                 })
                                 .collect(),
                         })

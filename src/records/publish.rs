@@ -12,6 +12,7 @@ use super::report_items::{self, ReportItems};
 use super::status::{self, ChapterStatus, State};
 use crate::chapter::Chapter;
 use crate::published::diff::{ClaimResult, ClaimVerdict};
+use crate::text::number;
 
 /// The site's schema name.
 pub const SITE_SCHEMA: &str = "programmer.research.chapter.v1";
@@ -282,20 +283,15 @@ fn url_path(url: &str) -> String {
         .map_or_else(|| "/".to_string(), |i| rest[i..].to_string())
 }
 
-fn fmt(x: f64) -> String {
-    format!("{x:.3}")
-        .trim_end_matches('0')
-        .trim_end_matches('.')
-        .to_string()
-}
-
 /// A claim's verdict as an evidence relation.
 fn evidence_item(c: &ClaimResult, e: &ClaimEvidence<'_>) -> EvidenceItem {
-    let measured = c.measured.map_or_else(|| "not measured".to_string(), fmt);
+    let measured = c
+        .measured
+        .map_or_else(|| "not measured".to_string(), number);
     let mut summary = format!(
         "{}: measured {measured} against {} published ({})",
         c.verdict_with_flags(),
-        fmt(c.published),
+        number(c.published),
         c.criterion
     );
     if let Some(reason) = &c.reason {
@@ -318,8 +314,8 @@ fn evidence_item(c: &ClaimResult, e: &ClaimEvidence<'_>) -> EvidenceItem {
         ClaimVerdict::Reproduced if c.magnitude_differs.is_some() => "The direction the chapter states holds; the size it gives does not.".into(),
         ClaimVerdict::Reproduced if !c.prose_consistent => format!(
             "The measurement agrees with the chapter's table, but the prose says {} where the table gives {}.",
-            fmt(c.stated),
-            fmt(c.published)
+            number(c.stated),
+            number(c.published)
         ),
         ClaimVerdict::Reproduced => "The measurement agrees with the chapter's claim.".into(),
         ClaimVerdict::NotReproduced => "The measurement contradicts the chapter's claim.".into(),

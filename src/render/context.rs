@@ -9,6 +9,7 @@ use crate::published::diff::{ClaimResult, ClaimVerdict};
 use crate::records::report::REQUIRED_SECTIONS;
 use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
+use crate::text::number;
 
 /// What each required section asks for, in this project's words; the
 /// headings themselves are the ones `record` checks.
@@ -337,15 +338,8 @@ pub fn other_engine(
     }
 }
 
-fn fmt(x: f64) -> String {
-    format!("{:.3}", x)
-        .trim_end_matches('0')
-        .trim_end_matches('.')
-        .to_string()
-}
-
 fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> ClaimView {
-    let measured = c.measured.map(fmt).unwrap_or_else(|| "-".into());
+    let measured = c.measured.map(number).unwrap_or_else(|| "-".into());
     let response = match c.verdict {
         _ if !c.quote_found => format!(
             "find the sentence again: it is not in this revision{}",
@@ -361,8 +355,8 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
         ClaimVerdict::Reproduced => format!(
             "fix the prose: it says {}, its own table gives {}",
-            fmt(c.stated),
-            fmt(c.published)
+            number(c.stated),
+            number(c.published)
         ),
         ClaimVerdict::NotReproduced => format!(
             "qualify or correct: measured {measured}, expected {}",
@@ -381,7 +375,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         c.verdict_with_flags(),
         run_id.unwrap_or("no recorded run"),
         c.criterion,
-        fmt(c.published)
+        number(c.published)
     );
     if let Some(stale) = stale.filter(|_| c.verdict != ClaimVerdict::Unrun) {
         evidence.push_str(&format!("; {stale}"));
