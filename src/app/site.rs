@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{Project, changes, compare, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use crate::records::status::{self, RunCurrency};
+use crate::records::status::{self, ClaimsSummary, RunCurrency};
 use crate::records::{Record, RunKind};
 use crate::render::{
     SITE_CHAPTER_TEMPLATE, SITE_INDEX_TEMPLATE, SITE_STYLE_TEMPLATE, Templates, markdown,
@@ -23,21 +23,10 @@ use crate::text::number;
 type SiteFile = (String, Vec<u8>);
 
 /// The newest experiment's claims counted, and the engine that measured it.
-type Newest = Option<(ClaimCounts, String)>;
+type Newest = Option<(ClaimsSummary, String)>;
 
 /// The file that marks a folder as a site this tool wrote.
 pub const SITE_MARKER: &str = ".research-companion-site";
-
-#[derive(Debug, Serialize)]
-struct ClaimCounts {
-    total: usize,
-    reproduced: usize,
-    magnitude_differs: usize,
-    not_reproduced: usize,
-    not_comparable: usize,
-    quote_missing: usize,
-    unrun: usize,
-}
 
 #[derive(Debug, Serialize)]
 struct LatestExperiment {
@@ -59,7 +48,7 @@ struct IndexRow {
     page: Option<String>,
     state: String,
     state_label: String,
-    claims: Option<ClaimCounts>,
+    claims: Option<ClaimsSummary>,
     latest: Option<LatestExperiment>,
     currency: String,
     error: Option<String>,
@@ -253,24 +242,6 @@ fn environment_label(env: &crate::env::Environment) -> String {
     )
 }
 
-/// The claims of the newest experiment, counted as the page shows them
-/// (compared again with today's claims file, not as stored).
-fn count(claims: &[crate::published::diff::ClaimResult]) -> ClaimCounts {
-    use crate::published::diff::ClaimVerdict as V;
-    let n = |f: &dyn Fn(&crate::published::diff::ClaimResult) -> bool| {
-        claims.iter().filter(|c| f(c)).count()
-    };
-    ClaimCounts {
-        total: claims.len(),
-        reproduced: n(&|c| c.verdict == V::Reproduced && c.magnitude_differs.is_none()),
-        magnitude_differs: n(&|c| c.verdict == V::Reproduced && c.magnitude_differs.is_some()),
-        not_reproduced: n(&|c| c.verdict == V::NotReproduced),
-        not_comparable: n(&|c| c.verdict == V::NotComparable),
-        quote_missing: n(&|c| !c.quote_found),
-        unrun: n(&|c| c.verdict == V::Unrun),
-    }
-}
-
 /// Files of one chapter: its page and plots (paths from the site's root),
 /// and the newest experiment's claims counted.
 fn chapter_files(
@@ -286,7 +257,10 @@ fn chapter_files(
     for e in latest_per_environment(project, records) {
         let compared = compare::compare_run(project, ch, &e.record.revision.snapshot, &e.run)?;
         if counts.is_none() {
-            counts = Some((count(&compared.comparison.claims), e.run.evidence()));
+            // Counted as `status` counts, but from the comparison made now
+            // (today's claims file), as the page shows the claims.
+            let verdicts = compare::stored_verdicts(&compared.comparison);
+            counts = Some((ClaimsSummary::of(&verdicts), e.run.evidence()));
         }
         let plot = if compared.tables.is_empty() {
             None
