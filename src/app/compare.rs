@@ -40,6 +40,20 @@ pub fn compare_run(
     })
 }
 
+/// Compares a recorded experiment with the revision it examined.
+pub fn compare_recorded(
+    project: &Project,
+    chapter: &Chapter,
+    experiment: &super::runs::RecordedRun,
+) -> Result<Compared> {
+    compare_run(
+        project,
+        chapter,
+        &experiment.record.revision.snapshot,
+        &experiment.run,
+    )
+}
+
 /// The claims of one snapshot checked against its own tables only, every
 /// verdict UNRUN with `reason`; and the tables.
 pub fn unrun_claims(

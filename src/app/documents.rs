@@ -93,12 +93,7 @@ fn other_engine(
             continue;
         };
         if other.run.reference.is_some() != is_pytorch {
-            let Ok(c) = compare::compare_run(
-                project,
-                chapter,
-                &other.record.revision.snapshot,
-                &other.run,
-            ) else {
+            let Ok(c) = compare::compare_recorded(project, chapter, &other) else {
                 continue;
             };
             return Some(context::other_engine(
@@ -134,7 +129,7 @@ pub fn report(
     };
     let (claims, tables) = match &experiment {
         Some(e) => {
-            let c = compare::compare_run(project, chapter, &e.record.revision.snapshot, &e.run)?;
+            let c = compare::compare_recorded(project, chapter, e)?;
             (c.comparison.claims, c.tables)
         }
         None => compare::unrun_claims(

@@ -110,15 +110,13 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
                 && r.report.as_ref().is_some_and(|p| p.complete && !p.draft)
         })
         .collect();
-    let report_text = |r: Option<&&crate::records::Record>| -> Result<Option<String>> {
-        let Some(info) = r.and_then(|r| r.report.as_ref()) else {
-            return Ok(None);
-        };
-        let path = project.layout().evidence_file(&chapter.key, &info.file);
-        crate::text::read_utf8(&path).map(Some)
+    let report_of = |i: usize| {
+        complete
+            .get(i)
+            .map_or(Ok(None), |r| super::runs::report_text(project, r))
     };
-    let report = report_text(complete.first())?;
-    let previous_report = report_text(complete.get(1))?;
+    let report = report_of(0)?;
+    let previous_report = report_of(1)?;
     let experiment = match records
         .iter()
         .find(|r| r.kind == crate::records::RunKind::Experiment)
@@ -128,7 +126,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
     };
     let claims = match &experiment {
         Some(e) => {
-            super::compare::compare_run(project, chapter, &e.record.revision.snapshot, &e.run)?
+            super::compare::compare_recorded(project, chapter, e)?
                 .comparison
                 .claims
         }

@@ -65,6 +65,19 @@ pub fn experiment(project: &Project, record: Record) -> Result<RecordedRun> {
     Ok(RecordedRun { record, run })
 }
 
+/// The text of a research record's stored report, read from inside the
+/// records folder as `experiment` reads a run file; None for a record with
+/// no report.
+pub fn report_text(project: &Project, record: &Record) -> Result<Option<String>> {
+    let Some(info) = &record.report else {
+        return Ok(None);
+    };
+    let path = project
+        .layout()
+        .evidence_file(&record.run_id.chapter, &info.file);
+    crate::text::read_owned(&path, &project.layout().records_root()).map(Some)
+}
+
 /// Which run a comparison is about.
 #[derive(Debug, Clone, Copy)]
 pub enum RunSource<'a> {

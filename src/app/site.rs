@@ -255,7 +255,7 @@ fn chapter_files(
     let mut files = Vec::new();
     let mut evidence = Vec::new();
     for e in latest_per_environment(project, records) {
-        let compared = compare::compare_run(project, ch, &e.record.revision.snapshot, &e.run)?;
+        let compared = compare::compare_recorded(project, ch, &e)?;
         if counts.is_none() {
             // Counted as `status` counts, but from the comparison made now
             // (today's claims file), as the page shows the claims.
@@ -327,9 +327,11 @@ fn chapter_files(
         };
         let (summary, evidence_file, report_html) = match (&r.report, &r.experiment) {
             (Some(p), _) => {
-                let path = project.layout().evidence_file(&ch.key, &p.file);
-                let html = crate::text::read_utf8(&path)
+                // A report that cannot be read is shown as missing, not
+                // fatal: the page still links the record.
+                let html = runs::report_text(project, r)
                     .ok()
+                    .flatten()
                     .map(|t| markdown::to_html(&t));
                 let what = if p.draft {
                     "research report (draft, not counted as research)".to_string()
