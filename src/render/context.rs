@@ -305,6 +305,17 @@ pub struct ReportContext {
     pub other_engine: Option<OtherEngine>,
 }
 
+/// What a claim backed by `record` says when the record examined another
+/// revision than the current one.
+fn stale_note(ch: &Chapter, record: &Record) -> Option<String> {
+    (record.revision.fingerprint != ch.state.current().fingerprint).then(|| {
+        format!(
+            "measured on revision {}, the chapter has changed since",
+            record.revision.fingerprint.short()
+        )
+    })
+}
+
 /// Claim verdicts from the engine the report's own run did not use.
 #[derive(Debug, Clone, Serialize)]
 pub struct OtherEngine {
@@ -322,12 +333,7 @@ pub fn other_engine(
     run: &crate::bench::BenchRun,
 ) -> OtherEngine {
     let run_id = record.run_id.to_string();
-    let stale = (record.revision.fingerprint != ch.state.current().fingerprint).then(|| {
-        format!(
-            "measured on revision {}, the chapter has changed since",
-            record.revision.fingerprint.short()
-        )
-    });
+    let stale = stale_note(ch, record);
     OtherEngine {
         evidence: run.evidence(),
         claims: claims
@@ -412,14 +418,7 @@ pub fn report(
     let (book, chapter) = book_and_chapter(ch);
     let run_id = experiment.map(|(r, _)| r.run_id.to_string());
     // Evidence from another revision says so beside every claim it backs.
-    let stale = experiment
-        .filter(|(r, _)| r.revision.fingerprint != ch.state.current().fingerprint)
-        .map(|(r, _)| {
-            format!(
-                "measured on revision {}, the chapter has changed since",
-                r.revision.fingerprint.short()
-            )
-        });
+    let stale = experiment.and_then(|(r, _)| stale_note(ch, r));
     let views: Vec<ClaimView> = claims
         .iter()
         .map(|c| claim_view(c, run_id.as_deref(), stale.as_deref()))
