@@ -119,7 +119,7 @@ impl Pool {
         match self {
             Pool::Threads(p) => ((index % p.tasks.len() as u64) as usize, None),
             Pool::Processes(p) => {
-                let w = (index % p.children.len() as u64) as usize;
+                let w = p.worker_of(index);
                 (w, Some(p.children[w].id()))
             }
         }
@@ -382,7 +382,7 @@ impl ProcessPool {
             return Ok(None);
         };
         // On a shared pipe the batch's index says whose it is.
-        let whose = |index: u64| from.unwrap_or((index % self.children.len() as u64) as usize);
+        let whose = |index: u64| from.unwrap_or(self.worker_of(index));
         let (third, rest) = (self.receive / 3, self.receive - self.receive / 3);
         match message {
             Ok(Message::Batch(index, data)) => {
@@ -429,6 +429,11 @@ impl ProcessPool {
         let mut bytes = vec![0u8; floats * 4];
         memory.read_exact_at(&mut bytes, 0)?;
         Ok(decode_floats(&bytes))
+    }
+
+    /// The worker batch `index` went to (round robin).
+    fn worker_of(&self, index: u64) -> usize {
+        (index % self.children.len() as u64) as usize
     }
 
     /// The error for a result pipe that broke: the worker it belongs to, or
