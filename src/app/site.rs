@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::{Project, changes, compare, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use crate::records::status::{self, ClaimsSummary, RunCurrency};
+use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
 use crate::records::{Record, RunKind};
 use crate::render::{
     SITE_CHAPTER_TEMPLATE, SITE_INDEX_TEMPLATE, SITE_STYLE_TEMPLATE, Templates, markdown,
@@ -249,6 +249,7 @@ fn chapter_files(
     templates: &Templates,
     ch: &Chapter,
     records: &[Record],
+    st: &ChapterStatus,
     generated: &str,
 ) -> Result<(Vec<SiteFile>, Newest)> {
     let mut counts = None;
@@ -360,7 +361,6 @@ fn chapter_files(
             report_html,
         });
     }
-    let st = status::chapter_status(ch, records);
     let m = &ch.manifest;
     let page = ChapterPage {
         key: ch.key.to_string(),
@@ -403,8 +403,7 @@ fn chapter_files(
     Ok((files, counts))
 }
 
-fn index_row(ch: &Chapter, records: &[Record]) -> IndexRow {
-    let st = status::chapter_status(ch, records);
+fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexRow {
     let latest = records
         .iter()
         .find(|r| r.kind == RunKind::Experiment)
@@ -454,12 +453,14 @@ pub fn build(
     let mut problems = broken.clone();
     for ch in &chapters {
         let (records, bad) = project.records(ch)?;
-        let mut row = index_row(ch, &records);
+        // One status per chapter, for its index row and its page.
+        let st = status::chapter_status(ch, &records);
+        let mut row = index_row(ch, &records, &st);
         let mut errors: Vec<String> = bad
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))
             .collect();
-        match chapter_files(project, templates, ch, &records, &generated) {
+        match chapter_files(project, templates, ch, &records, &st, &generated) {
             Ok((f, newest)) => {
                 files.extend(f);
                 if let Some((counts, engine)) = newest {
