@@ -368,7 +368,7 @@ fn chapter_files(
         book_title: m.book.title.clone(),
         chapter_id: m.chapter.id.to_string(),
         title: m.chapter.title.clone(),
-        stable_id: m.chapter.stable_id.clone().unwrap_or_default(),
+        stable_id: m.stable_id(),
         url: m.chapter.url.clone(),
         snapshot_file: current.file.clone(),
         scope: current.scope.to_string(),

@@ -186,6 +186,8 @@ fn a_hostile_title_and_report_appear_as_text() {
     let page = Html::parse_document(&std::fs::read_to_string(p.path("site/evil/01.html")).unwrap());
     let text: String = page.root_element().text().collect();
     assert!(text.contains(hostile), "the title is shown as text");
+    // A chapter registered without a stable id shows the one the tool derives.
+    assert!(text.contains("evil-01-chapter"), "{text}");
     assert!(
         text.contains("<script>alert('report')</script>"),
         "the report is shown as text"
