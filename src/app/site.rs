@@ -164,15 +164,14 @@ pub struct Built {
 }
 
 fn currency(ch: &Chapter) -> String {
-    let current = ch.state.current();
-    match ch.manifest.published_hex() {
-        None => "no published fingerprint".into(),
-        Some(p) if p == current.fingerprint.value => "matches the published fingerprint".into(),
-        Some(_) if current.scope == crate::chapter::Scope::Excerpt => {
-            "cannot match: the snapshot is an excerpt".into()
-        }
-        Some(_) => "differs from the published fingerprint".into(),
+    use crate::chapter::SnapshotCurrency as C;
+    match ch.currency() {
+        C::NotPublished => "no published fingerprint",
+        C::Matches => "matches the published fingerprint",
+        C::ExcerptCannotMatch => "cannot match: the snapshot is an excerpt",
+        C::Differs => "differs from the published fingerprint",
     }
+    .into()
 }
 
 fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {

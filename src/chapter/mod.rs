@@ -38,6 +38,17 @@ impl Chapter {
     pub fn key_str(&self) -> String {
         self.key.to_string()
     }
+
+    /// How the current snapshot compares with the published fingerprint.
+    pub fn currency(&self) -> SnapshotCurrency {
+        let current = self.state.current();
+        match self.manifest.published_hex() {
+            None => SnapshotCurrency::NotPublished,
+            Some(p) if p == current.fingerprint.value => SnapshotCurrency::Matches,
+            Some(_) if current.scope == Scope::Excerpt => SnapshotCurrency::ExcerptCannotMatch,
+            Some(_) => SnapshotCurrency::Differs,
+        }
+    }
 }
 
 /// The chapters registered under one root.
@@ -474,17 +485,8 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
             }
         })
         .collect();
-    let current = m.current();
     let published = chapter.manifest.published_hex();
-    let currency = if published.is_none() {
-        SnapshotCurrency::NotPublished
-    } else if Some(current.fingerprint.value.as_str()) == published {
-        SnapshotCurrency::Matches
-    } else if current.scope == Scope::Excerpt {
-        SnapshotCurrency::ExcerptCannotMatch
-    } else {
-        SnapshotCurrency::Differs
-    };
+    let currency = chapter.currency();
     ChapterCheck {
         chapter: chapter.key_str(),
         title: chapter.manifest.chapter.title.clone(),
