@@ -159,6 +159,16 @@ impl PipelineConfig {
         1 + self.warmup_batches + self.batches
     }
 
+    /// Batches in the measured window: every batch from the iterator's
+    /// creation when there is no warm-up, else the measured ones.
+    pub fn window_batches(&self) -> u64 {
+        if self.warmup_batches == 0 {
+            self.total_batches()
+        } else {
+            self.batches
+        }
+    }
+
     /// Batches outstanding at most: prefetch_factor x workers.
     pub fn max_outstanding(&self) -> usize {
         self.prefetch_factor * self.workers

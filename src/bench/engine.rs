@@ -164,11 +164,7 @@ pub fn run(
         Some(p) => p.finish().map_err(RunError::Pool)?,
         None => Vec::new(),
     };
-    let window_batches = if cfg.warmup_batches == 0 {
-        total
-    } else {
-        cfg.batches
-    };
+    let window_batches = cfg.window_batches();
     Ok(Measured {
         wait,
         work,

@@ -184,11 +184,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         for &w in &r.works_ns {
             work.saturating_record(w.max(1));
         }
-        let window_batches = if settings.warmup_batches == 0 {
-            1 + settings.batches
-        } else {
-            settings.batches
-        };
+        let window_batches = cfg.window_batches();
         let measured = Measured {
             wait,
             work,
