@@ -81,6 +81,12 @@ pub(super) fn section_of(line: &str) -> Option<usize> {
     })
 }
 
+/// The cells of a Markdown table row, trimmed.
+pub(super) fn cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_matches('|');
+    inner.split('|').map(|c| c.trim().to_string()).collect()
+}
+
 /// Runs every check on the report's text.
 pub fn check(text: &str) -> ReportCheck {
     let mut present = [false; 7];
@@ -105,8 +111,7 @@ pub fn check(text: &str) -> ReportCheck {
         if current == Some(1) && line.trim_start().starts_with('|') {
             audit_line += 1;
             // The header and separator aside, a row's last cell is the response.
-            let cells: Vec<&str> = line.trim().trim_matches('|').split('|').collect();
-            if audit_line > 2 && cells.last().is_none_or(|c| c.trim().is_empty()) {
+            if audit_line > 2 && cells(line).last().is_none_or(|c| c.is_empty()) {
                 empty_responses += 1;
             }
         } else if current == Some(1) {

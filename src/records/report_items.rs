@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 
-// The sections and marks as the report check sees them, so the items and
-// the check never disagree about where a section starts or what a mark is.
-use super::report::{count_word, section_of};
+// Sections, marks and table cells as the report check reads them, so the
+// items and the check never disagree about what the report says.
+use super::report::{cells, count_word, section_of};
 
 /// A source-ledger row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,12 +46,6 @@ pub struct ReportItems {
     pub proposals: Vec<String>,
     /// Lines that should have made an item and could not, with why.
     pub unparsed: Vec<String>,
-}
-
-/// The cells of a Markdown table row, trimmed.
-fn cells(line: &str) -> Vec<String> {
-    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
-    inner.split('|').map(|c| c.trim().to_string()).collect()
 }
 
 fn is_separator(cells: &[String]) -> bool {
