@@ -136,7 +136,7 @@ impl Layout {
     /// The record file of a run: `records/<book>/<chapter>/<stem>.record.yaml`.
     pub fn record_file(&self, id: &RunId) -> PathBuf {
         self.records_dir(&id.chapter)
-            .join(format!("{}{RECORD_SUFFIX}", id.stem()))
+            .join(Self::record_name(&id.stem()))
     }
 
     /// The file name of a record, from its stem.
