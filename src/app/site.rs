@@ -387,15 +387,10 @@ fn chapter_files(
         templates.render(SITE_CHAPTER_TEMPLATE, &page)?.into_bytes(),
     ));
     // The raw records, so the page's links open them from disk.
-    let dir = project.layout().records_dir(&ch.key);
     for r in records {
-        let stem = r.run_id.stem();
-        let mut names = vec![crate::layout::Layout::record_name(&stem)];
-        names.extend(r.report.as_ref().map(|p| p.file.clone()));
-        names.extend(r.experiment.as_ref().map(|x| x.file.clone()));
-        for name in names {
-            let bytes =
-                std::fs::read(dir.join(&name)).map_err(|e| Error::io(dir.join(&name), e))?;
+        for path in crate::records::store::record_files(project.layout(), r) {
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
             files.push((format!("{}/{name}", records_path(ch)), bytes));
         }
     }
