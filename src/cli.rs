@@ -427,6 +427,12 @@ pub struct BenchArgs {
     /// rebuild, measured on PyTorch 2.15); 0 for none. Thread workers pay none
     #[arg(long, default_value_t = crate::bench::PYTORCH_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub receive_ms: f64,
+    /// Worker CPU in milliseconds for handing off each batch through the
+    /// worker's helper threads (the real DataLoader's feeder and resource
+    /// sharer, measured on PyTorch 2.15); 0 for none. `pipe` and thread
+    /// workers have no helpers and pay none
+    #[arg(long, default_value_t = crate::bench::PYTORCH_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub send_ms: f64,
     /// Which engine measures: this tool's own, or the real PyTorch
     /// DataLoader through the harness this tool ships (needs torch)
     #[arg(long, value_enum, default_value_t = EngineArg::Embedded)]

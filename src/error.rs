@@ -81,6 +81,7 @@ pub enum Knob {
     BatchSize,
     ConsumerMs,
     ReceiveMs,
+    SendMs,
     Workers,
     Batches,
     WarmupBatches,

@@ -7,7 +7,8 @@ use super::config::{PipelineConfig, ProducerKind};
 /// Ideal finish time (seconds) of each batch's step, in batch order.
 pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
     let n = cfg.total_batches() as usize;
-    let p = cfg.batch_cost().as_secs_f64();
+    // A worker's cost per batch: producing it and handing it off.
+    let p = (cfg.batch_cost() + cfg.send()).as_secs_f64();
     // The loop's own cost per batch: its work and taking the batch in.
     let c = (cfg.consumer() + cfg.receive()).as_secs_f64();
     let w = cfg.workers;
@@ -72,6 +73,7 @@ mod tests {
                 timer_slack_ns: 1,
                 delay_batch: None,
                 transport: Default::default(),
+                send_ns: 0,
                 socket_dir: None,
             },
             consumer_ns: 8_000_000,
@@ -93,6 +95,27 @@ mod tests {
         assert!((t40 - 0.384).abs() < 1e-9, "{t40}");
         let t200 = ideal_window(&cfg(ProducerKind::Sleep, 8, 200), 1);
         assert!((t200 - 1.664).abs() < 1e-9, "{t200}");
+    }
+
+    #[test]
+    fn the_send_cost_counts_only_for_process_workers_with_helper_threads() {
+        use crate::bench::config::Transport;
+        let base = cfg(ProducerKind::Spin, 4, 10);
+        let with_send = |kind, transport| {
+            let mut c = base.clone();
+            c.worker_kind = kind;
+            c.spec.transport = transport;
+            c.spec.send_ns = 1_000_000;
+            ideal_window(&c, 1)
+        };
+        let plain = ideal_window(&base, 1);
+        // CPU-bound on one CPU: 10 batches of 1 ms more worker CPU each.
+        for transport in [Transport::Queue, Transport::SharedFd] {
+            let t = with_send(WorkerKind::Process, transport);
+            assert!((t - (plain + 0.010)).abs() < 1e-9, "{transport}: {t}");
+        }
+        assert_eq!(with_send(WorkerKind::Process, Transport::Pipe), plain);
+        assert_eq!(with_send(WorkerKind::Thread, Transport::SharedFd), plain);
     }
 
     #[test]

@@ -79,6 +79,7 @@ mod tests {
             timer_slack_ns: 1,
             delay_batch: None,
             transport: Default::default(),
+            send_ns: 0,
             socket_dir: None,
         }
     }

@@ -207,8 +207,14 @@ pub fn footer(run: &BenchRun) -> String {
         s.worker_kind,
         match s.worker_kind {
             super::WorkerKind::Process => format!(
-                " ({} hand-off, {} ms loop CPU to take in a batch)",
-                s.transport, s.receive_ms
+                " ({} hand-off, {} ms loop CPU to take in a batch{})",
+                s.transport,
+                s.receive_ms,
+                if s.transport == super::Transport::Pipe {
+                    String::new()
+                } else {
+                    format!(", {} ms worker CPU to hand one off", s.send_ms)
+                }
             ),
             super::WorkerKind::Thread => String::new(),
         },

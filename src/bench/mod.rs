@@ -28,7 +28,9 @@ pub mod verdict;
 
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, RepeatResult, Row};
-pub use settings::{DEFAULT_BATCHES, Knob, PYTORCH_RECEIVE_MS, Settings, SettingsError};
+pub use settings::{
+    DEFAULT_BATCHES, Knob, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS, Settings, SettingsError,
+};
 pub use suite::{pinned, run_suite};
 pub use table_layout::{Column, TableHeader};
 pub use verdict::PipelineVerdict;

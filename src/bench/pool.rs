@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::config::{ProducerSpec, Transport};
+use super::config::{FEEDER_PART_OF_SEND, ProducerSpec, Transport};
 use super::dataset;
 use crate::sys;
 
@@ -628,7 +628,7 @@ fn die_before_sharing() -> bool {
 /// Serves the shelf on the worker's sharer socket: each connection sends an
 /// 8-byte batch index and gets that batch's descriptor back. The thread
 /// lives as long as the worker process.
-fn start_sharer(dir: &Path) -> io::Result<Shelf> {
+fn start_sharer(dir: &Path, serve: Duration) -> io::Result<Shelf> {
     let listener = UnixListener::bind(sharer_socket(dir, std::process::id()))?;
     let shelf: Shelf = Arc::default();
     let served = Arc::clone(&shelf);
@@ -650,6 +650,7 @@ fn start_sharer(dir: &Path) -> io::Result<Shelf> {
             // An unknown index gets the connection closed with nothing sent,
             // which the loop reads as a broken worker.
             if let Some(memory) = memory {
+                sys::spin_cpu(serve);
                 let _ = sys::send_fd(&conn, &memory);
             }
         }
@@ -668,9 +669,15 @@ impl HandOff {
                 "a queue transport without the pool's folder",
             )
         })?;
-        let shelf = match spec.transport {
-            Transport::SharedFd => Some(start_sharer(dir)?),
-            Transport::Pipe | Transport::Queue => None,
+        // The send cost: the feeder's part before each message it writes,
+        // the sharer's before each descriptor it sends.
+        let send = Duration::from_nanos(spec.send_ns);
+        let (shelf, feed) = match spec.transport {
+            Transport::SharedFd => {
+                let feed = send.mul_f64(FEEDER_PART_OF_SEND);
+                (Some(start_sharer(dir, send - feed)?), feed)
+            }
+            Transport::Pipe | Transport::Queue => (None, send),
         };
         // Every worker writes into the same pipe: a message goes in whole,
         // under the queue's lock, as multiprocessing.Queue's feeder does.
@@ -683,6 +690,10 @@ impl HandOff {
         let feeder = std::thread::spawn(move || -> io::Result<()> {
             let mut out = io::stdout().lock();
             for msg in rx {
+                // Only batches cost the feeder; the final stats do not.
+                if msg.first() != Some(&TAG_STATS) {
+                    sys::spin_cpu(feed);
+                }
                 sys::lock_exclusive(&lock)?;
                 let written = out.write_all(&msg).and_then(|()| out.flush());
                 sys::unlock(&lock)?;

@@ -77,6 +77,10 @@ pub struct Settings {
     /// written before this knob existed had none).
     #[serde(default)]
     pub receive_ms: f64,
+    /// Worker CPU per batch for handing it off through helper threads, in
+    /// ms (run files written before this knob existed had none).
+    #[serde(default)]
+    pub send_ms: f64,
 }
 
 /// The real DataLoader's loop CPU per batch received from a worker process,
@@ -84,6 +88,13 @@ pub struct Settings {
 /// workers (no CPU contention), batch 32 x 64 floats, one CPU. About a third
 /// of it comes before the loop asks the worker's sharer for the descriptor.
 pub const PYTORCH_RECEIVE_MS: f64 = 0.42;
+
+/// The real DataLoader's worker CPU per batch spent by its helper threads,
+/// in ms: the queue's feeder thread (pickling, moving the storage to shared
+/// memory) 0.14 ms and the resource sharer thread (the handshake, sending
+/// the descriptor) 0.21 ms, measured on PyTorch 2.15 like the receive cost
+/// (per-thread CPU of a 306-batch run less a 106-batch run, divided by 200).
+pub const PYTORCH_SEND_MS: f64 = 0.35;
 
 /// Run files written before `transport` existed: their workers used the pipe.
 fn pipe_before_transports() -> super::config::Transport {
@@ -115,6 +126,7 @@ impl Settings {
             // PyTorch's own hand-off on Linux, since the chapter is about it.
             transport: super::config::Transport::SharedFd,
             receive_ms: PYTORCH_RECEIVE_MS,
+            send_ms: PYTORCH_SEND_MS,
         }
     }
 
@@ -126,6 +138,7 @@ impl Settings {
             (CostMs, self.cost_ms),
             (ConsumerMs, self.consumer_ms),
             (ReceiveMs, self.receive_ms),
+            (SendMs, self.send_ms),
         ] {
             if !ms.is_finite() || ms < 0.0 {
                 return Err(SettingsError::new(
@@ -228,6 +241,7 @@ impl Settings {
                 timer_slack_ns: self.timer_slack_ns,
                 delay_batch: self.delay_batch,
                 transport: self.transport,
+                send_ns: config::ms_to_ns(self.send_ms),
                 socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
@@ -259,14 +273,16 @@ mod tests {
     }
 
     #[test]
-    fn settings_written_before_transports_and_receive_cost_read_as_what_ran() {
+    fn settings_written_before_transports_and_hand_off_costs_read_as_what_ran() {
         let mut old = serde_json::to_value(Settings::chapter_defaults()).unwrap();
         let fields = old.as_object_mut().unwrap();
         fields.remove("transport");
         fields.remove("receive_ms");
+        fields.remove("send_ms");
         let read: Settings = serde_json::from_value(old).unwrap();
         assert_eq!(read.transport, super::super::config::Transport::Pipe);
         assert_eq!(read.receive_ms, 0.0);
+        assert_eq!(read.send_ms, 0.0);
     }
 
     #[test]

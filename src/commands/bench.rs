@@ -36,6 +36,7 @@ fn settings(args: &BenchArgs) -> Settings {
         watchdog_ms: args.watchdog_ms,
         transport: args.transport.into(),
         receive_ms: args.receive_ms,
+        send_ms: args.send_ms,
     }
 }
 

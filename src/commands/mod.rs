@@ -79,6 +79,7 @@ fn knob_flag(knob: Knob) -> &'static str {
         Knob::BatchSize => "--batch-size",
         Knob::ConsumerMs => "--consumer-ms",
         Knob::ReceiveMs => "--receive-ms",
+        Knob::SendMs => "--send-ms",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
         Knob::WarmupBatches => "--warmup-batches",

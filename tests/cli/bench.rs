@@ -40,6 +40,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         watchdog_ms: None,
         transport: Transport::Pipe,
         receive_ms: 0.0,
+        send_ms: 0.0,
     }
 }
 
@@ -161,6 +162,36 @@ fn the_receive_cost_is_loop_cpu_per_batch_from_worker_processes_only() {
         research_companion::bench::bound::ideal_window(&without, 1),
     );
     assert!(with > without, "{with} vs {without}");
+}
+
+#[test]
+fn the_send_cost_is_worker_cpu_per_batch_for_helper_thread_transports_only() {
+    let _g = lock();
+    let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
+    s.send_ms = 2.0;
+    let workers_cpu_ms = |transport| {
+        let mut s = s.clone();
+        s.transport = transport;
+        let cfg = s.pipeline(ProducerKind::Sleep, 3);
+        let m = run_one(&cfg);
+        let ms = m.workers.iter().map(|w| w.cpu_ns).sum::<u64>() as f64 / 1e6;
+        (ms, cfg.total_batches() as f64)
+    };
+    // Sleeping producers use next to no CPU: what the workers use is the
+    // helpers' send cost, paid once for every batch.
+    for transport in [Transport::Queue, Transport::SharedFd] {
+        let (ms, batches) = workers_cpu_ms(transport);
+        assert!(
+            ms >= 0.99 * batches * s.send_ms,
+            "{transport}: {ms} ms of worker CPU for {batches} batches"
+        );
+    }
+    // The pipe has no helper threads to pay it.
+    let (ms, batches) = workers_cpu_ms(Transport::Pipe);
+    assert!(
+        ms < batches * s.send_ms / 2.0,
+        "pipe: {ms} ms of worker CPU for {batches} batches"
+    );
 }
 
 #[test]
@@ -413,6 +444,7 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--cost-ms", "NaN"], "must be a number from 0 to 60000, got NaN".into()),
         (vec!["--consumer-ms", "inf"], "must be a number from 0 to 60000, got inf".into()),
         (vec!["--receive-ms", "-0.5"], "'--receive-ms <RECEIVE_MS>': must be a number from 0 to 60000, got -0.5".into()),
+        (vec!["--send-ms", "nan"], "'--send-ms <SEND_MS>': must be a number from 0 to 60000, got nan".into()),
         (vec!["--workers", "0,300"], not_in("300", "0..=256")),
         (vec!["--prefetch-factor", "0"], not_in("0", "1..=64")),
         (vec!["--batches", "0"], not_in("0", "1..=1000000")),
