@@ -66,11 +66,12 @@ fn colour_verdicts(text: &str) -> String {
     };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    const WORDS: [(&str, AnsiColor); 6] = [
+    const WORDS: [(&str, AnsiColor); 7] = [
         ("NOT_REPRODUCED", AnsiColor::Red),
         ("QUOTE_MISSING", AnsiColor::Red),
         ("NOT_COMPARABLE", AnsiColor::Yellow),
         ("magnitude differs", AnsiColor::Yellow),
+        ("model limit", AnsiColor::Yellow),
         ("REPRODUCED", AnsiColor::Green),
         ("UNRUN", AnsiColor::Yellow),
     ];

@@ -304,6 +304,29 @@ pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
         .collect()
 }
 
+/// The cells a metric reads: (producer, workers, column), as in
+/// `spin.w8.wait_mean`.
+pub fn cells_used(metric: &str) -> Vec<(ProducerKind, usize, String)> {
+    let env = environment();
+    let Ok(expr) = env.compile_expression(metric) else {
+        return Vec::new();
+    };
+    let mut cells: Vec<_> = expr
+        .undeclared_variables(true)
+        .into_iter()
+        .filter_map(|path| {
+            let mut parts = path.splitn(3, '.');
+            let (p, w, column) = (parts.next()?, parts.next()?, parts.next()?);
+            let producer =
+                <ProducerKind as strum::IntoEnumIterator>::iter().find(|k| k.ident() == p)?;
+            let workers = w.strip_prefix('w')?.parse().ok()?;
+            Some((producer, workers, column.to_string()))
+        })
+        .collect();
+    cells.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)));
+    cells
+}
+
 /// The claims' ids and quoted sentences, without checking their metrics
 /// (for telling which claims an edit of the prose touches).
 pub fn quotes(path: &Path) -> Result<Vec<(String, String)>> {

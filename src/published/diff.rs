@@ -75,6 +75,13 @@ pub struct ClaimResult {
     pub magnitude_within: Option<f64>,
     /// Set when the direction holds but the size does not: the ratio.
     pub magnitude_differs: Option<f64>,
+    /// Set when the evidence is the embedded engine's and the metric reads
+    /// the wait or the work of CPU-bound workers that outnumber the CPUs:
+    /// rows where the engine's wait has run short of the real DataLoader's
+    /// (README, "Engine against PyTorch"). Names the row: `spin, 8 workers
+    /// on 1 CPU`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_limit: Option<String>,
     pub verdict: ClaimVerdict,
     /// Why, for NOT_COMPARABLE and UNRUN.
     pub reason: Option<String>,
@@ -91,6 +98,9 @@ impl ClaimResult {
         let mut s = self.verdict.to_string();
         if let Some(r) = self.magnitude_differs {
             s.push_str(&format!(", magnitude differs (x{})", short_ratio(r)));
+        }
+        if let Some(row) = &self.model_limit {
+            s.push_str(&format!(", model limit ({row})"));
         }
         if !self.quote_found {
             s.push_str(", QUOTE_MISSING");
@@ -284,6 +294,7 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
         criterion: c.reproduce.to_string(),
         magnitude_within: c.magnitude.map(|m| m.within),
         magnitude_differs: None,
+        model_limit: None,
         verdict: ClaimVerdict::Unrun,
         reason,
         quote_found,
@@ -360,7 +371,30 @@ fn check_claim(
     {
         result.magnitude_differs = Some(ratio);
     }
+    result.model_limit = model_limit(&c.metric, run);
     result
+}
+
+/// The model limit a claim's evidence falls under (see
+/// [`ClaimResult::model_limit`]): the first such row the metric reads.
+fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
+    if run.reference.is_some() {
+        return None; // the real DataLoader measured it
+    }
+    let cpus = run.cpus_used.len();
+    claims::cells_used(metric)
+        .into_iter()
+        .find(|(producer, workers, column)| {
+            *producer != ProducerKind::Sleep
+                && *workers > cpus
+                && (column.starts_with("wait") || column == "work")
+        })
+        .map(|(producer, workers, _)| {
+            format!(
+                "{producer}, {workers} workers on {cpus} CPU{}",
+                if cpus == 1 { "" } else { "s" }
+            )
+        })
 }
 
 #[cfg(test)]
@@ -408,6 +442,65 @@ mod tests {
                 .flat_map(|r| &r.cells)
                 .all(|x| x.ratio == Some(1.0))
         );
+    }
+
+    #[test]
+    fn the_engines_wait_and_work_under_cpu_bound_oversubscription_carry_the_model_limit() {
+        let tables = chapter06_tables();
+        let claims = claims06(&tables);
+        let limited = |c: &Comparison| -> Vec<String> {
+            c.claims
+                .iter()
+                .filter(|r| r.model_limit.is_some())
+                .map(|r| r.id.clone())
+                .collect()
+        };
+        let embedded = compare(
+            &tables,
+            &[],
+            Some(&claims),
+            &prose06(),
+            &run_like(&tables, 1),
+        );
+        // The wait, wait-fraction, work and step claims read spin rows with
+        // 8 workers on 1 CPU; the ex/s claims do not read wait or work.
+        assert_eq!(
+            limited(&embedded),
+            [
+                "spin-wait-mean-62.8-to-28.1",
+                "spin-wait-frac-0.89-to-0.39",
+                "spin-work-7.8-to-43.2",
+                "spin-step-five-times-slower"
+            ]
+        );
+        let r = verdict(&embedded, "spin-wait-mean-62.8-to-28.1");
+        assert_eq!(r.verdict, ClaimVerdict::Reproduced);
+        assert_eq!(
+            r.verdict_with_flags(),
+            "REPRODUCED, model limit (spin, 8 workers on 1 CPU)"
+        );
+        // Measured by the real DataLoader: no model, no limit.
+        let mut pytorch = run_like(&tables, 1);
+        pytorch.reference = Some(crate::bench::reference::Reference {
+            engine: "pytorch".into(),
+            python: "3.11.7".into(),
+            torch: "2.15.0".into(),
+            sharing_strategy: "file_descriptor".into(),
+            start_method: "fork".into(),
+        });
+        let c = compare(&tables, &[], Some(&claims), &prose06(), &pytorch);
+        assert!(limited(&c).is_empty());
+        // With as many CPUs as workers the workers do not queue for a CPU;
+        // the CPU precondition then makes the claims NOT_COMPARABLE, and no
+        // limit is named.
+        let c = compare(
+            &tables,
+            &[],
+            Some(&claims),
+            &prose06(),
+            &run_like(&tables, 8),
+        );
+        assert!(limited(&c).is_empty());
     }
 
     #[test]
@@ -508,7 +601,7 @@ mod tests {
         );
         assert_eq!(
             r.verdict_with_flags(),
-            "REPRODUCED, magnitude differs (x0.00712)"
+            "REPRODUCED, magnitude differs (x0.00712), model limit (spin, 8 workers on 1 CPU)"
         );
         // A claim within its band is not flagged.
         assert!(

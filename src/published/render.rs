@@ -117,6 +117,12 @@ pub fn claims_text(c: &Comparison) -> String {
                 super::diff::short_ratio(r.magnitude_within.unwrap_or(1.0))
             );
         }
+        if let Some(row) = &r.model_limit {
+            let _ = writeln!(
+                s,
+                "      model limit ({row}): the embedded engine measured it, and in such rows its wait has run short of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it"
+            );
+        }
         if !r.quote_found {
             let _ = writeln!(
                 s,
