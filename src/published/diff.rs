@@ -488,8 +488,10 @@ mod tests {
             sharing_strategy: "file_descriptor".into(),
             start_method: "fork".into(),
         });
+        assert!(render::verdict_summary(&embedded).ends_with("; 4 under a model limit"));
         let c = compare(&tables, &[], Some(&claims), &prose06(), &pytorch);
         assert!(limited(&c).is_empty());
+        assert!(!render::verdict_summary(&c).contains("model limit"));
         // With as many CPUs as workers the workers do not queue for a CPU;
         // the CPU precondition then makes the claims NOT_COMPARABLE, and no
         // limit is named.

@@ -29,13 +29,19 @@ pub fn verdict_summary(c: &Comparison) -> String {
         .filter(|r| r.magnitude_differs.is_some())
         .count();
     let missing = c.claims.iter().filter(|r| !r.quote_found).count();
+    let limited = c.claims.iter().filter(|r| r.model_limit.is_some()).count();
     format!(
-        "{} claims: {} REPRODUCED ({differs} of them magnitude differs), {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN; {missing} QUOTE_MISSING",
+        "{} claims: {} REPRODUCED ({differs} of them magnitude differs), {} NOT_REPRODUCED, {} NOT_COMPARABLE, {} UNRUN; {missing} QUOTE_MISSING{}",
         c.claims.len(),
         count(ClaimVerdict::Reproduced),
         count(ClaimVerdict::NotReproduced),
         count(ClaimVerdict::NotComparable),
-        count(ClaimVerdict::Unrun)
+        count(ClaimVerdict::Unrun),
+        if limited > 0 {
+            format!("; {limited} under a model limit")
+        } else {
+            String::new()
+        }
     )
 }
 
