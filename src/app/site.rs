@@ -179,7 +179,11 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
     let tone = match c.verdict {
         _ if !c.quote_found => "bad",
         V::NotReproduced => "bad",
-        V::Reproduced if c.magnitude_differs.is_some() || !c.prose_consistent => "warn",
+        V::Reproduced
+            if c.magnitude_differs.is_some() || c.model_limit.is_some() || !c.prose_consistent =>
+        {
+            "warn"
+        }
         V::Reproduced => "ok",
         V::NotComparable => "warn",
         V::Unrun => "none",

@@ -124,7 +124,10 @@ fn the_chapter_page_shows_each_claim_with_its_verdict() {
             "spin-work-7.8-to-43.2",
             "REPRODUCED, magnitude differs (x1.50)",
         ),
-        ("spin-step-five-times-slower", "REPRODUCED"),
+        (
+            "spin-step-five-times-slower",
+            "REPRODUCED, model limit (spin, 8 workers on 1 CPU)",
+        ),
     ];
     assert_eq!(rows.len(), claims.len(), "{rows:#?}");
     for (id, verdict) in claims {
@@ -135,6 +138,20 @@ fn the_chapter_page_shows_each_claim_with_its_verdict() {
         assert!(row.contains(verdict), "{id}: {row}");
         assert!(row.contains("Criterion:"), "{row}");
     }
+    // A verdict under a model limit is shown as a warning, not a plain
+    // success; one without flags is a success.
+    let tone = |id: &str| {
+        let tr = Selector::parse("table.claims tbody tr").unwrap();
+        let label = Selector::parse("span.label").unwrap();
+        let row = doc
+            .select(&tr)
+            .find(|r| r.text().collect::<String>().contains(id))
+            .unwrap();
+        let class = row.select(&label).next().unwrap().value().attr("class");
+        class.unwrap_or_default().to_string()
+    };
+    assert_eq!(tone("spin-step-five-times-slower"), "label warn");
+    assert_eq!(tone("spin-454-vs-449"), "label ok");
     // Every verdict colour has its words beside it.
     let labels = Selector::parse("span.label").unwrap();
     assert!(
