@@ -455,13 +455,8 @@ mod tests {
                 .map(|r| r.id.clone())
                 .collect()
         };
-        let embedded = compare(
-            &tables,
-            &[],
-            Some(&claims),
-            &prose06(),
-            &run_like(&tables, 1),
-        );
+        let check = |run: &BenchRun| compare(&tables, &[], Some(&claims), &prose06(), run);
+        let embedded = check(&run_like(&tables, 1));
         // The wait, wait-fraction, work and step claims read spin rows with
         // 8 workers on 1 CPU; the ex/s claims do not read wait or work.
         assert_eq!(
@@ -489,20 +484,13 @@ mod tests {
             start_method: "fork".into(),
         });
         assert!(render::verdict_summary(&embedded).ends_with("; 4 under a model limit"));
-        let c = compare(&tables, &[], Some(&claims), &prose06(), &pytorch);
+        let c = check(&pytorch);
         assert!(limited(&c).is_empty());
         assert!(!render::verdict_summary(&c).contains("model limit"));
         // With as many CPUs as workers the workers do not queue for a CPU;
         // the CPU precondition then makes the claims NOT_COMPARABLE, and no
         // limit is named.
-        let c = compare(
-            &tables,
-            &[],
-            Some(&claims),
-            &prose06(),
-            &run_like(&tables, 8),
-        );
-        assert!(limited(&c).is_empty());
+        assert!(limited(&check(&run_like(&tables, 8))).is_empty());
     }
 
     #[test]
