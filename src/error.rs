@@ -82,6 +82,7 @@ pub enum Knob {
     ConsumerMs,
     ReceiveMs,
     SendMs,
+    SwitchIntervalMs,
     Workers,
     Batches,
     WarmupBatches,

@@ -223,19 +223,31 @@ pub fn thread_usage() -> ThreadUsage {
 
 /// Burns CPU until the calling thread has used `d` of CPU time.
 pub fn spin_cpu(d: Duration) {
+    spin_cpu_with(d, || {});
+}
+
+/// As [`spin_cpu`], calling `between` between pieces of about a microsecond.
+pub fn spin_cpu_with(d: Duration, mut between: impl FnMut()) {
     let target = d.as_nanos() as u64;
     let start = thread_cpu_ns();
     while thread_cpu_ns().saturating_sub(start) < target {
         busy_chunk();
+        between();
     }
 }
 
 /// Burns CPU until the wall clock passes `d` from now, whether or not this
 /// thread was running meanwhile.
 pub fn spin_wall(d: Duration) {
+    spin_wall_with(d, || {});
+}
+
+/// As [`spin_wall`], calling `between` between pieces of about a microsecond.
+pub fn spin_wall_with(d: Duration, mut between: impl FnMut()) {
     let deadline = std::time::Instant::now() + d;
     while std::time::Instant::now() < deadline {
         busy_chunk();
+        between();
     }
 }
 

@@ -74,6 +74,7 @@ mod tests {
                 delay_batch: None,
                 transport: Default::default(),
                 send_ns: 0,
+                switch_interval_ns: 0,
                 socket_dir: None,
             },
             consumer_ns: 8_000_000,

@@ -6,23 +6,38 @@
 use std::time::Duration;
 
 use super::config::{ProducerKind, ProducerSpec};
+use super::gil::Gil;
 use crate::sys;
 
-/// Pays one sample's cost on the calling thread.
-pub fn pay(kind: ProducerKind, cost: Duration) {
+/// Pays one sample's cost on the calling thread. With `gil`, the thread
+/// holds it as a Python producer would: it lets go while it sleeps and
+/// hands it over when asked while it computes.
+pub fn pay(kind: ProducerKind, cost: Duration, gil: Option<&Gil>) {
     if cost.is_zero() {
         return;
     }
+    let between = || {
+        if let Some(g) = gil {
+            g.yield_if_asked();
+        }
+    };
     match kind {
-        ProducerKind::Sleep => std::thread::sleep(cost),
-        ProducerKind::Spin => sys::spin_cpu(cost),
-        ProducerKind::SpinWall => sys::spin_wall(cost),
+        ProducerKind::Sleep => match gil {
+            Some(g) => {
+                g.release();
+                std::thread::sleep(cost);
+                g.take();
+            }
+            None => std::thread::sleep(cost),
+        },
+        ProducerKind::Spin => sys::spin_cpu_with(cost, between),
+        ProducerKind::SpinWall => sys::spin_wall_with(cost, between),
     }
 }
 
 /// Fetches one sample: pays the cost, then builds its tensor.
-pub fn fetch_sample(spec: &ProducerSpec, index: u64) -> Vec<f32> {
-    pay(spec.producer, Duration::from_nanos(spec.cost_ns));
+pub fn fetch_sample(spec: &ProducerSpec, index: u64, gil: Option<&Gil>) -> Vec<f32> {
+    pay(spec.producer, Duration::from_nanos(spec.cost_ns), gil);
     let mut state = spec.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (0..spec.sample_floats)
         .map(|_| {
@@ -35,6 +50,11 @@ pub fn fetch_sample(spec: &ProducerSpec, index: u64) -> Vec<f32> {
 /// Produces batch `batch` (samples batch x size .. (batch + 1) x size, as a
 /// sequential sampler would) and collates it into one buffer.
 pub fn produce_batch(spec: &ProducerSpec, batch: u64) -> Vec<f32> {
+    produce_batch_under(spec, batch, None)
+}
+
+/// As [`produce_batch`], holding `gil` as a Python worker's main thread does.
+pub fn produce_batch_under(spec: &ProducerSpec, batch: u64, gil: Option<&Gil>) -> Vec<f32> {
     if let Some((slow, ms)) = spec.delay_batch
         && slow == batch
     {
@@ -42,7 +62,7 @@ pub fn produce_batch(spec: &ProducerSpec, batch: u64) -> Vec<f32> {
     }
     let first = batch * spec.batch_size as u64;
     let samples: Vec<Vec<f32>> = (0..spec.batch_size as u64)
-        .map(|k| fetch_sample(spec, first + k))
+        .map(|k| fetch_sample(spec, first + k, gil))
         .collect();
     let mut out = Vec::with_capacity(spec.batch_size * spec.sample_floats);
     for s in &samples {
@@ -80,6 +100,7 @@ mod tests {
             delay_batch: None,
             transport: Default::default(),
             send_ns: 0,
+            switch_interval_ns: 0,
             socket_dir: None,
         }
     }
@@ -94,6 +115,6 @@ mod tests {
         );
         assert_eq!(produce_batch(&s, 0).len(), 32);
         // Batch 1 holds samples 4..8.
-        assert_eq!(&produce_batch(&s, 1)[..8], &fetch_sample(&s, 4)[..]);
+        assert_eq!(&produce_batch(&s, 1)[..8], &fetch_sample(&s, 4, None)[..]);
     }
 }

@@ -213,7 +213,15 @@ pub fn footer(run: &BenchRun) -> String {
                 if s.transport == super::Transport::Pipe {
                     String::new()
                 } else {
-                    format!(", {} ms worker CPU to hand one off", s.send_ms)
+                    format!(
+                        ", {} ms worker CPU to hand one off, interpreter lock {}",
+                        s.send_ms,
+                        if s.switch_interval_ms > 0.0 {
+                            format!("switching every {} ms", s.switch_interval_ms)
+                        } else {
+                            "off".to_string()
+                        }
+                    )
                 }
             ),
             super::WorkerKind::Thread => String::new(),

@@ -15,6 +15,7 @@ pub mod config;
 pub mod dataset;
 pub mod engine;
 pub mod export;
+pub mod gil;
 pub mod histogram;
 pub mod interrupt;
 pub mod pool;
@@ -29,7 +30,8 @@ pub mod verdict;
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, RepeatResult, Row};
 pub use settings::{
-    DEFAULT_BATCHES, Knob, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS, Settings, SettingsError,
+    CPYTHON_SWITCH_INTERVAL_MS, DEFAULT_BATCHES, Knob, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
+    Settings, SettingsError,
 };
 pub use suite::{pinned, run_suite};
 pub use table_layout::{Column, TableHeader};

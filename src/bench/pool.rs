@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use super::config::{FEEDER_PART_OF_SEND, ProducerSpec, Transport};
 use super::dataset;
+use super::gil::Gil;
 use crate::sys;
 
 /// The hidden subcommand a worker process runs.
@@ -558,9 +559,20 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     let _ = sys::set_timer_slack(spec.timer_slack_ns);
     let mut stdin = io::stdin().lock();
     let mut word = [0u8; 8];
-    let mut hand_off = HandOff::new(&spec)?;
+    // The interpreter lock the worker's threads share, when its helpers
+    // run Python code as PyTorch's do. The main thread holds it except
+    // while it waits for an index or sleeps.
+    let gil = (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
+        .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))));
+    let holding = |on: bool| {
+        if let Some(g) = &gil {
+            if on { g.take() } else { g.release() }
+        }
+    };
+    let mut hand_off = HandOff::new(&spec, gil.clone())?;
     loop {
-        if stdin.read_exact(&mut word).is_err() {
+        let read = stdin.read_exact(&mut word);
+        if read.is_err() {
             return hand_off.finish(); // the parent went away
         }
         let index = u64::from_le_bytes(word);
@@ -574,7 +586,8 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
             hand_off.send(msg)?;
             return hand_off.finish();
         }
-        let data = dataset::produce_batch(&spec, index);
+        holding(true);
+        let data = dataset::produce_batch_under(&spec, index, gil.as_deref());
         let mut bytes = Vec::with_capacity(data.len() * 4);
         for v in &data {
             bytes.extend_from_slice(&v.to_le_bytes());
@@ -598,6 +611,8 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
             msg.extend_from_slice(&bytes);
         }
         hand_off.send(msg)?;
+        // Back to waiting for an index: a blocking call lets go of the lock.
+        holding(false);
     }
 }
 
@@ -614,6 +629,15 @@ enum HandOff {
     },
 }
 
+/// Runs a helper thread's Python work: under the worker's interpreter
+/// lock when there is one.
+fn python(gil: Option<&Gil>, work: impl FnOnce()) {
+    match gil {
+        Some(g) => g.with(work),
+        None => work(),
+    }
+}
+
 /// Shared-memory batches a worker made and the loop has not fetched yet.
 type Shelf = Arc<Mutex<HashMap<u64, std::fs::File>>>;
 
@@ -628,7 +652,7 @@ fn die_before_sharing() -> bool {
 /// Serves the shelf on the worker's sharer socket: each connection sends an
 /// 8-byte batch index and gets that batch's descriptor back. The thread
 /// lives as long as the worker process.
-fn start_sharer(dir: &Path, serve: Duration) -> io::Result<Shelf> {
+fn start_sharer(dir: &Path, serve: Duration, gil: Option<Arc<Gil>>) -> io::Result<Shelf> {
     let listener = UnixListener::bind(sharer_socket(dir, std::process::id()))?;
     let shelf: Shelf = Arc::default();
     let served = Arc::clone(&shelf);
@@ -650,7 +674,7 @@ fn start_sharer(dir: &Path, serve: Duration) -> io::Result<Shelf> {
             // An unknown index gets the connection closed with nothing sent,
             // which the loop reads as a broken worker.
             if let Some(memory) = memory {
-                sys::spin_cpu(serve);
+                python(gil.as_deref(), || sys::spin_cpu(serve));
                 let _ = sys::send_fd(&conn, &memory);
             }
         }
@@ -659,7 +683,7 @@ fn start_sharer(dir: &Path, serve: Duration) -> io::Result<Shelf> {
 }
 
 impl HandOff {
-    fn new(spec: &ProducerSpec) -> io::Result<Self> {
+    fn new(spec: &ProducerSpec, gil: Option<Arc<Gil>>) -> io::Result<Self> {
         if spec.transport == Transport::Pipe {
             return Ok(HandOff::Pipe(io::stdout().lock()));
         }
@@ -675,7 +699,7 @@ impl HandOff {
         let (shelf, feed) = match spec.transport {
             Transport::SharedFd => {
                 let feed = send.mul_f64(FEEDER_PART_OF_SEND);
-                (Some(start_sharer(dir, send - feed)?), feed)
+                (Some(start_sharer(dir, send - feed, gil.clone())?), feed)
             }
             Transport::Pipe | Transport::Queue => (None, send),
         };
@@ -692,7 +716,7 @@ impl HandOff {
             for msg in rx {
                 // Only batches cost the feeder; the final stats do not.
                 if msg.first() != Some(&TAG_STATS) {
-                    sys::spin_cpu(feed);
+                    python(gil.as_deref(), || sys::spin_cpu(feed));
                 }
                 sys::lock_exclusive(&lock)?;
                 let written = out.write_all(&msg).and_then(|()| out.flush());

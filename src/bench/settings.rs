@@ -81,6 +81,11 @@ pub struct Settings {
     /// ms (run files written before this knob existed had none).
     #[serde(default)]
     pub send_ms: f64,
+    /// The switch interval of each worker process's modelled interpreter
+    /// lock, in ms; 0 for none (run files written before this knob existed
+    /// had none).
+    #[serde(default)]
+    pub switch_interval_ms: f64,
 }
 
 /// The real DataLoader's loop CPU per batch received from a worker process,
@@ -95,6 +100,11 @@ pub const PYTORCH_RECEIVE_MS: f64 = 0.42;
 /// the descriptor) 0.21 ms, measured on PyTorch 2.15 like the receive cost
 /// (per-thread CPU of a 306-batch run less a 106-batch run, divided by 200).
 pub const PYTORCH_SEND_MS: f64 = 0.35;
+
+/// CPython's default switch interval (`sys.getswitchinterval()`), in ms: how
+/// long a thread waits for the interpreter lock before it asks the holder
+/// to let go.
+pub const CPYTHON_SWITCH_INTERVAL_MS: f64 = 5.0;
 
 /// Run files written before `transport` existed: their workers used the pipe.
 fn pipe_before_transports() -> super::config::Transport {
@@ -127,6 +137,7 @@ impl Settings {
             transport: super::config::Transport::SharedFd,
             receive_ms: PYTORCH_RECEIVE_MS,
             send_ms: PYTORCH_SEND_MS,
+            switch_interval_ms: CPYTHON_SWITCH_INTERVAL_MS,
         }
     }
 
@@ -139,6 +150,7 @@ impl Settings {
             (ConsumerMs, self.consumer_ms),
             (ReceiveMs, self.receive_ms),
             (SendMs, self.send_ms),
+            (SwitchIntervalMs, self.switch_interval_ms),
         ] {
             if !ms.is_finite() || ms < 0.0 {
                 return Err(SettingsError::new(
@@ -242,6 +254,7 @@ impl Settings {
                 delay_batch: self.delay_batch,
                 transport: self.transport,
                 send_ns: config::ms_to_ns(self.send_ms),
+                switch_interval_ns: config::ms_to_ns(self.switch_interval_ms),
                 socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
@@ -279,10 +292,12 @@ mod tests {
         fields.remove("transport");
         fields.remove("receive_ms");
         fields.remove("send_ms");
+        fields.remove("switch_interval_ms");
         let read: Settings = serde_json::from_value(old).unwrap();
         assert_eq!(read.transport, super::super::config::Transport::Pipe);
         assert_eq!(read.receive_ms, 0.0);
         assert_eq!(read.send_ms, 0.0);
+        assert_eq!(read.switch_interval_ms, 0.0);
     }
 
     #[test]

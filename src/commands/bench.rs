@@ -37,6 +37,7 @@ fn settings(args: &BenchArgs) -> Settings {
         transport: args.transport.into(),
         receive_ms: args.receive_ms,
         send_ms: args.send_ms,
+        switch_interval_ms: args.switch_interval_ms,
     }
 }
 

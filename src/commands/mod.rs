@@ -80,6 +80,7 @@ fn knob_flag(knob: Knob) -> &'static str {
         Knob::ConsumerMs => "--consumer-ms",
         Knob::ReceiveMs => "--receive-ms",
         Knob::SendMs => "--send-ms",
+        Knob::SwitchIntervalMs => "--switch-interval-ms",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
         Knob::WarmupBatches => "--warmup-batches",

@@ -41,6 +41,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         transport: Transport::Pipe,
         receive_ms: 0.0,
         send_ms: 0.0,
+        switch_interval_ms: 0.0,
     }
 }
 
@@ -104,6 +105,36 @@ fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
         run_one(&small(ProducerKind::Sleep, WorkerKind::Thread).pipeline(ProducerKind::Sleep, 3));
     digests.push((Transport::Pipe, m.data_digest));
     assert!(digests.iter().all(|d| d.1 == digests[0].1), "{digests:?}");
+}
+
+#[test]
+fn with_the_interpreter_lock_every_producer_delivers_every_batch_unchanged() {
+    // The worker's main thread, feeder and sharer share one lock with a
+    // short switch interval, so it changes hands many times in a run.
+    let _g = lock();
+    for producer in [
+        ProducerKind::Sleep,
+        ProducerKind::Spin,
+        ProducerKind::SpinWall,
+    ] {
+        let mut s = small(producer, WorkerKind::Process);
+        s.send_ms = 0.2;
+        let without = run_one(&s.pipeline(producer, 3)).data_digest;
+        for transport in [Transport::Queue, Transport::SharedFd] {
+            s.transport = transport;
+            s.switch_interval_ms = 0.2;
+            let cfg = s.pipeline(producer, 3);
+            let m = run_one(&cfg);
+            let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+            assert_eq!(
+                order,
+                (0..cfg.total_batches()).collect::<Vec<_>>(),
+                "{producer} {transport}"
+            );
+            assert_eq!(m.data_digest, without, "{producer} {transport}");
+            assert_eq!(m.workers.len(), 3, "{producer} {transport}");
+        }
+    }
 }
 
 #[test]
@@ -445,6 +476,7 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--consumer-ms", "inf"], "must be a number from 0 to 60000, got inf".into()),
         (vec!["--receive-ms", "-0.5"], "'--receive-ms <RECEIVE_MS>': must be a number from 0 to 60000, got -0.5".into()),
         (vec!["--send-ms", "nan"], "'--send-ms <SEND_MS>': must be a number from 0 to 60000, got nan".into()),
+        (vec!["--switch-interval-ms", "-5"], "'--switch-interval-ms <SWITCH_INTERVAL_MS>': must be a number from 0 to 60000, got -5".into()),
         (vec!["--workers", "0,300"], not_in("300", "0..=256")),
         (vec!["--prefetch-factor", "0"], not_in("0", "1..=64")),
         (vec!["--batches", "0"], not_in("0", "1..=1000000")),

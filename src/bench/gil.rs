@@ -1,0 +1,144 @@
+//! A worker process's global interpreter lock, as CPython 3 runs it: one
+//! thread holds it while it runs Python code; a thread that wants it waits
+//! on a condition for the switch interval (`sys.getswitchinterval()`, 5 ms
+//! by default), and if the holder has not let go by then it asks the holder
+//! to drop it. The holder checks for that request between pieces of work,
+//! drops the lock, waits until the asker has taken it, then queues for it
+//! again. So a helper thread of a worker whose main thread is busy computing
+//! in Python gets to run its own Python code only after up to one interval,
+//! plus however long the holder takes to be scheduled and notice.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// CPython's default switch interval.
+pub const SWITCH_INTERVAL: Duration = Duration::from_millis(5);
+
+/// The lock and its drop request.
+#[derive(Debug)]
+pub struct Gil {
+    state: Mutex<State>,
+    changed: Condvar,
+    drop_request: AtomicBool,
+    interval: Duration,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    held: bool,
+    /// How many times the lock has changed hands.
+    switches: u64,
+}
+
+impl Gil {
+    pub fn new(interval: Duration) -> Self {
+        Gil {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            drop_request: AtomicBool::new(false),
+            interval,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the lock as CPython's `take_gil` does.
+    pub fn take(&self) {
+        let mut s = self.lock();
+        while s.held {
+            let seen = s.switches;
+            let (guard, waited) = self
+                .changed
+                .wait_timeout(s, self.interval)
+                .unwrap_or_else(|e| e.into_inner());
+            s = guard;
+            if waited.timed_out() && s.held && s.switches == seen {
+                self.drop_request.store(true, Ordering::Release);
+            }
+        }
+        s.held = true;
+        s.switches += 1;
+        self.drop_request.store(false, Ordering::Release);
+        self.changed.notify_all();
+    }
+
+    /// Lets go of the lock (a blocking call, a sleep, the thread's end).
+    pub fn release(&self) {
+        let mut s = self.lock();
+        s.held = false;
+        self.changed.notify_all();
+    }
+
+    /// Called by the holder between pieces of work: when another thread
+    /// has asked for the lock, hands it over, waits until it has been
+    /// taken, then queues for it again. Says whether it handed it over.
+    pub fn yield_if_asked(&self) -> bool {
+        if !self.drop_request.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut s = self.lock();
+        s.held = false;
+        let handed = s.switches;
+        self.changed.notify_all();
+        while s.switches == handed {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(s);
+        self.take();
+        true
+    }
+
+    /// Runs `f` holding the lock.
+    pub fn with<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.take();
+        let out = f();
+        self.release();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    #[test]
+    fn a_busy_holder_hands_the_lock_over_only_when_asked_after_an_interval() {
+        let interval = Duration::from_millis(20);
+        let gil = Arc::new(Gil::new(interval));
+        gil.take();
+        let waiter = {
+            let gil = Arc::clone(&gil);
+            std::thread::spawn(move || {
+                let asked = Instant::now();
+                gil.with(|| asked.elapsed())
+            })
+        };
+        // The holder computes, checking for a request between pieces, and
+        // never lets go on its own.
+        let mut handed = false;
+        let start = Instant::now();
+        while !waiter.is_finished() && start.elapsed() < Duration::from_secs(30) {
+            handed |= gil.yield_if_asked();
+            std::hint::spin_loop();
+        }
+        let waited = waiter.join().unwrap();
+        gil.release();
+        assert!(handed, "the waiter got the lock without asking the holder");
+        assert!(waited >= interval, "{waited:?}");
+    }
+
+    #[test]
+    fn a_free_lock_is_taken_without_asking_anyone() {
+        let gil = Gil::new(Duration::from_secs(5));
+        gil.with(|| ());
+        gil.with(|| ());
+        assert!(!gil.drop_request.load(Ordering::Acquire));
+        assert_eq!(gil.lock().switches, 2);
+        assert!(!gil.lock().held);
+    }
+}
