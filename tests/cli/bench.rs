@@ -82,6 +82,18 @@ fn batches_go_to_workers_round_robin_within_the_outstanding_bound() {
     }
 }
 
+/// Every batch delivered once, in order, and every one of the 3 workers
+/// reported back.
+fn assert_every_batch_once_in_order(m: &Measured, cfg: &PipelineConfig, what: &str) {
+    let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+    assert_eq!(
+        order,
+        (0..cfg.total_batches()).collect::<Vec<_>>(),
+        "{what}"
+    );
+    assert_eq!(m.workers.len(), 3, "{what}: every worker reports");
+}
+
 #[test]
 fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
     let _g = lock();
@@ -91,13 +103,7 @@ fn every_transport_delivers_every_batch_once_in_order_with_the_same_data() {
         s.transport = transport;
         let cfg = s.pipeline(ProducerKind::Sleep, 3);
         let m = run_one(&cfg);
-        let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
-        assert_eq!(
-            order,
-            (0..cfg.total_batches()).collect::<Vec<_>>(),
-            "{transport}"
-        );
-        assert_eq!(m.workers.len(), 3, "{transport}: every worker reports");
+        assert_every_batch_once_in_order(&m, &cfg, &transport.to_string());
         digests.push((transport, m.data_digest));
     }
     // Threads hand batches over in memory; the data is the same.
@@ -125,14 +131,8 @@ fn with_the_interpreter_lock_every_producer_delivers_every_batch_unchanged() {
             s.switch_interval_ms = 0.2;
             let cfg = s.pipeline(producer, 3);
             let m = run_one(&cfg);
-            let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
-            assert_eq!(
-                order,
-                (0..cfg.total_batches()).collect::<Vec<_>>(),
-                "{producer} {transport}"
-            );
+            assert_every_batch_once_in_order(&m, &cfg, &format!("{producer} {transport}"));
             assert_eq!(m.data_digest, without, "{producer} {transport}");
-            assert_eq!(m.workers.len(), 3, "{producer} {transport}");
         }
     }
 }
