@@ -564,56 +564,62 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     // while it waits for an index or sleeps.
     let gil = (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
         .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))));
-    let holding = |on: bool| {
-        if let Some(g) = &gil {
-            if on { g.take() } else { g.release() }
-        }
-    };
     let mut hand_off = HandOff::new(&spec, gil.clone())?;
     loop {
-        let read = stdin.read_exact(&mut word);
-        if read.is_err() {
+        if stdin.read_exact(&mut word).is_err() {
             return hand_off.finish(); // the parent went away
         }
         let index = u64::from_le_bytes(word);
-        let mut msg = Vec::new();
         if index == STOP {
             // The worker's CPU time: every thread of it, feeder included.
             let usage = sys::thread_usage();
+            let mut msg = Vec::new();
             msg.push(TAG_STATS);
             msg.extend_from_slice(&hand_off.cpu_ns().to_le_bytes());
             msg.extend_from_slice(&usage.involuntary_switches.to_le_bytes());
             hand_off.send(msg)?;
             return hand_off.finish();
         }
-        holding(true);
-        let data = dataset::produce_batch_under(&spec, index, gil.as_deref());
-        let mut bytes = Vec::with_capacity(data.len() * 4);
-        for v in &data {
-            bytes.extend_from_slice(&v.to_le_bytes());
-        }
-        // Like a tensor moved to shared memory, a shared batch stays in a
-        // memfd and only its index and size travel down the pipe.
-        let shared = match hand_off.shelf() {
-            Some(shelf) => {
-                let memory = sys::shared_memory("research-companion-batch")?;
-                memory.write_all_at(&bytes, 0)?;
-                shelf.lock().expect("sharer alive").insert(index, memory);
-                true
-            }
-            None => false,
-        };
-        msg.reserve(13 + if shared { 0 } else { bytes.len() });
-        msg.push(if shared { TAG_SHARED } else { TAG_BATCH });
-        msg.extend_from_slice(&index.to_le_bytes());
-        msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        if !shared {
-            msg.extend_from_slice(&bytes);
-        }
-        hand_off.send(msg)?;
-        // Back to waiting for an index: a blocking call lets go of the lock.
-        holding(false);
+        // Producing and handing over is the main thread's Python work;
+        // waiting for the next index is a blocking call that lets go.
+        python(gil.as_deref(), || {
+            produce_and_hand_over(&spec, index, gil.as_deref(), &mut hand_off)
+        })?;
     }
+}
+
+/// Produces batch `index` and hands it to `hand_off`, in shared memory when
+/// the hand-off has a shelf, else whole in the message.
+fn produce_and_hand_over(
+    spec: &ProducerSpec,
+    index: u64,
+    gil: Option<&Gil>,
+    hand_off: &mut HandOff,
+) -> io::Result<()> {
+    let data = dataset::produce_batch_under(spec, index, gil);
+    let mut bytes = Vec::with_capacity(data.len() * 4);
+    for v in &data {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    // Like a tensor moved to shared memory, a shared batch stays in a
+    // memfd and only its index and size travel down the pipe.
+    let shared = match hand_off.shelf() {
+        Some(shelf) => {
+            let memory = sys::shared_memory("research-companion-batch")?;
+            memory.write_all_at(&bytes, 0)?;
+            shelf.lock().expect("sharer alive").insert(index, memory);
+            true
+        }
+        None => false,
+    };
+    let mut msg = Vec::with_capacity(13 + if shared { 0 } else { bytes.len() });
+    msg.push(if shared { TAG_SHARED } else { TAG_BATCH });
+    msg.extend_from_slice(&index.to_le_bytes());
+    msg.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    if !shared {
+        msg.extend_from_slice(&bytes);
+    }
+    hand_off.send(msg)
 }
 
 /// How a worker process's finished batches reach its stdout pipe.
@@ -629,9 +635,9 @@ enum HandOff {
     },
 }
 
-/// Runs a helper thread's Python work: under the worker's interpreter
-/// lock when there is one.
-fn python(gil: Option<&Gil>, work: impl FnOnce()) {
+/// Runs a thread's Python work: under the worker's interpreter lock when
+/// there is one.
+fn python<T>(gil: Option<&Gil>, work: impl FnOnce() -> T) -> T {
     match gil {
         Some(g) => g.with(work),
         None => work(),
