@@ -2,7 +2,7 @@
 //! needs for the same batches under the same rules, pipeline fill included.
 //! Computed by stepping through the schedule, so it stays exact for any knobs.
 
-use super::config::{PipelineConfig, ProducerKind};
+use super::config::PipelineConfig;
 
 /// Ideal finish time (seconds) of each batch's step, in batch order.
 pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
@@ -36,7 +36,7 @@ pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
     }
     // CPU-bound producers also need the CPU: the run can be no shorter than
     // all the CPU work spread over the CPUs it may use.
-    if cfg.spec.producer != ProducerKind::Sleep && cpus > 0 {
+    if cfg.spec.producer.needs_cpu() && cpus > 0 {
         let per_batch = (p + c) / cpus as f64;
         for (j, d) in done.iter_mut().enumerate() {
             *d = d.max((j + 1) as f64 * per_batch);
@@ -60,7 +60,7 @@ pub fn ideal_window(cfg: &PipelineConfig, cpus: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::config::{ProducerSpec, WorkerKind};
+    use crate::bench::config::{ProducerKind, ProducerSpec, WorkerKind};
 
     fn cfg(producer: ProducerKind, workers: usize, total: u64) -> PipelineConfig {
         PipelineConfig {

@@ -40,6 +40,12 @@ impl ProducerKind {
     pub fn ident(self) -> String {
         super::table_layout::ident(&self.to_string())
     }
+
+    /// Whether producing needs the CPU (spinning) rather than only time
+    /// (sleeping): such producers compete with the loop for the CPUs.
+    pub fn needs_cpu(self) -> bool {
+        self != ProducerKind::Sleep
+    }
 }
 
 /// How workers run.

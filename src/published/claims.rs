@@ -292,13 +292,18 @@ pub fn with_values(metric: &str, set: &TableSet) -> String {
     out
 }
 
+/// The names a metric reads: top-level (`spin`) or, with `nested`, whole
+/// paths (`spin.w8.wait_mean`); none for a metric that does not compile.
+fn names_read(metric: &str, nested: bool) -> std::collections::HashSet<String> {
+    environment()
+        .compile_expression(metric)
+        .map(|expr| expr.undeclared_variables(nested))
+        .unwrap_or_default()
+}
+
 /// The producers (tables) a metric reads.
 pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
-    let env = environment();
-    let Ok(expr) = env.compile_expression(metric) else {
-        return Vec::new();
-    };
-    let names = expr.undeclared_variables(false);
+    let names = names_read(metric, false);
     <ProducerKind as strum::IntoEnumIterator>::iter()
         .filter(|p| names.contains(&p.ident()))
         .collect()
@@ -307,12 +312,7 @@ pub fn producers_used(metric: &str) -> Vec<ProducerKind> {
 /// The cells a metric reads: (producer, workers, column), as in
 /// `spin.w8.wait_mean`.
 pub fn cells_used(metric: &str) -> Vec<(ProducerKind, usize, String)> {
-    let env = environment();
-    let Ok(expr) = env.compile_expression(metric) else {
-        return Vec::new();
-    };
-    let mut cells: Vec<_> = expr
-        .undeclared_variables(true)
+    let mut cells: Vec<_> = names_read(metric, true)
         .into_iter()
         .filter_map(|path| {
             let mut parts = path.splitn(3, '.');

@@ -385,7 +385,7 @@ fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
     claims::cells_used(metric)
         .into_iter()
         .find(|(producer, workers, column)| {
-            *producer != ProducerKind::Sleep
+            producer.needs_cpu()
                 && *workers > cpus
                 && (column.starts_with("wait") || column == "work")
         })
