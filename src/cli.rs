@@ -433,11 +433,12 @@ pub struct BenchArgs {
     /// workers have no helpers and pay none
     #[arg(long, default_value_t = crate::bench::PYTORCH_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub send_ms: f64,
-    /// Switch interval in milliseconds of each worker process's modelled
-    /// interpreter lock (CPython's default is 5): the worker's main thread
-    /// holds it while it computes, and its helper threads wait up to this
-    /// long for it before asking; 0 for no lock. `pipe` and thread workers
-    /// have no helpers and none
+    /// Switch interval in milliseconds of the modelled interpreter locks
+    /// (CPython's default is 5), one in the loop's process and one in each
+    /// worker process: the loop and each worker's main thread hold theirs
+    /// while they compute, and helper threads (the loop's index feeders,
+    /// each worker's feeder and sharer) wait up to this long before asking;
+    /// 0 for no lock. `pipe` and thread workers have no helpers and none
     #[arg(long, default_value_t = crate::bench::CPYTHON_SWITCH_INTERVAL_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub switch_interval_ms: f64,
     /// Which engine measures: this tool's own, or the real PyTorch

@@ -119,9 +119,10 @@ pub struct ProducerSpec {
     /// and pay none.
     #[serde(default)]
     pub send_ns: u64,
-    /// With `queue` and `shared-fd`: the switch interval of the worker's
-    /// global interpreter lock, in nanoseconds (see [`super::gil`]); 0 for
-    /// no lock. `pipe` workers have no helper threads to contend for it.
+    /// With `queue` and `shared-fd`: the switch interval of the global
+    /// interpreter lock of the loop's process and of each worker's, in
+    /// nanoseconds (see [`super::gil`]); 0 for no lock. `pipe` workers
+    /// have no helper threads to contend for it.
     #[serde(default)]
     pub switch_interval_ns: u64,
     /// How a worker process hands batches over (thread workers hand them

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::config::{ProducerKind, ProducerSpec};
-use super::gil::Gil;
+use super::gil::{self, Gil};
 use crate::sys;
 
 /// Pays one sample's cost on the calling thread. With `gil`, the thread
@@ -30,7 +30,7 @@ pub fn pay(kind: ProducerKind, cost: Duration, gil: Option<&Gil>) {
             }
             None => std::thread::sleep(cost),
         },
-        ProducerKind::Spin => sys::spin_cpu_with(cost, between),
+        ProducerKind::Spin => gil::compute(cost, gil),
         ProducerKind::SpinWall => sys::spin_wall_with(cost, between),
     }
 }

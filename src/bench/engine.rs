@@ -13,6 +13,7 @@ use hdrhistogram::Histogram;
 
 use super::config::{PipelineConfig, WorkerKind};
 use super::dataset;
+use super::gil;
 use super::pool::{Finished, Pool, PoolError, WorkerStats};
 use crate::sys;
 
@@ -98,6 +99,7 @@ pub fn run(
                 .map_err(RunError::Pool)?,
         ),
     };
+    let loop_gil = pool.as_ref().and_then(Pool::interpreter_lock);
     let mut sent = sent;
     let mut outstanding = sent as usize;
     let mut max_outstanding = outstanding;
@@ -138,7 +140,8 @@ pub fn run(
         };
         let t1 = Instant::now();
         let sum = dataset::checksum(&data);
-        sys::spin_cpu(cfg.consumer());
+        // The training step is the loop's Python work.
+        gil::compute(cfg.consumer(), loop_gil.as_deref());
         let t2 = Instant::now();
 
         digest = digest.wrapping_add(sum.wrapping_mul(2 * index + 1));

@@ -1,4 +1,5 @@
-//! A worker process's global interpreter lock, as CPython 3 runs it: one
+//! A Python process's global interpreter lock (the loop's or a worker's),
+//! as CPython 3 runs it: one
 //! thread holds it while it runs Python code; a thread that wants it waits
 //! on a condition for the switch interval (`sys.getswitchinterval()`, 5 ms
 //! by default), and if the holder has not let go by then it asks the holder
@@ -6,7 +7,8 @@
 //! drops the lock, waits until the asker has taken it, then queues for it
 //! again. So a helper thread of a worker whose main thread is busy computing
 //! in Python gets to run its own Python code only after up to one interval,
-//! plus however long the holder takes to be scheduled and notice.
+//! plus however long the holder takes to be scheduled and notice. The same
+//! holds for the loop's index feeders while the loop runs a training step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -97,6 +99,17 @@ impl Gil {
         let out = f();
         self.release();
         out
+    }
+}
+
+/// Spends `d` of the calling thread's CPU time in Python code: under `gil`
+/// when there is one, handing it over whenever another thread has asked.
+pub fn compute(d: Duration, gil: Option<&Gil>) {
+    match gil {
+        Some(g) => crate::sys::spin_cpu_with(d, || {
+            g.yield_if_asked();
+        }),
+        None => crate::sys::spin_cpu(d),
     }
 }
 

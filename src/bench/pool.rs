@@ -15,8 +15,19 @@ use std::time::Duration;
 
 use super::config::{FEEDER_PART_OF_SEND, ProducerSpec, Transport};
 use super::dataset;
-use super::gil::Gil;
+use super::gil::{self, Gil};
 use crate::sys;
+
+/// Messages the sharer answers per descriptor, as `multiprocessing`'s
+/// authenticated connection does: its challenge, the welcome, its answer
+/// to the loop's challenge, then the descriptor.
+const HANDSHAKE_ROUNDS: u32 = 4;
+
+/// How the loop's receive CPU falls around a shared-fd fetch, as traced in
+/// PyTorch's `next()`: decoding the header before it connects, its side of
+/// the handshake, and rebuilding the tensor after the descriptor.
+const RECEIVE_BEFORE: f64 = 1.0 / 3.0;
+const RECEIVE_IN_HANDSHAKE: f64 = 0.5;
 
 /// The hidden subcommand a worker process runs.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
@@ -123,6 +134,15 @@ impl Pool {
                 let w = p.worker_of(index);
                 (w, Some(p.children[w].id()))
             }
+        }
+    }
+
+    /// The loop's interpreter lock, when its workers are modelled as
+    /// Python processes with helper threads.
+    pub fn interpreter_lock(&self) -> Option<Arc<Gil>> {
+        match self {
+            Pool::Threads(_) => None,
+            Pool::Processes(p) => p.gil.clone(),
         }
     }
 
@@ -248,7 +268,11 @@ impl ThreadPool {
 /// finished.
 pub struct ProcessPool {
     children: Vec<Child>,
-    stdins: Vec<ChildStdin>,
+    stdins: Vec<IndexPipe>,
+    /// The loop process's interpreter lock, when the loop runs as Python
+    /// does: held by the loop except in blocking calls, wanted by the index
+    /// feeders.
+    gil: Option<Arc<Gil>>,
     results: Results,
     /// The sharer sockets and the result queue's lock; removed on drop.
     scratch: Option<tempfile::TempDir>,
@@ -283,11 +307,18 @@ impl ProcessPool {
                 (Some(dir), Some(sys::pipe().map_err(PoolError::Io)?))
             }
         };
+        // The loop holds its lock from the start: it only lets go in
+        // blocking calls.
+        let gil = interpreter_lock(&spec);
+        if let Some(g) = &gil {
+            g.take();
+        }
         let arg = serde_json::to_string(&spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
         let mut stdouts = Vec::new();
         let mut pool = ProcessPool {
             children: Vec::new(),
             stdins: Vec::new(),
+            gil: gil.clone(),
             results: Results::PerWorker(Vec::new()),
             scratch,
             receive,
@@ -314,7 +345,11 @@ impl ProcessPool {
                     detail: format!("could not start ({}): {e}", exe.display()),
                     signal: None,
                 })?;
-            pool.stdins.push(child.stdin.take().expect("piped"));
+            let stdin = child.stdin.take().expect("piped");
+            pool.stdins.push(match &gil {
+                Some(g) => IndexPipe::fed(stdin, Arc::clone(g)),
+                None => IndexPipe::Direct(stdin),
+            });
             stdouts.extend(child.stdout.take());
             pool.children.push(child);
             for &t in tasks {
@@ -358,21 +393,21 @@ impl ProcessPool {
     }
 
     fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
-        if self.stdins[worker].write_all(&index.to_le_bytes()).is_err() {
+        if self.stdins[worker].send(index).is_err() {
             return Err(self.died(worker));
         }
         Ok(())
     }
 
     fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
-        let read = match &mut self.results {
+        let gil = self.gil.clone();
+        let read = blocking(gil.as_deref(), || match &mut self.results {
             Results::PerWorker(stdouts) => sys::first_readable(stdouts, timeout)
-                .map_err(PoolError::Io)?
-                .map(|w| (Some(w), read_message(&mut stdouts[w]))),
+                .map(|ready| ready.map(|w| (Some(w), read_message(&mut stdouts[w])))),
             Results::Shared(reader) => sys::first_readable(std::slice::from_ref(reader), timeout)
-                .map_err(PoolError::Io)?
-                .map(|_| (None, read_message(reader))),
-        };
+                .map(|ready| ready.map(|_| (None, read_message(reader)))),
+        })
+        .map_err(PoolError::Io)?;
         let Some((from, message)) = read else {
             // Nothing ready: check that every worker is still alive.
             for w in 0..self.children.len() {
@@ -384,10 +419,9 @@ impl ProcessPool {
         };
         // On a shared pipe the batch's index says whose it is.
         let whose = |index: u64| from.unwrap_or(self.worker_of(index));
-        let (third, rest) = (self.receive / 3, self.receive - self.receive / 3);
         match message {
             Ok(Message::Batch(index, data)) => {
-                sys::spin_cpu(self.receive);
+                self.python_cpu(self.receive);
                 Ok(Some(Finished {
                     index,
                     worker: whose(index),
@@ -397,12 +431,15 @@ impl ProcessPool {
             Ok(Message::Shared(index, floats)) => {
                 let worker = whose(index);
                 // As in the DataLoader, the loop decodes the message before
-                // it asks for the descriptor and rebuilds the tensor after.
-                sys::spin_cpu(third);
+                // it connects to the sharer, answers the handshake, and
+                // rebuilds the tensor after it has the descriptor.
+                let before = self.receive.mul_f64(RECEIVE_BEFORE);
+                let rounds = self.receive.mul_f64(RECEIVE_IN_HANDSHAKE);
+                self.python_cpu(before);
                 let data = self
-                    .fetch_shared(worker, index, floats)
+                    .fetch_shared(worker, index, floats, rounds / HANDSHAKE_ROUNDS)
                     .map_err(|_| self.died(worker))?;
-                sys::spin_cpu(rest);
+                self.python_cpu(self.receive.saturating_sub(before + rounds));
                 Ok(Some(Finished {
                     index,
                     worker,
@@ -414,9 +451,20 @@ impl ProcessPool {
         }
     }
 
+    /// Spends `d` of the loop's CPU in Python code.
+    fn python_cpu(&self, d: Duration) {
+        gil::compute(d, self.gil.as_deref());
+    }
+
     /// Asks worker `worker`'s sharer for the descriptor of batch `index`
     /// and reads the batch out of that shared memory.
-    fn fetch_shared(&self, worker: usize, index: u64, floats: usize) -> io::Result<Vec<f32>> {
+    fn fetch_shared(
+        &self,
+        worker: usize,
+        index: u64,
+        floats: usize,
+        per_round: Duration,
+    ) -> io::Result<Vec<f32>> {
         let dir = self.scratch.as_ref().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -424,9 +472,17 @@ impl ProcessPool {
             )
         })?;
         let path = sharer_socket(dir.path(), self.children[worker].id());
-        let mut conn = UnixStream::connect(path)?;
-        conn.write_all(&index.to_le_bytes())?;
-        let memory = std::fs::File::from(sys::recv_fd(&conn)?);
+        let gil = self.gil.as_deref();
+        let mut conn = blocking(gil, || UnixStream::connect(path))?;
+        let mut word = [0u8; 8];
+        for _ in 1..HANDSHAKE_ROUNDS {
+            blocking(gil, || conn.read_exact(&mut word))?;
+            self.python_cpu(per_round);
+            blocking(gil, || conn.write_all(&word))?;
+        }
+        self.python_cpu(per_round);
+        blocking(gil, || conn.write_all(&index.to_le_bytes()))?;
+        let memory = std::fs::File::from(blocking(gil, || sys::recv_fd(&conn))?);
         let mut bytes = vec![0u8; floats * 4];
         memory.read_exact_at(&mut bytes, 0)?;
         Ok(decode_floats(&bytes))
@@ -458,6 +514,10 @@ impl ProcessPool {
     }
 
     fn finish(mut self) -> Result<Vec<WorkerStats>, PoolError> {
+        // The loop is done with Python: the feeders may pass the stops on.
+        if let Some(g) = self.gil.take() {
+            g.release();
+        }
         for w in 0..self.stdins.len() {
             self.send(w, STOP)?;
         }
@@ -479,7 +539,9 @@ impl ProcessPool {
                 }
             }
         }
-        self.stdins.clear();
+        for pipe in self.stdins.drain(..) {
+            pipe.close();
+        }
         for c in &mut self.children {
             let _ = c.wait();
         }
@@ -487,8 +549,71 @@ impl ProcessPool {
     }
 }
 
+/// Runs a blocking call with `gil` let go, as CPython does around a
+/// system call, and waits to hold it again after.
+fn blocking<T>(gil: Option<&Gil>, call: impl FnOnce() -> T) -> T {
+    let Some(g) = gil else { return call() };
+    g.release();
+    let out = call();
+    g.take();
+    out
+}
+
+/// How the loop's batch indices reach a worker's stdin.
+enum IndexPipe {
+    /// The loop writes each index itself.
+    Direct(ChildStdin),
+    /// A feeder thread of the loop writes what the loop queues, as
+    /// `multiprocessing.Queue.put` does: it needs the loop's interpreter
+    /// lock for the pickling, so an index queued while the loop computes
+    /// waits until the loop blocks or hands the lock over.
+    Fed {
+        queue: mpsc::Sender<u64>,
+        feeder: JoinHandle<()>,
+    },
+}
+
+impl IndexPipe {
+    fn fed(mut pipe: impl Write + Send + 'static, gil: Arc<Gil>) -> Self {
+        let (queue, rx) = mpsc::channel::<u64>();
+        let feeder = std::thread::spawn(move || {
+            for index in rx {
+                // Pickling the index is Python work; the write is not.
+                gil.with(|| ());
+                if pipe.write_all(&index.to_le_bytes()).is_err() {
+                    return; // the worker is gone; the loop finds out on its pipe
+                }
+            }
+        });
+        IndexPipe::Fed { queue, feeder }
+    }
+
+    fn send(&mut self, index: u64) -> io::Result<()> {
+        match self {
+            IndexPipe::Direct(stdin) => stdin.write_all(&index.to_le_bytes()),
+            IndexPipe::Fed { queue, .. } => queue
+                .send(index)
+                .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe)),
+        }
+    }
+
+    fn close(self) {
+        match self {
+            IndexPipe::Direct(stdin) => drop(stdin),
+            IndexPipe::Fed { queue, feeder } => {
+                drop(queue);
+                let _ = feeder.join();
+            }
+        }
+    }
+}
+
 impl Drop for ProcessPool {
     fn drop(&mut self) {
+        // A run that ends early leaves no feeder waiting for the lock.
+        if let Some(g) = self.gil.take() {
+            g.release();
+        }
         for c in &mut self.children {
             if let Ok(None) = c.try_wait() {
                 let _ = c.kill();
@@ -562,8 +687,7 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     // The interpreter lock the worker's threads share, when its helpers
     // run Python code as PyTorch's do. The main thread holds it except
     // while it waits for an index or sleeps.
-    let gil = (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
-        .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))));
+    let gil = interpreter_lock(&spec);
     let mut hand_off = HandOff::new(&spec, gil.clone())?;
     loop {
         if stdin.read_exact(&mut word).is_err() {
@@ -635,6 +759,15 @@ enum HandOff {
     },
 }
 
+/// The interpreter lock a process of this run has, loop or worker: one
+/// when its workers hand batches to helper threads, as CPython processes
+/// with a switch interval; none with `pipe` (no helpers to contend for it)
+/// or an interval of 0.
+fn interpreter_lock(spec: &ProducerSpec) -> Option<Arc<Gil>> {
+    (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
+        .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))))
+}
+
 /// Runs a thread's Python work: under the worker's interpreter lock when
 /// there is one.
 fn python<T>(gil: Option<&Gil>, work: impl FnOnce() -> T) -> T {
@@ -663,29 +796,40 @@ fn start_sharer(dir: &Path, serve: Duration, gil: Option<Arc<Gil>>) -> io::Resul
     let shelf: Shelf = Arc::default();
     let served = Arc::clone(&shelf);
     std::thread::spawn(move || {
+        let part = serve / HANDSHAKE_ROUNDS;
         for conn in listener.incoming() {
             let Ok(mut conn) = conn else { continue };
-            let mut word = [0u8; 8];
-            if conn.read_exact(&mut word).is_err() {
+            let Ok(index) = serve_handshake(&mut conn, part, gil.as_deref()) else {
                 continue;
-            }
+            };
             if die_before_sharing() {
                 // The header is in the loop's hands, the descriptor is not.
                 std::process::abort();
             }
-            let memory = served
-                .lock()
-                .expect("producer alive")
-                .remove(&u64::from_le_bytes(word));
+            let memory = served.lock().expect("producer alive").remove(&index);
             // An unknown index gets the connection closed with nothing sent,
             // which the loop reads as a broken worker.
             if let Some(memory) = memory {
-                python(gil.as_deref(), || sys::spin_cpu(serve));
+                python(gil.as_deref(), || sys::spin_cpu(part));
                 let _ = sys::send_fd(&conn, &memory);
             }
         }
     });
     Ok(shelf)
+}
+
+/// The sharer's side of a connection up to the loop's request: each
+/// authentication round is Python work under the lock, a reply, and a
+/// blocking read of the loop's answer; then the batch index it asks for.
+fn serve_handshake(conn: &mut UnixStream, part: Duration, gil: Option<&Gil>) -> io::Result<u64> {
+    let mut word = [0u8; 8];
+    for _ in 1..HANDSHAKE_ROUNDS {
+        python(gil, || sys::spin_cpu(part));
+        conn.write_all(&word)?;
+        conn.read_exact(&mut word)?;
+    }
+    conn.read_exact(&mut word)?;
+    Ok(u64::from_le_bytes(word))
 }
 
 impl HandOff {
@@ -781,5 +925,37 @@ impl HandOff {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_queued_index_waits_for_the_loop_to_hand_its_lock_over() {
+        let (mut reader, writer) = sys::pipe().unwrap();
+        let gil = Arc::new(Gil::new(Duration::from_millis(1)));
+        gil.take(); // the loop computes
+        let mut pipe = IndexPipe::fed(std::fs::File::from(writer), Arc::clone(&gil));
+        pipe.send(7).unwrap();
+        // The feeder has asked many times over by now, but the loop has not
+        // looked, so nothing has been written.
+        std::thread::sleep(Duration::from_millis(50));
+        let ready = sys::first_readable(std::slice::from_ref(&reader), Duration::ZERO).unwrap();
+        assert_eq!(ready, None, "the index went out under the loop's lock");
+        // The loop checks between pieces of work and hands the lock over.
+        while !gil.yield_if_asked() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let mut word = [0u8; 8];
+        reader.read_exact(&mut word).unwrap();
+        assert_eq!(u64::from_le_bytes(word), 7);
+        // With the lock free the next index goes straight through.
+        gil.release();
+        pipe.send(8).unwrap();
+        reader.read_exact(&mut word).unwrap();
+        assert_eq!(u64::from_le_bytes(word), 8);
+        pipe.close();
     }
 }

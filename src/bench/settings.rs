@@ -81,8 +81,8 @@ pub struct Settings {
     /// ms (run files written before this knob existed had none).
     #[serde(default)]
     pub send_ms: f64,
-    /// The switch interval of each worker process's modelled interpreter
-    /// lock, in ms; 0 for none (run files written before this knob existed
+    /// The switch interval of the modelled interpreter lock of the loop's
+    /// process and of each worker process, in ms; 0 for none (run files written before this knob existed
     /// had none).
     #[serde(default)]
     pub switch_interval_ms: f64,
@@ -90,8 +90,10 @@ pub struct Settings {
 
 /// The real DataLoader's loop CPU per batch received from a worker process,
 /// in ms: measured inside `next()` on PyTorch 2.15 with eight sleeping
-/// workers (no CPU contention), batch 32 x 64 floats, one CPU. About a third
-/// of it comes before the loop asks the worker's sharer for the descriptor.
+/// workers (no CPU contention), batch 32 x 64 floats, one CPU. With
+/// `shared-fd`, a trace of `next()` puts a third of it before the loop
+/// connects to the worker's sharer, half in its side of the handshake and
+/// the rest after the descriptor.
 pub const PYTORCH_RECEIVE_MS: f64 = 0.42;
 
 /// The real DataLoader's worker CPU per batch spent by its helper threads,
