@@ -77,9 +77,10 @@ pub struct ClaimResult {
     pub magnitude_differs: Option<f64>,
     /// Set when the evidence is the embedded engine's and the metric reads
     /// the wait or the work of CPU-bound workers that outnumber the CPUs:
-    /// rows where the engine's wait has run short of the real DataLoader's
-    /// (README, "Engine against PyTorch"). Names the row: `spin, 8 workers
-    /// on 1 CPU`.
+    /// rows whose split between wait and work turns on where the
+    /// scheduler's time slice runs out, which small differences between the
+    /// model and the real DataLoader move (README, "Engine against
+    /// PyTorch"). Names the row: `spin, 8 workers on 1 CPU`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,
     pub verdict: ClaimVerdict,

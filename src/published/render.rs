@@ -126,7 +126,7 @@ pub fn claims_text(c: &Comparison) -> String {
         if let Some(row) = &r.model_limit {
             let _ = writeln!(
                 s,
-                "      model limit ({row}): the embedded engine measured it, and in such rows its wait has run short of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it"
+                "      model limit ({row}): the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it"
             );
         }
         if !r.quote_found {

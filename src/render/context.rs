@@ -376,8 +376,8 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         }
         ClaimVerdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
     };
-    // The model's wait runs short of PyTorch's in this row: say where the
-    // stronger evidence comes from.
+    // The model's wait and work in this row hang on the scheduler's slice:
+    // say where the stronger evidence comes from.
     let response = match (&c.model_limit, c.verdict) {
         (Some(_), ClaimVerdict::Reproduced | ClaimVerdict::NotReproduced) => format!(
             "{response}; before relying on the size, check it with a run on the pytorch engine (the real DataLoader)"
