@@ -958,4 +958,29 @@ mod tests {
         assert_eq!(u64::from_le_bytes(word), 8);
         pipe.close();
     }
+
+    #[test]
+    fn the_sharer_answers_every_round_then_reads_the_request() {
+        let (mut sharer_end, mut loop_end) = UnixStream::pair().unwrap();
+        let sharer =
+            std::thread::spawn(move || serve_handshake(&mut sharer_end, Duration::ZERO, None));
+        let mut word = [0u8; 8];
+        for _ in 1..HANDSHAKE_ROUNDS {
+            loop_end.read_exact(&mut word).unwrap();
+            loop_end.write_all(&word).unwrap();
+        }
+        loop_end.write_all(&42u64.to_le_bytes()).unwrap();
+        assert_eq!(sharer.join().unwrap().unwrap(), 42);
+    }
+
+    #[test]
+    fn a_loop_that_hangs_up_mid_handshake_is_an_error_not_a_wait() {
+        let (mut sharer_end, mut loop_end) = UnixStream::pair().unwrap();
+        let sharer =
+            std::thread::spawn(move || serve_handshake(&mut sharer_end, Duration::ZERO, None));
+        let mut word = [0u8; 8];
+        loop_end.read_exact(&mut word).unwrap();
+        drop(loop_end);
+        assert!(sharer.join().unwrap().is_err());
+    }
 }
