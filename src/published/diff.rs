@@ -76,7 +76,8 @@ pub struct ClaimResult {
     /// Set when the direction holds but the size does not: the ratio.
     pub magnitude_differs: Option<f64>,
     /// Set when the evidence is the embedded engine's and the metric reads
-    /// the wait or the work of CPU-bound workers that outnumber the CPUs:
+    /// the wait or the work of CPU-bound workers that, with the loop,
+    /// outnumber the CPUs (as many workers as CPUs or more):
     /// rows whose split between wait and work turns on where the
     /// scheduler's time slice runs out, which small differences between the
     /// model and the real DataLoader move (README, "Engine against
@@ -386,14 +387,18 @@ fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
     claims::cells_used(metric)
         .into_iter()
         .find(|(producer, workers, column)| {
+            // With the loop, as many CPU-bound workers as CPUs already
+            // queue for a CPU.
             producer.needs_cpu()
-                && *workers > cpus
+                && *workers >= cpus
                 && (column.starts_with("wait") || column == "work")
         })
         .map(|(producer, workers, _)| {
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
             format!(
-                "{producer}, {workers} workers on {cpus} CPU{}",
-                if cpus == 1 { "" } else { "s" }
+                "{producer}, {workers} worker{} on {cpus} CPU{}",
+                plural(workers),
+                plural(cpus)
             )
         })
 }
@@ -488,10 +493,28 @@ mod tests {
         let c = check(&pytorch);
         assert!(limited(&c).is_empty());
         assert!(!render::verdict_summary(&c).contains("model limit"));
-        // With as many CPUs as workers the workers do not queue for a CPU;
-        // the CPU precondition then makes the claims NOT_COMPARABLE, and no
-        // limit is named.
+        // On 8 CPUs the CPU precondition makes the claims NOT_COMPARABLE,
+        // and a claim that is not compared names no limit.
         assert!(limited(&check(&run_like(&tables, 8))).is_empty());
+    }
+
+    #[test]
+    fn the_limit_starts_where_the_workers_and_the_loop_outnumber_the_cpus() {
+        let tables = chapter06_tables();
+        let on = |cpus| run_like(&tables, cpus);
+        assert_eq!(
+            model_limit("spin.w1.wait_mean", &on(1)).as_deref(),
+            Some("spin, 1 worker on 1 CPU")
+        );
+        assert_eq!(
+            model_limit("spin.w2.work / spin.w0.work", &on(2)).as_deref(),
+            Some("spin, 2 workers on 2 CPUs")
+        );
+        // One spinning worker and the loop fit on two CPUs.
+        assert_eq!(model_limit("spin.w1.wait_mean", &on(2)), None);
+        // Throughput, and producers that sleep, are not what the limit is about.
+        assert_eq!(model_limit("spin.w8.ex_s / spin.w0.ex_s", &on(1)), None);
+        assert_eq!(model_limit("sleep.w8.wait_mean", &on(1)), None);
     }
 
     #[test]
