@@ -35,9 +35,22 @@ pub fn pay(kind: ProducerKind, cost: Duration, gil: Option<&Gil>) {
     }
 }
 
-/// Fetches one sample: pays the cost, then builds its tensor.
+/// What a torch call that builds a tensor costs a Python worker, with its
+/// interpreter lock let go: the harness's `torch.full` of 64 floats per
+/// sample, and `torch.stack` of 16 of them per batch in `default_collate`
+/// (PyTorch 2.15 on this machine kind, one CPU, a thread waiting for the
+/// lock meanwhile: it got it during both calls and never during plain
+/// Python).
+pub const TENSOR_CALL: Duration = Duration::from_micros(3);
+pub const COLLATE_CALL: Duration = Duration::from_micros(7);
+
+/// Fetches one sample: pays the cost, then builds its tensor. Under `gil`,
+/// building it is a torch call that lets go of the lock while it runs.
 pub fn fetch_sample(spec: &ProducerSpec, index: u64, gil: Option<&Gil>) -> Vec<f32> {
     pay(spec.producer, Duration::from_nanos(spec.cost_ns), gil);
+    if let Some(g) = gil {
+        g.let_go_for(TENSOR_CALL);
+    }
     let mut state = spec.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (0..spec.sample_floats)
         .map(|_| {
@@ -67,6 +80,9 @@ pub fn produce_batch_under(spec: &ProducerSpec, batch: u64, gil: Option<&Gil>) -
     let mut out = Vec::with_capacity(spec.batch_size * spec.sample_floats);
     for s in &samples {
         out.extend_from_slice(s);
+    }
+    if let Some(g) = gil {
+        g.let_go_for(COLLATE_CALL);
     }
     out
 }

@@ -93,6 +93,15 @@ impl Gil {
         true
     }
 
+    /// Lets go of the lock for `d` of CPU time spent in a C call that
+    /// releases it (a torch function does), then takes it back; a thread
+    /// waiting for the lock may take it meanwhile.
+    pub fn let_go_for(&self, d: Duration) {
+        self.release();
+        crate::sys::spin_cpu(d);
+        self.take();
+    }
+
     /// Runs `f` holding the lock.
     pub fn with<T>(&self, f: impl FnOnce() -> T) -> T {
         self.take();
@@ -143,6 +152,25 @@ mod tests {
         gil.release();
         assert!(handed, "the waiter got the lock without asking the holder");
         assert!(waited >= interval, "{waited:?}");
+    }
+
+    #[test]
+    fn a_torch_call_lets_a_waiting_thread_in_without_being_asked() {
+        // An interval no test waits out: the waiter never asks.
+        let gil = Arc::new(Gil::new(Duration::from_secs(3600)));
+        gil.take();
+        let waiter = {
+            let gil = Arc::clone(&gil);
+            std::thread::spawn(move || gil.with(|| ()))
+        };
+        let start = Instant::now();
+        while !waiter.is_finished() && start.elapsed() < Duration::from_secs(30) {
+            gil.let_go_for(Duration::from_micros(50));
+        }
+        assert!(waiter.is_finished(), "the waiter never got in");
+        waiter.join().unwrap();
+        assert!(!gil.drop_request.load(Ordering::Acquire));
+        gil.release();
     }
 
     #[test]
