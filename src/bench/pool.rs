@@ -959,11 +959,17 @@ mod tests {
         pipe.close();
     }
 
-    #[test]
-    fn the_sharer_answers_every_round_then_reads_the_request() {
-        let (mut sharer_end, mut loop_end) = UnixStream::pair().unwrap();
+    /// A sharer serving one connection on a thread; the loop's end.
+    fn sharer_and_loop_end() -> (JoinHandle<io::Result<u64>>, UnixStream) {
+        let (mut sharer_end, loop_end) = UnixStream::pair().unwrap();
         let sharer =
             std::thread::spawn(move || serve_handshake(&mut sharer_end, Duration::ZERO, None));
+        (sharer, loop_end)
+    }
+
+    #[test]
+    fn the_sharer_answers_every_round_then_reads_the_request() {
+        let (sharer, mut loop_end) = sharer_and_loop_end();
         let mut word = [0u8; 8];
         for _ in 1..HANDSHAKE_ROUNDS {
             loop_end.read_exact(&mut word).unwrap();
@@ -975,9 +981,7 @@ mod tests {
 
     #[test]
     fn a_loop_that_hangs_up_mid_handshake_is_an_error_not_a_wait() {
-        let (mut sharer_end, mut loop_end) = UnixStream::pair().unwrap();
-        let sharer =
-            std::thread::spawn(move || serve_handshake(&mut sharer_end, Duration::ZERO, None));
+        let (sharer, mut loop_end) = sharer_and_loop_end();
         let mut word = [0u8; 8];
         loop_end.read_exact(&mut word).unwrap();
         drop(loop_end);
