@@ -1,14 +1,15 @@
 //! A Python process's global interpreter lock (the loop's or a worker's),
-//! as CPython 3 runs it: one
-//! thread holds it while it runs Python code; a thread that wants it waits
-//! on a condition for the switch interval (`sys.getswitchinterval()`, 5 ms
-//! by default), and if the holder has not let go by then it asks the holder
-//! to drop it. The holder checks for that request between pieces of work,
-//! drops the lock, waits until the asker has taken it, then queues for it
-//! again. So a helper thread of a worker whose main thread is busy computing
-//! in Python gets to run its own Python code only after up to one interval,
-//! plus however long the holder takes to be scheduled and notice. The same
-//! holds for the loop's index feeders while the loop runs a training step.
+//! as CPython 3 runs it: one thread holds it while it runs Python code; a
+//! thread that wants it waits on a condition for the switch interval
+//! (`sys.getswitchinterval()`, 5 ms by default), and if the holder has not
+//! let go by then it asks the holder to drop it. The holder checks for that
+//! request between pieces of work, drops the lock, waits until the asker has
+//! taken it, then queues for it again. So a helper thread of a worker whose
+//! main thread is busy computing in Python gets to run its own Python code
+//! only after up to one interval, plus however long the holder takes to be
+//! scheduled and notice, unless the holder lets go in a blocking call or a
+//! torch call first. The same holds for the loop's index feeders while the
+//! loop runs a training step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
