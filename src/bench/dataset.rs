@@ -22,14 +22,7 @@ pub fn pay(kind: ProducerKind, cost: Duration, gil: Option<&Gil>) {
         }
     };
     match kind {
-        ProducerKind::Sleep => match gil {
-            Some(g) => {
-                g.release();
-                std::thread::sleep(cost);
-                g.take();
-            }
-            None => std::thread::sleep(cost),
-        },
+        ProducerKind::Sleep => gil::blocking(gil, || std::thread::sleep(cost)),
         ProducerKind::Spin => gil::compute(cost, gil),
         ProducerKind::SpinWall => sys::spin_wall_with(cost, between),
     }
@@ -49,7 +42,7 @@ pub const COLLATE_CALL: Duration = Duration::from_micros(7);
 pub fn fetch_sample(spec: &ProducerSpec, index: u64, gil: Option<&Gil>) -> Vec<f32> {
     pay(spec.producer, Duration::from_nanos(spec.cost_ns), gil);
     if let Some(g) = gil {
-        g.let_go_for(TENSOR_CALL);
+        g.outside(|| sys::spin_cpu(TENSOR_CALL));
     }
     let mut state = spec.seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (0..spec.sample_floats)
@@ -82,7 +75,7 @@ pub fn produce_batch_under(spec: &ProducerSpec, batch: u64, gil: Option<&Gil>) -
         out.extend_from_slice(s);
     }
     if let Some(g) = gil {
-        g.let_go_for(COLLATE_CALL);
+        g.outside(|| sys::spin_cpu(COLLATE_CALL));
     }
     out
 }

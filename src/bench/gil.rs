@@ -94,13 +94,15 @@ impl Gil {
         true
     }
 
-    /// Lets go of the lock for `d` of CPU time spent in a C call that
-    /// releases it (a torch function does), then takes it back; a thread
-    /// waiting for the lock may take it meanwhile.
-    pub fn let_go_for(&self, d: Duration) {
+    /// Runs `call` with the lock let go, as CPython does around a system
+    /// call or a C call that releases it (a torch function does), and
+    /// waits to hold it again after; a thread waiting for the lock may take
+    /// it meanwhile.
+    pub fn outside<T>(&self, call: impl FnOnce() -> T) -> T {
         self.release();
-        crate::sys::spin_cpu(d);
+        let out = call();
         self.take();
+        out
     }
 
     /// Runs `f` holding the lock.
@@ -109,6 +111,22 @@ impl Gil {
         let out = f();
         self.release();
         out
+    }
+}
+
+/// Runs a thread's Python work: under `gil` when there is one.
+pub fn python<T>(gil: Option<&Gil>, work: impl FnOnce() -> T) -> T {
+    match gil {
+        Some(g) => g.with(work),
+        None => work(),
+    }
+}
+
+/// Runs a blocking call: with `gil` let go when there is one.
+pub fn blocking<T>(gil: Option<&Gil>, call: impl FnOnce() -> T) -> T {
+    match gil {
+        Some(g) => g.outside(call),
+        None => call(),
     }
 }
 
@@ -166,7 +184,7 @@ mod tests {
         };
         let start = Instant::now();
         while !waiter.is_finished() && start.elapsed() < Duration::from_secs(30) {
-            gil.let_go_for(Duration::from_micros(50));
+            gil.outside(|| crate::sys::spin_cpu(Duration::from_micros(50)));
         }
         assert!(waiter.is_finished(), "the waiter never got in");
         waiter.join().unwrap();

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::config::{FEEDER_PART_OF_SEND, ProducerSpec, Transport};
 use super::dataset;
-use super::gil::{self, Gil};
+use super::gil::{self, Gil, blocking, python};
 use crate::sys;
 
 /// Messages the sharer answers per descriptor, as `multiprocessing`'s
@@ -549,16 +549,6 @@ impl ProcessPool {
     }
 }
 
-/// Runs a blocking call with `gil` let go, as CPython does around a
-/// system call, and waits to hold it again after.
-fn blocking<T>(gil: Option<&Gil>, call: impl FnOnce() -> T) -> T {
-    let Some(g) = gil else { return call() };
-    g.release();
-    let out = call();
-    g.take();
-    out
-}
-
 /// How the loop's batch indices reach a worker's stdin.
 enum IndexPipe {
     /// The loop writes each index itself.
@@ -766,15 +756,6 @@ enum HandOff {
 fn interpreter_lock(spec: &ProducerSpec) -> Option<Arc<Gil>> {
     (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
         .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))))
-}
-
-/// Runs a thread's Python work: under the worker's interpreter lock when
-/// there is one.
-fn python<T>(gil: Option<&Gil>, work: impl FnOnce() -> T) -> T {
-    match gil {
-        Some(g) => g.with(work),
-        None => work(),
-    }
 }
 
 /// Shared-memory batches a worker made and the loop has not fetched yet.

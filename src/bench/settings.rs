@@ -82,8 +82,8 @@ pub struct Settings {
     #[serde(default)]
     pub send_ms: f64,
     /// The switch interval of the modelled interpreter lock of the loop's
-    /// process and of each worker process, in ms; 0 for none (run files written before this knob existed
-    /// had none).
+    /// process and of each worker process, in ms; 0 for none (run files
+    /// written before this knob existed had none).
     #[serde(default)]
     pub switch_interval_ms: f64,
 }
