@@ -93,13 +93,6 @@ pub enum Transport {
     SharedFd,
 }
 
-/// Of the send cost, the part the feeder thread spends before it writes a
-/// batch's message; with `shared-fd` the sharer thread spends the rest when
-/// the loop fetches the descriptor, with `queue` the feeder spends it all.
-/// Measured on PyTorch 2.15 (eight sleeping workers, batch 32 x 64 floats):
-/// the feeder used 0.14 ms of CPU per batch, the resource sharer 0.21 ms.
-pub const FEEDER_PART_OF_SEND: f64 = 0.4;
-
 /// What one worker needs to produce batches; also sent to worker processes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProducerSpec {
@@ -115,7 +108,7 @@ pub struct ProducerSpec {
     pub delay_batch: Option<(u64, u64)>,
     /// Worker CPU per batch for handing it off, in nanoseconds, spent by
     /// the helper threads of `queue` and `shared-fd` (see
-    /// [`FEEDER_PART_OF_SEND`]); `pipe` and thread workers have no helpers
+    /// [`super::calibration::FEEDER_PART_OF_SEND`]); `pipe` and thread workers have no helpers
     /// and pay none.
     #[serde(default)]
     pub send_ns: u64,

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use super::calibration::{COLLATE_CALL, TENSOR_CALL};
 use super::config::{ProducerKind, ProducerSpec};
 use super::gil::{self, Gil};
 use crate::sys;
@@ -27,15 +28,6 @@ pub fn pay(kind: ProducerKind, cost: Duration, gil: Option<&Gil>) {
         ProducerKind::SpinWall => sys::spin_wall_with(cost, between),
     }
 }
-
-/// What a torch call that builds a tensor costs a Python worker, with its
-/// interpreter lock let go: the harness's `torch.full` of 64 floats per
-/// sample, and `torch.stack` of 16 of them per batch in `default_collate`
-/// (PyTorch 2.15 on this machine kind, one CPU, a thread waiting for the
-/// lock meanwhile: it got it during both calls and never during plain
-/// Python).
-pub const TENSOR_CALL: Duration = Duration::from_micros(3);
-pub const COLLATE_CALL: Duration = Duration::from_micros(7);
 
 /// Fetches one sample: pays the cost, then builds its tensor. Under `gil`,
 /// building it is a torch call that lets go of the lock while it runs.

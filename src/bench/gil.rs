@@ -15,9 +15,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-/// CPython's default switch interval.
-pub const SWITCH_INTERVAL: Duration = Duration::from_millis(5);
-
 /// The lock and its drop request.
 #[derive(Debug)]
 pub struct Gil {

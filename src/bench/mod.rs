@@ -11,6 +11,7 @@
 //! `export` (text, Markdown and CSV).
 
 pub mod bound;
+pub mod calibration;
 pub mod config;
 pub mod dataset;
 pub mod engine;
@@ -27,12 +28,10 @@ pub mod suite;
 pub mod table_layout;
 pub mod verdict;
 
+pub use calibration::{CPYTHON_SWITCH_INTERVAL_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, RepeatResult, Row};
-pub use settings::{
-    CPYTHON_SWITCH_INTERVAL_MS, DEFAULT_BATCHES, Knob, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
-    Settings, SettingsError,
-};
+pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::{pinned, run_suite};
 pub use table_layout::{Column, TableHeader};
 pub use verdict::PipelineVerdict;

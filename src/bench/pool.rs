@@ -13,21 +13,13 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::config::{FEEDER_PART_OF_SEND, ProducerSpec, Transport};
+use super::calibration::{
+    FEEDER_PART_OF_SEND, HANDSHAKE_ROUNDS, RECEIVE_BEFORE, RECEIVE_IN_HANDSHAKE,
+};
+use super::config::{ProducerSpec, Transport};
 use super::dataset;
 use super::gil::{self, Gil, blocking, python};
 use crate::sys;
-
-/// Messages the sharer answers per descriptor, as `multiprocessing`'s
-/// authenticated connection does: its challenge, the welcome, its answer
-/// to the loop's challenge, then the descriptor.
-const HANDSHAKE_ROUNDS: u32 = 4;
-
-/// How the loop's receive CPU falls around a shared-fd fetch, as traced in
-/// PyTorch's `next()`: decoding the header before it connects, its side of
-/// the handshake, and rebuilding the tensor after the descriptor.
-const RECEIVE_BEFORE: f64 = 1.0 / 3.0;
-const RECEIVE_IN_HANDSHAKE: f64 = 0.5;
 
 /// The hidden subcommand a worker process runs.
 pub const WORKER_SUBCOMMAND: &str = "__worker";

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::calibration::{CPYTHON_SWITCH_INTERVAL_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
 use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
 pub use crate::error::{Knob, SettingsError};
 
@@ -87,26 +88,6 @@ pub struct Settings {
     #[serde(default)]
     pub switch_interval_ms: f64,
 }
-
-/// The real DataLoader's loop CPU per batch received from a worker process,
-/// in ms: measured inside `next()` on PyTorch 2.15 with eight sleeping
-/// workers (no CPU contention), batch 32 x 64 floats, one CPU. With
-/// `shared-fd`, a trace of `next()` puts a third of it before the loop
-/// connects to the worker's sharer, half in its side of the handshake and
-/// the rest after the descriptor.
-pub const PYTORCH_RECEIVE_MS: f64 = 0.42;
-
-/// The real DataLoader's worker CPU per batch spent by its helper threads,
-/// in ms: the queue's feeder thread (pickling, moving the storage to shared
-/// memory) 0.14 ms and the resource sharer thread (the handshake, sending
-/// the descriptor) 0.21 ms, measured on PyTorch 2.15 like the receive cost
-/// (per-thread CPU of a 306-batch run less a 106-batch run, divided by 200).
-pub const PYTORCH_SEND_MS: f64 = 0.35;
-
-/// CPython's default switch interval (`sys.getswitchinterval()`), in ms: how
-/// long a thread waits for the interpreter lock before it asks the holder
-/// to let go.
-pub const CPYTHON_SWITCH_INTERVAL_MS: f64 = 5.0;
 
 /// Run files written before `transport` existed: their workers used the pipe.
 fn pipe_before_transports() -> super::config::Transport {
