@@ -20,6 +20,6 @@ pub fn run_reference(settings: &Settings, python: &std::path::Path) -> Result<Be
     settings.check()?;
     let environment = env::collect();
     bench::pinned(settings, |_| {
-        bench::reference::run(settings, environment, python)
+        bench::pytorch_harness::run(settings, environment, python)
     })
 }

@@ -38,7 +38,7 @@ impl ProducerKind {
 
     /// The name as claim metrics spell it (`spin-wall` is `spin_wall`).
     pub fn ident(self) -> String {
-        super::table_layout::ident(&self.to_string())
+        super::metric_name::ident(&self.to_string())
     }
 
     /// Whether producing needs the CPU (spinning) rather than only time

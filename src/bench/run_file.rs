@@ -89,7 +89,29 @@ pub struct BenchRun {
     pub results: Vec<ConfigResult>,
     /// The engine that measured, when it was not the embedded one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<super::reference::Reference>,
+    pub reference: Option<ReferenceEngine>,
+}
+
+/// What produced a run's measurements when it was not the embedded engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceEngine {
+    /// `pytorch`.
+    pub engine: String,
+    pub python: String,
+    pub torch: String,
+    /// torch.multiprocessing's sharing strategy (`file_descriptor` on Linux).
+    pub sharing_strategy: String,
+    pub start_method: String,
+}
+
+impl std::fmt::Display for ReferenceEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} DataLoader (torch {}, Python {}, {} sharing, {})",
+            self.engine, self.torch, self.python, self.sharing_strategy, self.start_method
+        )
+    }
 }
 
 impl BenchRun {

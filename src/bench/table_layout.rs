@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::config::ProducerKind;
+use super::metric_name::ident;
 use super::run_file::Row;
 use super::settings::Settings;
 
@@ -107,12 +108,6 @@ impl fmt::Display for Column {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// A table or column name as claim metrics spell it: `/` and `-` become `_`
-/// (`ex/s` is `ex_s`, `spin-wall` is `spin_wall`).
-pub fn ident(name: &str) -> String {
-    name.replace("ex/s", "ex_s").replace(['-', '/'], "_")
 }
 
 /// The header line of one producer block: the experiment a table measured.

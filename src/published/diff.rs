@@ -482,7 +482,7 @@ mod tests {
         );
         // Measured by the real DataLoader: no model, no limit.
         let mut pytorch = run_like(&tables, 1);
-        pytorch.reference = Some(crate::bench::reference::Reference {
+        pytorch.reference = Some(crate::bench::ReferenceEngine {
             engine: "pytorch".into(),
             python: "3.11.7".into(),
             torch: "2.15.0".into(),

@@ -1,7 +1,8 @@
 //! The reference engine: the same configurations run on the real PyTorch
-//! DataLoader by a Python harness this crate embeds. Its measurements go
-//! through the same statistics as the embedded engine's and become the same
-//! run file, marked with the engine that produced them.
+//! DataLoader by the Python harness this crate embeds (`pytorch_harness.py`).
+//! Its measurements go through the same statistics as the embedded engine's
+//! and become the same run file, marked with the engine that produced them
+//! ([`ReferenceEngine`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -9,11 +10,11 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use chrono::Utc;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use super::config::ms_to_ns;
 use super::engine::{Measured, new_histogram};
-use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA};
+use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine};
 use super::{Settings, stats};
 use crate::env::Environment;
 use crate::error::{Error, Result};
@@ -24,28 +25,6 @@ pub const HARNESS: &str = include_str!("pytorch_harness.py");
 
 /// How to get PyTorch, for the error that says it is missing.
 const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip install torch numpy` and use DIR/bin/python";
-
-/// What produced a run's measurements when it was not the embedded engine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Reference {
-    /// `pytorch`.
-    pub engine: String,
-    pub python: String,
-    pub torch: String,
-    /// torch.multiprocessing's sharing strategy (`file_descriptor` on Linux).
-    pub sharing_strategy: String,
-    pub start_method: String,
-}
-
-impl std::fmt::Display for Reference {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} DataLoader (torch {}, Python {}, {} sharing, {})",
-            self.engine, self.torch, self.python, self.sharing_strategy, self.start_method
-        )
-    }
-}
 
 /// The answer format this tool reads. Version 2: the window starts at the
 /// iterator's creation when there is no warm-up (as the engine's), and
@@ -243,7 +222,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         environment,
         measurement_overhead_ns_per_step: 0.0,
         results,
-        reference: Some(Reference {
+        reference: Some(ReferenceEngine {
             engine: "pytorch".into(),
             python: out.python,
             torch: out.torch,
