@@ -18,14 +18,15 @@ use std::time::Duration;
 /// The lock and its drop request.
 #[derive(Debug)]
 pub struct Gil {
-    state: Mutex<State>,
+    state: Mutex<LockState>,
     changed: Condvar,
     drop_request: AtomicBool,
     interval: Duration,
 }
 
+/// Who holds the lock, and how often it changed hands.
 #[derive(Debug, Default)]
-struct State {
+struct LockState {
     held: bool,
     /// How many times the lock has changed hands.
     switches: u64,
@@ -41,7 +42,7 @@ impl Gil {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, LockState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
