@@ -6,9 +6,11 @@
 //! ([`Error::Settings`], [`Error::NoChapters`], ...) let the command line add
 //! the flag that fixes them; the core never names a flag.
 
-use std::path::{Path, PathBuf};
-
 use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::time::Duration;
 
 use crate::ids::IdError;
 
@@ -112,6 +114,143 @@ impl SettingsError {
     }
 }
 
+/// How a benchmark worker stopped working. The words read on from "worker
+/// N": "worker 2 (pid 812) was killed by signal 9".
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerEnd {
+    /// A thread worker's task channel closed under the loop.
+    #[error("stopped (its thread ended)")]
+    ThreadEnded,
+    /// A thread worker's thread ended while batches were due.
+    #[error("stopped (its thread panicked)")]
+    ThreadPanicked,
+    /// Every thread worker's result channel closed.
+    #[error("stopped (every thread ended)")]
+    EveryThreadEnded,
+    /// The worker process could not be spawned.
+    #[error("could not start ({}): {source}", exe.display())]
+    NotStarted { exe: PathBuf, source: io::Error },
+    /// The worker process was killed by a signal.
+    #[error("(pid {pid}) was killed by signal {signal}")]
+    Killed { pid: u32, signal: i32 },
+    /// The worker process exited.
+    #[error("(pid {pid}) exited with {status}")]
+    Exited { pid: u32, status: ExitStatus },
+    /// The worker process closed its pipe and had not exited yet.
+    #[error("(pid {pid}) closed its pipe")]
+    ClosedPipe { pid: u32 },
+}
+
+/// Why a benchmark's worker pool stopped working.
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    /// A worker exited, was killed, or broke its pipe.
+    #[error("worker {worker} {end}")]
+    WorkerDied { worker: usize, end: WorkerEnd },
+    /// The shared result pipe carried a message no worker could have sent,
+    /// and no worker was found dead.
+    #[error("talking to workers: the workers' result pipe carried a broken message")]
+    BrokenMessage,
+    /// Plain I/O trouble talking to workers.
+    #[error("talking to workers: {0}")]
+    Io(#[source] io::Error),
+}
+
+impl PoolError {
+    /// The signal that killed the worker, when one did.
+    pub fn signal(&self) -> Option<i32> {
+        match self {
+            PoolError::WorkerDied {
+                end: WorkerEnd::Killed { signal, .. },
+                ..
+            } => Some(*signal),
+            _ => None,
+        }
+    }
+}
+
+/// The worker a batch was due from, as a stall names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchOwner {
+    pub worker: usize,
+    /// Its process id, when it is a process.
+    pub pid: Option<u32>,
+}
+
+impl fmt::Display for BatchOwner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.pid {
+            Some(pid) => write!(f, "worker {} (pid {pid})", self.worker),
+            None => write!(f, "worker {}", self.worker),
+        }
+    }
+}
+
+/// Why the benchmark's engine could not finish a configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Pool(#[from] PoolError),
+    /// No batch arrived within `limit`; `owner` owed `batch` (None when
+    /// delivery is out of order, so no one batch was due).
+    #[error(
+        "{} delivered nothing for {:.1} s while batch {batch} was due (watchdog); it is hung or stopped",
+        owner.map_or_else(|| "no worker".to_string(), |o| o.to_string()),
+        limit.as_secs_f64()
+    )]
+    Stalled {
+        limit: Duration,
+        batch: u64,
+        owner: Option<BatchOwner>,
+    },
+}
+
+/// A thread setting a benchmark run reads or sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
+pub enum ThreadSetting {
+    #[strum(to_string = "read the CPU affinity mask")]
+    ReadAffinity,
+    #[strum(to_string = "set CPU affinity")]
+    SetAffinity,
+    #[strum(to_string = "set timer slack")]
+    SetTimerSlack,
+}
+
+/// The PyTorch harness did not give a result this tool can read.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The harness script could not be written to a temporary file.
+    #[error("cannot write the PyTorch harness: {0}")]
+    NotWritten(#[source] io::Error),
+    /// The harness exited with an error; `last_line` is the last line of its
+    /// standard error.
+    #[error("the PyTorch harness failed ({status}){}", if last_line.is_empty() { String::new() } else { format!(": {last_line}") })]
+    Failed {
+        status: ExitStatus,
+        last_line: String,
+    },
+    /// Its standard output is not its answer; `start` is how it began.
+    #[error("the PyTorch harness printed something that is not its result ({reason}): '{start}'")]
+    NotItsAnswer {
+        #[source]
+        reason: serde_json::Error,
+        start: String,
+    },
+    /// It speaks another answer format.
+    #[error("the PyTorch harness speaks version {spoken}, this tool version {expected}")]
+    Version { spoken: u32, expected: u32 },
+    /// It returned another number of runs than asked for.
+    #[error("the PyTorch harness returned {returned} runs, {asked} were asked for")]
+    Runs { returned: usize, asked: usize },
+    /// It measured another number of batches than asked for in `config`.
+    #[error("the PyTorch harness measured {measured} batches for {config}, {asked} were asked for")]
+    Batches {
+        measured: usize,
+        config: String,
+        asked: u64,
+    },
+}
+
 /// Errors a user can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -152,6 +291,23 @@ pub enum Error {
     TooLarge { what: String, limit: u64 },
     #[error("{path}: already exists; refusing to overwrite it")]
     WouldOverwrite { path: PathBuf },
+    /// A configuration of the benchmark failed; `config` names it
+    /// (`producer=sleep workers=4`).
+    #[error("{config} failed: {source}")]
+    Engine {
+        config: String,
+        #[source]
+        source: EngineError,
+    },
+    /// The benchmark could not read or set a setting of its thread.
+    #[error("cannot {setting}: {source}")]
+    ThreadSetting {
+        setting: ThreadSetting,
+        #[source]
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Harness(#[from] HarnessError),
     #[error("{0}")]
     Usage(String),
     #[error("interrupted; workers stopped, nothing written")]
@@ -185,3 +341,75 @@ impl Error {
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_engine_failure_names_the_configuration_the_worker_and_how_it_ended() {
+        let killed = Error::Engine {
+            config: "producer=sleep workers=4".into(),
+            source: EngineError::Pool(PoolError::WorkerDied {
+                worker: 2,
+                end: WorkerEnd::Killed {
+                    pid: 812,
+                    signal: 9,
+                },
+            }),
+        };
+        assert_eq!(
+            killed.to_string(),
+            "producer=sleep workers=4 failed: worker 2 (pid 812) was killed by signal 9"
+        );
+        let stalled = Error::Engine {
+            config: "producer=sleep workers=4".into(),
+            source: EngineError::Stalled {
+                limit: Duration::from_millis(10_300),
+                batch: 6,
+                owner: Some(BatchOwner {
+                    worker: 1,
+                    pid: Some(813),
+                }),
+            },
+        };
+        assert_eq!(
+            stalled.to_string(),
+            "producer=sleep workers=4 failed: worker 1 (pid 813) delivered nothing for 10.3 s \
+             while batch 6 was due (watchdog); it is hung or stopped"
+        );
+        let out_of_order = EngineError::Stalled {
+            limit: Duration::from_secs(1),
+            batch: 0,
+            owner: None,
+        };
+        assert!(
+            out_of_order
+                .to_string()
+                .starts_with("no worker delivered nothing")
+        );
+        let thread = PoolError::WorkerDied {
+            worker: 0,
+            end: WorkerEnd::ThreadEnded,
+        };
+        assert_eq!(thread.to_string(), "worker 0 stopped (its thread ended)");
+        assert_eq!(thread.signal(), None);
+    }
+
+    #[test]
+    fn a_harness_failure_keeps_its_last_line_only_when_it_has_one() {
+        use std::os::unix::process::ExitStatusExt;
+        let failed = |last_line: &str| HarnessError::Failed {
+            status: ExitStatus::from_raw(1 << 8),
+            last_line: last_line.into(),
+        };
+        assert_eq!(
+            failed("Traceback: boom").to_string(),
+            "the PyTorch harness failed (exit status: 1): Traceback: boom"
+        );
+        assert_eq!(
+            failed("").to_string(),
+            "the PyTorch harness failed (exit status: 1)"
+        );
+    }
+}

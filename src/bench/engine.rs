@@ -14,7 +14,8 @@ use hdrhistogram::Histogram;
 use super::config::{PipelineConfig, WorkerKind};
 use super::dataset;
 use super::gil;
-use super::pool::{Finished, Pool, PoolError, WorkerStats};
+use super::pool::{Finished, Pool, WorkerStats};
+use crate::error::{BatchOwner, EngineError, PoolError};
 use crate::sys;
 
 /// Which worker produced which batch, in delivery order.
@@ -51,17 +52,17 @@ pub struct Measured {
     pub deliveries: Vec<Delivery>,
 }
 
-/// Why a run stopped early.
+/// Why a run stopped early: Ctrl-C, or a failure of the engine.
 #[derive(Debug)]
 pub enum RunError {
     Interrupted,
-    Pool(PoolError),
-    /// No batch arrived within `limit`; `worker` describes who owed `batch`.
-    Stalled {
-        limit: Duration,
-        batch: u64,
-        worker: String,
-    },
+    Failed(EngineError),
+}
+
+impl From<PoolError> for RunError {
+    fn from(e: PoolError) -> Self {
+        RunError::Failed(EngineError::Pool(e))
+    }
 }
 
 /// Runs one configuration on the calling thread (the consumer).
@@ -92,11 +93,11 @@ pub fn run(
     let mut pool = match (cfg.workers, cfg.worker_kind) {
         (0, _) => None,
         (_, WorkerKind::Thread) => {
-            Some(Pool::threads(&cfg.spec, &initial).map_err(RunError::Pool)?)
+            Some(Pool::threads(&cfg.spec, &initial).map_err(RunError::from)?)
         }
         (_, WorkerKind::Process) => Some(
             Pool::processes(worker_exe, &cfg.spec, &initial, cfg.receive())
-                .map_err(RunError::Pool)?,
+                .map_err(RunError::from)?,
         ),
     };
     let loop_gil = pool.as_ref().and_then(Pool::interpreter_lock);
@@ -130,7 +131,7 @@ pub fn run(
                 // One new index is handed out for every batch returned.
                 if sent < total {
                     p.send((sent % cfg.workers as u64) as usize, sent)
-                        .map_err(RunError::Pool)?;
+                        .map_err(RunError::from)?;
                     sent += 1;
                     outstanding += 1;
                     max_outstanding = max_outstanding.max(outstanding);
@@ -164,7 +165,7 @@ pub fn run(
     let sched_end = sys::schedstat();
     let usage_end = sys::thread_usage();
     let workers = match pool {
-        Some(p) => p.finish().map_err(RunError::Pool)?,
+        Some(p) => p.finish().map_err(RunError::from)?,
         None => Vec::new(),
     };
     let window_batches = cfg.window_batches();
@@ -224,20 +225,19 @@ fn next_batch(
             return Err(RunError::Interrupted);
         }
         if waiting_since.elapsed() > stall_limit {
-            let worker = match (in_order, pool.owner(want)) {
-                (true, (w, Some(pid))) => format!("worker {w} (pid {pid})"),
-                (true, (w, None)) => format!("worker {w}"),
-                (false, _) => "no worker".to_string(),
-            };
-            return Err(RunError::Stalled {
+            let owner = in_order.then(|| {
+                let (worker, pid) = pool.owner(want);
+                BatchOwner { worker, pid }
+            });
+            return Err(RunError::Failed(EngineError::Stalled {
                 limit: stall_limit,
                 batch: want,
-                worker,
-            });
+                owner,
+            }));
         }
         if let Some(f) = pool
             .recv(Duration::from_millis(100))
-            .map_err(RunError::Pool)?
+            .map_err(RunError::from)?
         {
             stash.insert(f.index, f);
         }

@@ -19,6 +19,7 @@ use super::calibration::{
 use super::config::{ProducerSpec, Transport};
 use super::dataset;
 use super::gil::{self, Gil, blocking, python};
+use crate::error::{PoolError, WorkerEnd};
 use crate::sys;
 
 /// The hidden subcommand a worker process runs.
@@ -44,29 +45,6 @@ pub struct Finished {
 pub struct WorkerStats {
     pub cpu_ns: u64,
     pub involuntary_switches: u64,
-}
-
-/// Why a pool stopped working.
-#[derive(Debug)]
-pub enum PoolError {
-    /// A worker exited or broke its pipe; `signal` is the signal that
-    /// killed it, when one did.
-    WorkerDied {
-        worker: usize,
-        detail: String,
-        signal: Option<i32>,
-    },
-    /// Plain I/O trouble talking to workers.
-    Io(io::Error),
-}
-
-impl std::fmt::Display for PoolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PoolError::WorkerDied { worker, detail, .. } => write!(f, "worker {worker} {detail}"),
-            PoolError::Io(e) => write!(f, "talking to workers: {e}"),
-        }
-    }
 }
 
 /// A running set of workers.
@@ -207,8 +185,7 @@ impl ThreadPool {
             .send(index)
             .map_err(|_| PoolError::WorkerDied {
                 worker,
-                detail: "stopped (its thread ended)".into(),
-                signal: None,
+                end: WorkerEnd::ThreadEnded,
             })
     }
 
@@ -220,16 +197,14 @@ impl ThreadPool {
                 match self.handles.iter().position(|h| h.is_finished()) {
                     Some(worker) => Err(PoolError::WorkerDied {
                         worker,
-                        detail: "stopped (its thread panicked)".into(),
-                        signal: None,
+                        end: WorkerEnd::ThreadPanicked,
                     }),
                     None => Ok(None),
                 }
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(PoolError::WorkerDied {
                 worker: 0,
-                detail: "stopped (every thread ended)".into(),
-                signal: None,
+                end: WorkerEnd::EveryThreadEnded,
             }),
         }
     }
@@ -332,10 +307,12 @@ impl ProcessPool {
                 .stdout(stdout)
                 .stderr(Stdio::inherit())
                 .spawn()
-                .map_err(|e| PoolError::WorkerDied {
+                .map_err(|source| PoolError::WorkerDied {
                     worker,
-                    detail: format!("could not start ({}): {e}", exe.display()),
-                    signal: None,
+                    end: WorkerEnd::NotStarted {
+                        exe: exe.to_path_buf(),
+                        source,
+                    },
                 })?;
             let stdin = child.stdin.take().expect("piped");
             pool.stdins.push(match &gil {
@@ -369,19 +346,14 @@ impl ProcessPool {
             }
         });
         use std::os::unix::process::ExitStatusExt;
-        let signal = status.and_then(|s| s.signal());
-        let how = match status {
-            Some(s) => match s.signal() {
-                Some(sig) => format!("was killed by signal {sig}"),
-                None => format!("exited with {s}"),
+        let end = match status {
+            Some(status) => match status.signal() {
+                Some(signal) => WorkerEnd::Killed { pid, signal },
+                None => WorkerEnd::Exited { pid, status },
             },
-            None => "closed its pipe".into(),
+            None => WorkerEnd::ClosedPipe { pid },
         };
-        PoolError::WorkerDied {
-            worker,
-            detail: format!("(pid {pid}) {how}"),
-            signal,
-        }
+        PoolError::WorkerDied { worker, end }
     }
 
     fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
@@ -499,10 +471,7 @@ impl ProcessPool {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        PoolError::Io(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "the workers' result pipe carried a broken message",
-        ))
+        PoolError::BrokenMessage
     }
 
     fn finish(mut self) -> Result<Vec<WorkerStats>, PoolError> {

@@ -17,7 +17,7 @@ use super::engine::{Measured, new_histogram};
 use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine};
 use super::{Settings, stats};
 use crate::env::Environment;
-use crate::error::{Error, Result};
+use crate::error::{Error, HarnessError, Result};
 use crate::sys;
 
 /// The harness, as shipped.
@@ -78,12 +78,11 @@ fn harness_argument(s: &Settings) -> String {
     .to_string()
 }
 
-/// Runs the harness with `python` under `settings`. A Python that cannot
-/// be run or cannot import torch is a usage error (the caller chose it). (on the CPUs the caller
-/// set) and returns its measurements as a run file.
+/// Runs the harness with `python` under `settings` (on the CPUs the caller
+/// set) and returns its measurements as a run file. A Python that cannot be
+/// run or cannot import torch is a usage error (the caller chose it).
 pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
-    let unwritten =
-        |e: std::io::Error| Error::Other(format!("cannot write the PyTorch harness: {e}"));
+    let unwritten = HarnessError::NotWritten;
     let mut script = tempfile::Builder::new()
         .prefix("research-companion-harness-")
         .suffix(".py")
@@ -107,54 +106,51 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
             )));
         }
         _ => {
-            return Err(Error::Other(format!(
-                "the PyTorch harness failed ({}){}",
-                output.status,
-                if last.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {last}")
-                }
-            )));
+            return Err(HarnessError::Failed {
+                status: output.status,
+                last_line: last.to_string(),
+            }
+            .into());
         }
     }
-    let parsed: HarnessOutput = serde_json::from_slice(&output.stdout).map_err(|e| {
+    let parsed: HarnessOutput = serde_json::from_slice(&output.stdout).map_err(|reason| {
         let text = String::from_utf8_lossy(&output.stdout);
-        Error::Other(format!(
-            "the PyTorch harness printed something that is not its result ({e}): '{}'",
-            crate::text::prefix(text.trim(), 60)
-        ))
+        HarnessError::NotItsAnswer {
+            reason,
+            start: crate::text::prefix(text.trim(), 60).to_string(),
+        }
     })?;
     to_run(settings, environment, parsed)
 }
 
 fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {
     if out.harness != HARNESS_VERSION {
-        return Err(Error::Other(format!(
-            "the PyTorch harness speaks version {}, this tool version {HARNESS_VERSION}",
-            out.harness
-        )));
+        return Err(HarnessError::Version {
+            spoken: out.harness,
+            expected: HARNESS_VERSION,
+        }
+        .into());
     }
     let cpus = out.cpus.len().max(1);
     let mut results: Vec<ConfigResult> = Vec::new();
     let expected = settings.producers.len() * settings.workers.len() * settings.repeat;
     if out.results.len() != expected {
-        return Err(Error::Other(format!(
-            "the PyTorch harness returned {} runs, {expected} were asked for",
-            out.results.len()
-        )));
+        return Err(HarnessError::Runs {
+            returned: out.results.len(),
+            asked: expected,
+        }
+        .into());
     }
     for r in out.results {
-        if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
-            return Err(Error::Other(format!(
-                "the PyTorch harness measured {} batches for producer={} workers={}, {} were asked for",
-                r.waits_ns.len(),
-                r.producer,
-                r.workers,
-                settings.batches
-            )));
-        }
         let cfg = settings.pipeline(r.producer, r.workers);
+        if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
+            return Err(HarnessError::Batches {
+                measured: r.waits_ns.len(),
+                config: cfg.label(),
+                asked: settings.batches,
+            }
+            .into());
+        }
         let mut wait = new_histogram();
         let mut work = new_histogram();
         for &w in &r.waits_ns {

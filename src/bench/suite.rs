@@ -7,7 +7,6 @@ use std::path::Path;
 use chrono::Utc;
 
 use super::config::PipelineConfig;
-use super::pool::PoolError;
 use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA};
 use super::settings::Settings;
 use super::{engine, interrupt, stats};
@@ -15,7 +14,7 @@ use super::{engine, interrupt, stats};
 /// SIGINT's number on Linux.
 const SIGINT: i32 = 2;
 use crate::env::Environment;
-use crate::error::{Error, Result};
+use crate::error::{EngineError, Error, Result, ThreadSetting};
 use crate::sys;
 
 /// Restores the thread's affinity and timer slack when the run ends.
@@ -49,8 +48,10 @@ pub fn run_suite(
 /// ask for (children inherit both), handing it the CPUs in use; restores
 /// the thread's own afterwards.
 pub fn pinned<T>(settings: &Settings, f: impl FnOnce(Vec<usize>) -> Result<T>) -> Result<T> {
-    let available = sys::affinity()
-        .map_err(|e| Error::Other(format!("cannot read the CPU affinity mask: {e}")))?;
+    let available = sys::affinity().map_err(|source| Error::ThreadSetting {
+        setting: ThreadSetting::ReadAffinity,
+        source,
+    })?;
     let _guard = ThreadSettingsGuard {
         affinity: available.clone(),
         slack: sys::timer_slack(),
@@ -59,11 +60,15 @@ pub fn pinned<T>(settings: &Settings, f: impl FnOnce(Vec<usize>) -> Result<T>) -
         if n > available.len() {
             return Err(Settings::too_many_cpus(n, &available).into());
         }
-        sys::set_affinity(&available[..n])
-            .map_err(|e| Error::Other(format!("cannot set CPU affinity: {e}")))?;
+        sys::set_affinity(&available[..n]).map_err(|source| Error::ThreadSetting {
+            setting: ThreadSetting::SetAffinity,
+            source,
+        })?;
     }
-    sys::set_timer_slack(settings.timer_slack_ns)
-        .map_err(|e| Error::Other(format!("cannot set timer slack: {e}")))?;
+    sys::set_timer_slack(settings.timer_slack_ns).map_err(|source| Error::ThreadSetting {
+        setting: ThreadSetting::SetTimerSlack,
+        source,
+    })?;
     f(sys::affinity().unwrap_or_default())
 }
 
@@ -82,27 +87,24 @@ fn suite_on(
             let cfg = settings.pipeline(producer, workers);
             let mut repeats = Vec::new();
             for _ in 0..settings.repeat {
-                let measured = engine::run(&cfg, worker_exe, &interrupt::interrupted, || on_step(&cfg))
-                    .map_err(|e| match e {
-                        engine::RunError::Interrupted => Error::Interrupted,
-                        // A worker killed by SIGINT was caught by a Ctrl-C
-                        // in the instant before it left the run's process
-                        // group: the run was interrupted, the worker did
-                        // not fail.
-                        engine::RunError::Pool(PoolError::WorkerDied {
-                            signal: Some(SIGINT),
-                            ..
-                        }) => Error::Interrupted,
-                        engine::RunError::Pool(p) => {
-                            Error::Other(format!("{} failed: {p}", cfg.label()))
-                        }
-                        engine::RunError::Stalled { limit, batch, worker } => Error::Other(format!(
-                            "{} failed: {worker} delivered nothing for {:.1} s while batch {batch} was due \
-                             (watchdog); it is hung or stopped",
-                            cfg.label(),
-                            limit.as_secs_f64()
-                        )),
-                    })?;
+                let measured =
+                    engine::run(&cfg, worker_exe, &interrupt::interrupted, || on_step(&cfg))
+                        .map_err(|e| match e {
+                            engine::RunError::Interrupted => Error::Interrupted,
+                            // A worker killed by SIGINT was caught by a Ctrl-C
+                            // in the instant before it left the run's process
+                            // group: the run was interrupted, the worker did
+                            // not fail.
+                            engine::RunError::Failed(EngineError::Pool(p))
+                                if p.signal() == Some(SIGINT) =>
+                            {
+                                Error::Interrupted
+                            }
+                            engine::RunError::Failed(source) => Error::Engine {
+                                config: cfg.label(),
+                                source,
+                            },
+                        })?;
                 repeats.push(stats::repeat_result(&cfg, &measured, cpus_used.len()));
             }
             let summary = stats::summarize(&repeats);
