@@ -12,8 +12,10 @@
 //! loop runs a training step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
+
+use super::config::{ProducerSpec, Transport};
 
 /// The lock and its drop request.
 #[derive(Debug)]
@@ -112,6 +114,15 @@ impl Gil {
     }
 }
 
+/// The interpreter lock a process of this run has, loop or worker: one
+/// when its workers hand batches to helper threads, as CPython processes
+/// with a switch interval; none with `pipe` (no helpers to contend for it)
+/// or an interval of 0.
+pub fn interpreter_lock(spec: &ProducerSpec) -> Option<Arc<Gil>> {
+    (spec.transport != Transport::Pipe && spec.switch_interval_ns > 0)
+        .then(|| Arc::new(Gil::new(Duration::from_nanos(spec.switch_interval_ns))))
+}
+
 /// Runs a thread's Python work: under `gil` when there is one.
 pub fn python<T>(gil: Option<&Gil>, work: impl FnOnce() -> T) -> T {
     match gil {
@@ -142,7 +153,6 @@ pub fn compute(d: Duration, gil: Option<&Gil>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
     use std::time::Instant;
 
     #[test]

@@ -1,0 +1,185 @@
+//! Loop side: the result queue and the loop's receive path. Finished
+//! batches come back through one pipe per worker (`pipe`) or through one
+//! pipe every worker writes into (`queue`, `shared-fd`), like the
+//! DataLoader's single result queue, so the loop takes batches in the order
+//! they were finished. Taking one in costs the loop its receive CPU, spent
+//! where PyTorch's `next()` spends it; a shared batch is fetched from its
+//! worker's sharer (the loop's side of the handshake is here, the sharer's
+//! in `sharer.rs`).
+
+use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::ChildStdout;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::sampler;
+use super::wire::{self, WorkerMessage};
+use crate::bench::calibration::{HANDSHAKE_ROUNDS, RECEIVE_BEFORE, RECEIVE_IN_HANDSHAKE};
+use crate::bench::gil::{self, Gil, blocking};
+use crate::sys;
+
+/// A batch a worker finished, as the loop has it.
+#[derive(Debug)]
+pub struct Finished {
+    pub index: u64,
+    pub worker: usize,
+    pub data: Vec<f32>,
+}
+
+/// The pipes finished batches come back through.
+pub enum ResultPipes {
+    /// One per worker, the worker's own stdout.
+    PerWorker(Vec<ChildStdout>),
+    /// One every worker writes into.
+    Shared(std::fs::File),
+}
+
+/// What the loop took off the queue.
+pub enum Taken {
+    Batch(Finished),
+    /// A worker's final report, where batches were expected.
+    Stats,
+    /// Nothing within the timeout.
+    Nothing,
+}
+
+/// Why taking a batch in failed.
+pub enum Broken {
+    /// Waiting on the pipes failed.
+    Wait(io::Error),
+    /// A pipe broke or carried a broken message: worker `from`'s own, or on
+    /// the shared pipe (None) anyone's.
+    Message { from: Option<usize> },
+    /// Fetching a shared batch from `worker`'s sharer failed.
+    Fetch { worker: usize },
+}
+
+/// The result queue, with what the loop needs to take batches in.
+pub struct ResultQueue {
+    pipes: ResultPipes,
+    /// The loop process's interpreter lock, when it runs as Python does.
+    gil: Option<Arc<Gil>>,
+    /// The folder of the workers' sharer sockets, with `shared-fd`.
+    sockets: Option<PathBuf>,
+    /// Loop CPU spent taking in each batch.
+    receive: Duration,
+}
+
+impl ResultQueue {
+    pub fn new(
+        pipes: ResultPipes,
+        gil: Option<Arc<Gil>>,
+        sockets: Option<PathBuf>,
+        receive: Duration,
+    ) -> Self {
+        ResultQueue {
+            pipes,
+            gil,
+            sockets,
+            receive,
+        }
+    }
+
+    /// Waits up to `timeout` for a message, the loop's lock let go, and
+    /// takes it in; `pids` are the workers' process ids.
+    pub fn take(&mut self, timeout: Duration, pids: &[u32]) -> Result<Taken, Broken> {
+        let gil = self.gil.clone();
+        let read = blocking(gil.as_deref(), || match &mut self.pipes {
+            ResultPipes::PerWorker(stdouts) => sys::first_readable(stdouts, timeout)
+                .map(|ready| ready.map(|w| (Some(w), WorkerMessage::read(&mut stdouts[w])))),
+            ResultPipes::Shared(reader) => {
+                sys::first_readable(std::slice::from_ref(reader), timeout)
+                    .map(|ready| ready.map(|_| (None, WorkerMessage::read(reader))))
+            }
+        })
+        .map_err(Broken::Wait)?;
+        let Some((from, message)) = read else {
+            return Ok(Taken::Nothing);
+        };
+        // On a shared pipe the batch's index says whose it is.
+        let whose = |index: u64| from.unwrap_or(sampler::owner(index, pids.len()));
+        match message {
+            Ok(WorkerMessage::Batch { index, data }) => {
+                self.python_cpu(self.receive);
+                Ok(Taken::Batch(Finished {
+                    index,
+                    worker: whose(index),
+                    data,
+                }))
+            }
+            Ok(WorkerMessage::Shared { index, floats }) => {
+                let worker = whose(index);
+                // As in the DataLoader, the loop decodes the message before
+                // it connects to the sharer, answers the handshake, and
+                // rebuilds the tensor after it has the descriptor.
+                let before = self.receive.mul_f64(RECEIVE_BEFORE);
+                let rounds = self.receive.mul_f64(RECEIVE_IN_HANDSHAKE);
+                self.python_cpu(before);
+                let data = self
+                    .fetch_shared(pids[worker], index, floats, rounds / HANDSHAKE_ROUNDS)
+                    .map_err(|_| Broken::Fetch { worker })?;
+                self.python_cpu(self.receive.saturating_sub(before + rounds));
+                Ok(Taken::Batch(Finished {
+                    index,
+                    worker,
+                    data,
+                }))
+            }
+            Ok(WorkerMessage::Stats(_)) => Ok(Taken::Stats),
+            Err(_) => Err(Broken::Message { from }),
+        }
+    }
+
+    /// Reads the next message from worker `worker`'s pipe, or from the
+    /// shared one, without the receive cost: the run is over. Says whose
+    /// pipe it read (None: the shared one).
+    pub fn next_message(&mut self, worker: usize) -> (Option<usize>, io::Result<WorkerMessage>) {
+        match &mut self.pipes {
+            ResultPipes::PerWorker(stdouts) => {
+                (Some(worker), WorkerMessage::read(&mut stdouts[worker]))
+            }
+            ResultPipes::Shared(reader) => (None, WorkerMessage::read(reader)),
+        }
+    }
+
+    /// Spends `d` of the loop's CPU in Python code.
+    fn python_cpu(&self, d: Duration) {
+        gil::compute(d, self.gil.as_deref());
+    }
+
+    /// Asks the sharer of the worker with process id `pid` for the
+    /// descriptor of batch `index` and reads the batch out of that shared
+    /// memory.
+    fn fetch_shared(
+        &self,
+        pid: u32,
+        index: u64,
+        floats: usize,
+        per_round: Duration,
+    ) -> io::Result<Vec<f32>> {
+        let dir = self.sockets.as_ref().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a shared batch from a worker not started for shared-fd",
+            )
+        })?;
+        let path = wire::sharer_socket(dir, pid);
+        let gil = self.gil.as_deref();
+        let mut conn = blocking(gil, || UnixStream::connect(path))?;
+        let mut word = [0u8; 8];
+        for _ in 1..HANDSHAKE_ROUNDS {
+            blocking(gil, || conn.read_exact(&mut word))?;
+            self.python_cpu(per_round);
+            blocking(gil, || conn.write_all(&word))?;
+        }
+        self.python_cpu(per_round);
+        blocking(gil, || conn.write_all(&wire::index_word(index)))?;
+        let memory = std::fs::File::from(blocking(gil, || sys::recv_fd(&conn))?);
+        let mut bytes = vec![0u8; floats * 4];
+        memory.read_exact_at(&mut bytes, 0)?;
+        Ok(wire::floats_of(&bytes))
+    }
+}

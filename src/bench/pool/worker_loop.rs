@@ -1,0 +1,72 @@
+//! Worker side: the body of a worker process, PyTorch's `_worker_loop`.
+//! It reads batch indices from stdin, produces each batch under its
+//! interpreter lock (when the run models one), and hands it to the loop
+//! through its hand-off; told to stop, it reports its CPU time and exits.
+
+use std::io;
+use std::os::unix::fs::FileExt;
+
+use super::result_feeder::HandOff;
+use super::wire::{self, Frame, STOP, WorkerStats};
+use crate::bench::config::ProducerSpec;
+use crate::bench::dataset;
+use crate::bench::gil::{Gil, interpreter_lock, python};
+use crate::sys;
+
+/// The body of a worker process: read batch indices from stdin, write
+/// finished batches to stdout, report CPU time when told to stop.
+pub fn worker_main(spec_json: &str) -> io::Result<()> {
+    sys::die_with_parent();
+    let spec: ProducerSpec = serde_json::from_str(spec_json).map_err(io::Error::other)?;
+    let _ = sys::set_timer_slack(spec.timer_slack_ns);
+    let mut stdin = io::stdin().lock();
+    // The interpreter lock the worker's threads share, when its helpers
+    // run Python code as PyTorch's do. The main thread holds it except
+    // while it waits for an index or sleeps.
+    let gil = interpreter_lock(&spec);
+    let mut hand_off = HandOff::new(&spec, gil.clone())?;
+    loop {
+        let Ok(index) = wire::read_index(&mut stdin) else {
+            return hand_off.finish(); // the parent went away
+        };
+        if index == STOP {
+            // The worker's CPU time: every thread of it, feeder included.
+            let usage = sys::thread_usage();
+            let stats = WorkerStats {
+                cpu_ns: hand_off.cpu_ns(),
+                involuntary_switches: usage.involuntary_switches,
+            };
+            hand_off.send(Frame::stats(stats))?;
+            return hand_off.finish();
+        }
+        // Producing and handing over is the main thread's Python work;
+        // waiting for the next index is a blocking call that lets go.
+        python(gil.as_deref(), || {
+            produce_and_hand_over(&spec, index, gil.as_deref(), &mut hand_off)
+        })?;
+    }
+}
+
+/// Produces batch `index` and hands it to `hand_off`, in shared memory when
+/// the hand-off has a shelf, else whole in the message.
+fn produce_and_hand_over(
+    spec: &ProducerSpec,
+    index: u64,
+    gil: Option<&Gil>,
+    hand_off: &mut HandOff,
+) -> io::Result<()> {
+    let data = dataset::produce_batch_under(spec, index, gil);
+    let bytes = wire::float_bytes(&data);
+    // Like a tensor moved to shared memory, a shared batch stays in a
+    // memfd and only its index and size travel down the pipe.
+    let frame = match hand_off.shelf() {
+        Some(shelf) => {
+            let memory = sys::shared_memory("research-companion-batch")?;
+            memory.write_all_at(&bytes, 0)?;
+            shelf.lock().expect("sharer alive").insert(index, memory);
+            Frame::shared(index, data.len())
+        }
+        None => Frame::batch(index, data.len(), &bytes),
+    };
+    hand_off.send(frame)
+}
