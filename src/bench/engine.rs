@@ -14,8 +14,8 @@ use hdrhistogram::Histogram;
 use super::config::{PipelineConfig, WorkerKind};
 use super::dataset;
 use super::gil;
-use super::pool::{Finished, Pool, WorkerStats};
-use crate::error::{BatchOwner, EngineError, PoolError};
+use super::pool::{Finished, Pool, Sampler, WorkerPool, WorkerStats};
+use crate::error::{EngineError, PoolError};
 use crate::sys;
 
 /// Which worker produced which batch, in delivery order.
@@ -65,11 +65,50 @@ impl From<PoolError> for RunError {
     }
 }
 
+/// How long the loop waits for a batch before it looks again (for Ctrl-C,
+/// the watchdog, a dead worker).
+const POLL: Duration = Duration::from_millis(100);
+
+/// How the loop tells the time while it waits for a batch (the watchdog):
+/// the system's clock, or in tests one that moves only when a fake pool
+/// says it waited.
+trait Clock {
+    fn now(&self) -> Instant;
+}
+
+/// The system's monotonic clock.
+struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 /// Runs one configuration on the calling thread (the consumer).
 /// `worker_exe` is the binary to re-execute for process workers.
 pub fn run(
     cfg: &PipelineConfig,
     worker_exe: &Path,
+    interrupted: &dyn Fn() -> bool,
+    on_step: impl FnMut(),
+) -> Result<Measured, RunError> {
+    let start = |initial: &[Vec<u64>]| match (cfg.workers, cfg.worker_kind) {
+        (0, _) => Ok(None),
+        (_, WorkerKind::Thread) => Pool::threads(&cfg.spec, initial).map(Some),
+        (_, WorkerKind::Process) => {
+            Pool::processes(worker_exe, &cfg.spec, initial, cfg.receive()).map(Some)
+        }
+    };
+    drive(cfg, start, &SystemClock, interrupted, on_step)
+}
+
+/// The loop itself, with the workers `start` gives it for the first
+/// indices (None: the loop produces inline).
+fn drive<P: WorkerPool>(
+    cfg: &PipelineConfig,
+    start: impl FnOnce(&[Vec<u64>]) -> Result<Option<P>, PoolError>,
+    clock: &impl Clock,
     interrupted: &dyn Fn() -> bool,
     mut on_step: impl FnMut(),
 ) -> Result<Measured, RunError> {
@@ -85,24 +124,11 @@ pub fn run(
     let mut usage_start = sys::thread_usage();
     // The first prefetch_factor x W indices, round robin, handed out as the
     // workers start.
-    let sent: u64 = total.min(cfg.max_outstanding() as u64);
-    let mut initial = vec![Vec::new(); cfg.workers];
-    for j in 0..sent {
-        initial[(j % cfg.workers.max(1) as u64) as usize].push(j);
-    }
-    let mut pool = match (cfg.workers, cfg.worker_kind) {
-        (0, _) => None,
-        (_, WorkerKind::Thread) => {
-            Some(Pool::threads(&cfg.spec, &initial).map_err(RunError::from)?)
-        }
-        (_, WorkerKind::Process) => Some(
-            Pool::processes(worker_exe, &cfg.spec, &initial, cfg.receive())
-                .map_err(RunError::from)?,
-        ),
-    };
-    let loop_gil = pool.as_ref().and_then(Pool::interpreter_lock);
-    let mut sent = sent;
-    let mut outstanding = sent as usize;
+    let mut sampler = Sampler::new(cfg.workers, total);
+    let initial = sampler.first(cfg.max_outstanding());
+    let mut pool = start(&initial)?;
+    let loop_gil = pool.as_ref().and_then(P::interpreter_lock);
+    let mut outstanding = sampler.handed_out() as usize;
     let mut max_outstanding = outstanding;
     let mut stash: BTreeMap<u64, Finished> = BTreeMap::new();
     let mut next_in_order: u64 = 0;
@@ -124,15 +150,14 @@ pub fn run(
                     next_in_order,
                     &mut stash,
                     stall_limit,
+                    clock,
                     interrupted,
                 )?;
                 next_in_order += 1;
                 outstanding -= 1;
                 // One new index is handed out for every batch returned.
-                if sent < total {
-                    p.send((sent % cfg.workers as u64) as usize, sent)
-                        .map_err(RunError::from)?;
-                    sent += 1;
+                if let Some((owner, next)) = sampler.next() {
+                    p.send(owner, next)?;
                     outstanding += 1;
                     max_outstanding = max_outstanding.max(outstanding);
                 }
@@ -165,7 +190,7 @@ pub fn run(
     let sched_end = sys::schedstat();
     let usage_end = sys::thread_usage();
     let workers = match pool {
-        Some(p) => p.finish().map_err(RunError::from)?,
+        Some(p) => p.finish()?,
         None => Vec::new(),
     };
     let window_batches = cfg.window_batches();
@@ -203,15 +228,18 @@ fn stall_limit(cfg: &PipelineConfig) -> Duration {
     Duration::from_secs(10) + slowest * 4
 }
 
-fn next_batch(
-    pool: &mut Pool,
+/// The next batch to deliver: batch `want` when delivering in order (an
+/// early batch waits in `stash` for its turn), else the first ready.
+fn next_batch<P: WorkerPool>(
+    pool: &mut P,
     in_order: bool,
     want: u64,
     stash: &mut BTreeMap<u64, Finished>,
     stall_limit: Duration,
+    clock: &impl Clock,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Finished, RunError> {
-    let waiting_since = Instant::now();
+    let waiting_since = clock.now();
     loop {
         let ready = if in_order {
             stash.remove(&want)
@@ -224,21 +252,14 @@ fn next_batch(
         if interrupted() {
             return Err(RunError::Interrupted);
         }
-        if waiting_since.elapsed() > stall_limit {
-            let owner = in_order.then(|| {
-                let (worker, pid) = pool.owner(want);
-                BatchOwner { worker, pid }
-            });
+        if clock.now().duration_since(waiting_since) > stall_limit {
             return Err(RunError::Failed(EngineError::Stalled {
                 limit: stall_limit,
                 batch: want,
-                owner,
+                owner: in_order.then(|| pool.owner(want)),
             }));
         }
-        if let Some(f) = pool
-            .recv(Duration::from_millis(100))
-            .map_err(RunError::from)?
-        {
+        if let Some(f) = pool.recv(POLL)? {
             stash.insert(f.index, f);
         }
     }
@@ -267,4 +288,447 @@ pub fn measurement_overhead_ns() -> f64 {
         record(&mut b, t1 - t0);
     }
     start.elapsed().as_nanos() as f64 / ROUNDS as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::bench::config::{ProducerKind, ProducerSpec, Transport};
+    use crate::bench::gil::Gil;
+    use crate::error::{BatchOwner, WorkerEnd};
+
+    /// What the loop did, in order, as the scripted pool and the step
+    /// callback saw it.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Event {
+        Sent { worker: usize, index: u64 },
+        Finished(u64),
+        Stepped,
+    }
+
+    /// A clock that moves only when the scripted pool waits.
+    struct ScriptedClock {
+        start: Instant,
+        waited: Rc<Cell<Duration>>,
+    }
+
+    impl Clock for ScriptedClock {
+        fn now(&self) -> Instant {
+            self.start + self.waited.get()
+        }
+    }
+
+    /// Workers that finish batches at once, in a scripted order, without
+    /// processes, threads or sleeps: at each wait, `choices` picks which of
+    /// the batches handed out and not yet finished is finished next.
+    struct ScriptedPool {
+        workers: usize,
+        spec: ProducerSpec,
+        in_flight: Vec<(usize, u64)>,
+        choices: Vec<usize>,
+        picks: usize,
+        /// With no choices left: finish the highest index first (else the
+        /// first handed out).
+        newest_first: bool,
+        /// A batch its worker never finishes.
+        hung: Option<u64>,
+        /// (batches finished, worker): that worker dies on the next wait.
+        dies_after: Option<(usize, usize)>,
+        /// A batch whose worker is gone when the loop hands it out.
+        refused: Option<u64>,
+        finished: usize,
+        waited: Rc<Cell<Duration>>,
+        log: Rc<RefCell<Vec<Event>>>,
+    }
+
+    fn pid(worker: usize) -> u32 {
+        4000 + worker as u32
+    }
+
+    fn killed(worker: usize) -> PoolError {
+        PoolError::WorkerDied {
+            worker,
+            end: WorkerEnd::Killed {
+                pid: pid(worker),
+                signal: 9,
+            },
+        }
+    }
+
+    impl WorkerPool for ScriptedPool {
+        fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+            if self.refused == Some(index) {
+                return Err(killed(worker));
+            }
+            self.log.borrow_mut().push(Event::Sent { worker, index });
+            self.in_flight.push((worker, index));
+            Ok(())
+        }
+
+        fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+            if let Some((after, worker)) = self.dies_after
+                && self.finished >= after
+            {
+                return Err(killed(worker));
+            }
+            let ready: Vec<usize> = (0..self.in_flight.len())
+                .filter(|&i| Some(self.in_flight[i].1) != self.hung)
+                .collect();
+            if ready.is_empty() {
+                self.waited.set(self.waited.get() + timeout);
+                return Ok(None);
+            }
+            let pick = match self.choices.get(self.picks) {
+                Some(choice) => ready[choice % ready.len()],
+                None if self.newest_first => *ready
+                    .iter()
+                    .max_by_key(|&&i| self.in_flight[i].1)
+                    .expect("some batch is ready"),
+                None => ready[0],
+            };
+            self.picks += 1;
+            let (worker, index) = self.in_flight.remove(pick);
+            self.finished += 1;
+            self.log.borrow_mut().push(Event::Finished(index));
+            Ok(Some(Finished {
+                index,
+                worker,
+                data: dataset::produce_batch(&self.spec, index),
+            }))
+        }
+
+        fn owner(&self, index: u64) -> BatchOwner {
+            let worker = (index % self.workers as u64) as usize;
+            BatchOwner {
+                worker,
+                pid: Some(pid(worker)),
+            }
+        }
+
+        fn interpreter_lock(&self) -> Option<Arc<Gil>> {
+            None
+        }
+
+        fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
+            Ok(vec![WorkerStats::default(); self.workers])
+        }
+    }
+
+    fn config(
+        workers: usize,
+        prefetch_factor: usize,
+        batches: u64,
+        in_order: bool,
+    ) -> PipelineConfig {
+        PipelineConfig {
+            spec: ProducerSpec {
+                producer: ProducerKind::Sleep,
+                cost_ns: 0,
+                batch_size: 2,
+                sample_floats: 3,
+                seed: 11,
+                timer_slack_ns: 1,
+                delay_batch: None,
+                send_ns: 0,
+                switch_interval_ns: 0,
+                transport: Transport::Pipe,
+                socket_dir: None,
+            },
+            consumer_ns: 0,
+            receive_ns: 0,
+            workers,
+            prefetch_factor,
+            worker_kind: WorkerKind::Process,
+            in_order,
+            batches,
+            warmup_batches: 0,
+            watchdog_ms: Some(1_000),
+        }
+    }
+
+    /// A scripted run and what it logged.
+    struct Scripted {
+        result: Result<Measured, RunError>,
+        log: Vec<Event>,
+        waited: Duration,
+    }
+
+    /// Runs `cfg` against a scripted pool that `script` sets up; Ctrl-C
+    /// comes after `interrupt_after` steps, if given.
+    fn scripted(
+        cfg: &PipelineConfig,
+        script: impl FnOnce(&mut ScriptedPool),
+        interrupt_after: Option<usize>,
+    ) -> Scripted {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let waited = Rc::new(Cell::new(Duration::ZERO));
+        let clock = ScriptedClock {
+            start: Instant::now(),
+            waited: Rc::clone(&waited),
+        };
+        let mut pool = ScriptedPool {
+            workers: cfg.workers,
+            spec: cfg.spec.clone(),
+            in_flight: Vec::new(),
+            choices: Vec::new(),
+            picks: 0,
+            newest_first: false,
+            hung: None,
+            dies_after: None,
+            refused: None,
+            finished: 0,
+            waited: Rc::clone(&waited),
+            log: Rc::clone(&log),
+        };
+        script(&mut pool);
+        let start = |initial: &[Vec<u64>]| {
+            assert_eq!(initial.len(), cfg.workers, "one list per worker");
+            for (worker, tasks) in initial.iter().enumerate() {
+                for &index in tasks {
+                    pool.send(worker, index)?;
+                }
+            }
+            Ok(Some(pool))
+        };
+        let steps = Cell::new(0usize);
+        let interrupted = || interrupt_after.is_some_and(|n| steps.get() >= n);
+        let result = drive(cfg, start, &clock, &interrupted, || {
+            steps.set(steps.get() + 1);
+            log.borrow_mut().push(Event::Stepped);
+        });
+        let log = log.borrow().clone();
+        Scripted {
+            result,
+            log,
+            waited: waited.get(),
+        }
+    }
+
+    /// The same configuration produced inline, for its digest.
+    fn inline_digest(cfg: &PipelineConfig) -> u64 {
+        let inline = PipelineConfig {
+            workers: 0,
+            ..cfg.clone()
+        };
+        let no_pool = |_: &[Vec<u64>]| Ok(None::<ScriptedPool>);
+        drive(&inline, no_pool, &SystemClock, &|| false, || {})
+            .unwrap()
+            .data_digest
+    }
+
+    /// Checks the hand-out: the first indices as the workers start, then
+    /// one at a time in order, every index once and to its round robin
+    /// owner, never more than `prefetch_factor x workers` handed out and not
+    /// yet taken by the loop.
+    fn assert_handed_out_by_the_rules(cfg: &PipelineConfig, log: &[Event]) {
+        let bound = cfg.prefetch_factor * cfg.workers;
+        let first = bound.min(cfg.total_batches() as usize) as u64;
+        let mut sent: Vec<u64> = Vec::new();
+        let (mut stepped, mut any_finished) = (0usize, false);
+        for event in log {
+            match *event {
+                Event::Sent { worker, index } => {
+                    assert_eq!(
+                        worker,
+                        (index % cfg.workers as u64) as usize,
+                        "batch {index}"
+                    );
+                    if any_finished {
+                        assert_eq!(index, sent.len() as u64, "refills go out in order");
+                    } else {
+                        assert!(
+                            index < first,
+                            "batch {index} handed out before the loop began"
+                        );
+                    }
+                    sent.push(index);
+                    // A refill comes after the loop took its step's batch.
+                    let taken = if any_finished { stepped + 1 } else { 0 };
+                    assert!(
+                        sent.len() - taken <= bound,
+                        "{} sent, {taken} taken, bound {bound}: {log:?}",
+                        sent.len()
+                    );
+                }
+                Event::Finished(_) => any_finished = true,
+                Event::Stepped => stepped += 1,
+            }
+        }
+        sent.sort_unstable();
+        assert_eq!(
+            sent,
+            (0..cfg.total_batches()).collect::<Vec<_>>(),
+            "every index handed out once"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn whatever_order_workers_finish_in_the_loop_gets_every_batch_once_in_order(
+            workers in 1usize..6,
+            prefetch_factor in 1usize..4,
+            batches in 1u64..40,
+            choices in prop::collection::vec(any::<usize>(), 0..80),
+        ) {
+            let cfg = config(workers, prefetch_factor, batches, true);
+            let run = scripted(&cfg, |p| p.choices = choices, None);
+            let m = run.result.unwrap();
+            let order: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+            prop_assert_eq!(order, (0..cfg.total_batches()).collect::<Vec<_>>());
+            for d in &m.deliveries {
+                prop_assert_eq!(d.worker, (d.index % workers as u64) as usize);
+            }
+            assert_handed_out_by_the_rules(&cfg, &run.log);
+            let bound = (prefetch_factor * workers).min(cfg.total_batches() as usize);
+            prop_assert_eq!(m.max_outstanding, bound);
+            prop_assert_eq!(m.data_digest, inline_digest(&cfg));
+            prop_assert_eq!(m.workers.len(), workers);
+            prop_assert_eq!(run.waited, Duration::ZERO, "the loop never waited for nothing");
+        }
+
+        #[test]
+        fn out_of_order_the_loop_takes_batches_as_they_finish(
+            workers in 1usize..6,
+            prefetch_factor in 1usize..4,
+            batches in 1u64..40,
+            choices in prop::collection::vec(any::<usize>(), 0..80),
+        ) {
+            let cfg = config(workers, prefetch_factor, batches, false);
+            let run = scripted(&cfg, |p| p.choices = choices, None);
+            let m = run.result.unwrap();
+            let finished: Vec<u64> = run
+                .log
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Finished(i) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            let delivered: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+            prop_assert_eq!(&delivered, &finished);
+            let mut once = delivered.clone();
+            once.sort_unstable();
+            prop_assert_eq!(once, (0..cfg.total_batches()).collect::<Vec<_>>());
+            assert_handed_out_by_the_rules(&cfg, &run.log);
+            prop_assert_eq!(m.data_digest, inline_digest(&cfg));
+        }
+    }
+
+    #[test]
+    fn a_batch_that_finishes_early_waits_for_its_turn() {
+        // Two workers, two batches each ahead; the newest always finishes
+        // first, so every batch but the last arrives before the one due.
+        let cfg = config(2, 2, 6, true);
+        let run = scripted(&cfg, |p| p.newest_first = true, None);
+        let m = run.result.unwrap();
+        let finished: Vec<u64> = run
+            .log
+            .iter()
+            .filter_map(|e| match e {
+                Event::Finished(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(&finished[..4], &[3, 2, 1, 0], "{:?}", run.log);
+        let delivered: Vec<u64> = m.deliveries.iter().map(|d| d.index).collect();
+        assert_eq!(delivered, (0..7).collect::<Vec<_>>());
+        // Batch 4 goes out, to worker 0, only once batch 0 is taken.
+        let sent_4 = run
+            .log
+            .iter()
+            .position(|e| {
+                *e == Event::Sent {
+                    worker: 0,
+                    index: 4,
+                }
+            })
+            .unwrap();
+        let finished_0 = run
+            .log
+            .iter()
+            .position(|e| *e == Event::Finished(0))
+            .unwrap();
+        assert!(sent_4 > finished_0, "{:?}", run.log);
+    }
+
+    #[test]
+    fn a_batch_never_delivered_fails_the_run_naming_its_worker_after_the_limit() {
+        let cfg = config(3, 2, 20, true);
+        let run = scripted(&cfg, |p| p.hung = Some(4), None);
+        match run.result {
+            Err(RunError::Failed(EngineError::Stalled {
+                limit,
+                batch,
+                owner,
+            })) => {
+                assert_eq!(limit, Duration::from_secs(1));
+                assert_eq!(batch, 4);
+                assert_eq!(
+                    owner,
+                    Some(BatchOwner {
+                        worker: 1,
+                        pid: Some(4001)
+                    })
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // The watchdog waits out its limit, and one poll more at most.
+        assert!(run.waited > Duration::from_secs(1), "{:?}", run.waited);
+        assert!(
+            run.waited <= Duration::from_secs(1) + POLL,
+            "{:?}",
+            run.waited
+        );
+        let steps = run.log.iter().filter(|e| **e == Event::Stepped).count();
+        assert_eq!(steps, 4, "batches 0 to 3 were delivered");
+    }
+
+    #[test]
+    fn out_of_order_a_stall_names_no_worker() {
+        let cfg = config(2, 2, 10, false);
+        let run = scripted(&cfg, |p| p.hung = Some(3), None);
+        match run.result {
+            Err(RunError::Failed(EngineError::Stalled { owner: None, .. })) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_worker_that_dies_fails_the_run_with_how_it_died() {
+        let cfg = config(3, 2, 20, true);
+        let run = scripted(&cfg, |p| p.dies_after = Some((5, 2)), None);
+        match run.result {
+            Err(RunError::Failed(EngineError::Pool(e))) => {
+                assert_eq!(e.to_string(), "worker 2 (pid 4002) was killed by signal 9");
+            }
+            other => panic!("{other:?}"),
+        }
+        let refused = scripted(&cfg, |p| p.refused = Some(9), None);
+        match refused.result {
+            Err(RunError::Failed(EngineError::Pool(PoolError::WorkerDied {
+                worker: 0, ..
+            }))) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn ctrl_c_stops_the_loop_between_steps() {
+        let cfg = config(2, 2, 20, true);
+        let run = scripted(&cfg, |_| {}, Some(3));
+        assert!(
+            matches!(run.result, Err(RunError::Interrupted)),
+            "{:?}",
+            run.result
+        );
+        let steps = run.log.iter().filter(|e| **e == Event::Stepped).count();
+        assert_eq!(steps, 3);
+    }
 }

@@ -57,7 +57,7 @@ use std::time::Duration;
 
 pub use process_pool::ProcessPool;
 pub use result_queue::Finished;
-pub use sampler::owner;
+pub use sampler::Sampler;
 pub use sharer::DIE_BEFORE_SHARING_ENV;
 pub use thread_pool::ThreadPool;
 pub use wire::{WORKER_SUBCOMMAND, WorkerStats};
@@ -65,7 +65,29 @@ pub use worker_loop::worker_main;
 
 use super::config::ProducerSpec;
 use super::gil::Gil;
-use crate::error::PoolError;
+use crate::error::{BatchOwner, PoolError};
+
+/// What the engine asks of a running set of workers. The real pools answer
+/// it, and so does a scripted fake in the engine's tests, so that the loop's
+/// bookkeeping is tested without processes or clocks.
+pub trait WorkerPool {
+    /// Asks `worker` to produce batch `index`.
+    fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError>;
+
+    /// Waits up to `timeout` for any finished batch.
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError>;
+
+    /// The worker batch `index` goes to (round robin), with its pid when it
+    /// is a process.
+    fn owner(&self, index: u64) -> BatchOwner;
+
+    /// The loop's interpreter lock, when its workers are modelled as
+    /// Python processes with helper threads.
+    fn interpreter_lock(&self) -> Option<Arc<Gil>>;
+
+    /// Stops every worker and collects what each reports.
+    fn finish(self) -> Result<Vec<WorkerStats>, PoolError>;
+}
 
 /// A running set of workers.
 pub enum Pool {
@@ -98,46 +120,47 @@ impl Pool {
     ) -> Result<Pool, PoolError> {
         ProcessPool::start(exe, spec, initial, receive).map(Pool::Processes)
     }
+}
 
-    /// Asks `worker` to produce batch `index`.
-    pub fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+impl WorkerPool for Pool {
+    fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
         match self {
             Pool::Threads(p) => p.send(worker, index),
             Pool::Processes(p) => p.send(worker, index),
         }
     }
 
-    /// Waits up to `timeout` for any finished batch.
-    pub fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
         match self {
             Pool::Threads(p) => p.recv(timeout),
             Pool::Processes(p) => p.recv(timeout),
         }
     }
 
-    /// The worker batch `index` goes to (round robin), and its pid when it is
-    /// a process.
-    pub fn owner(&self, index: u64) -> (usize, Option<u32>) {
+    fn owner(&self, index: u64) -> BatchOwner {
         match self {
-            Pool::Threads(p) => (p.owner(index), None),
+            Pool::Threads(p) => BatchOwner {
+                worker: p.owner(index),
+                pid: None,
+            },
             Pool::Processes(p) => {
-                let (w, pid) = p.owner(index);
-                (w, Some(pid))
+                let (worker, pid) = p.owner(index);
+                BatchOwner {
+                    worker,
+                    pid: Some(pid),
+                }
             }
         }
     }
 
-    /// The loop's interpreter lock, when its workers are modelled as
-    /// Python processes with helper threads.
-    pub fn interpreter_lock(&self) -> Option<Arc<Gil>> {
+    fn interpreter_lock(&self) -> Option<Arc<Gil>> {
         match self {
             Pool::Threads(_) => None,
             Pool::Processes(p) => p.interpreter_lock(),
         }
     }
 
-    /// Stops every worker and collects what each reports.
-    pub fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
+    fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
         match self {
             Pool::Threads(p) => p.finish(),
             Pool::Processes(p) => p.finish(),
