@@ -3,12 +3,17 @@
 //! a consumer doing fixed CPU work, and measurements of where the loop waits.
 //!
 //! One file per job: `settings` (the knobs and their checks), `config` (one
-//! producer-and-workers configuration), `dataset` (the samples), `pool` (the
-//! workers), `engine` (the consumer loop), `bound` (the ideal), `stats` (rows
-//! and medians), `verdict` (where the time goes), `histogram` (the codec),
-//! `run_file` (what `--out` writes), `suite` (a whole run), `interrupt`
-//! (Ctrl-C), `table_layout` (the chapter's columns and header line) and
-//! `export` (text, Markdown and CSV).
+//! producer-and-workers configuration), `calibration` (what the engine takes
+//! from PyTorch 2.15 and CPython), `dataset` (the samples), `gil` (a Python
+//! process's interpreter lock), `pool` (the workers, one file per part of
+//! the DataLoader), `engine` (the consumer loop), `bound` (the ideal),
+//! `stats` (rows and medians), `verdict` (where the time goes), `histogram`
+//! (the codec), `run_file` (what `--out` writes), `suite` (a whole run),
+//! `pytorch_harness` (the same run on the real DataLoader), `interrupt`
+//! (Ctrl-C), `table_layout` (the chapter's columns and header line),
+//! `metric_name` (how claims spell them) and `export` (text, Markdown and
+//! CSV). Imports between them point one way: none of these files needs a
+//! file that needs it.
 
 pub mod bound;
 pub mod calibration;

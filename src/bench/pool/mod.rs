@@ -58,7 +58,6 @@ use std::time::Duration;
 pub use process_pool::ProcessPool;
 pub use result_queue::Finished;
 pub use sampler::Sampler;
-pub use sharer::DIE_BEFORE_SHARING_ENV;
 pub use thread_pool::ThreadPool;
 pub use wire::{WORKER_SUBCOMMAND, WorkerStats};
 pub use worker_loop::worker_main;
