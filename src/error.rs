@@ -224,7 +224,7 @@ pub enum HarnessError {
     NotWritten(#[source] io::Error),
     /// The harness exited with an error; `last_line` is the last line of its
     /// standard error.
-    #[error("the PyTorch harness failed ({status}){}", if last_line.is_empty() { String::new() } else { format!(": {last_line}") })]
+    #[error("the PyTorch harness failed ({status}){}", colon_then(last_line))]
     Failed {
         status: ExitStatus,
         last_line: String,
@@ -249,6 +249,15 @@ pub enum HarnessError {
         config: String,
         asked: u64,
     },
+}
+
+/// `": text"`, or nothing for no text.
+fn colon_then(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
+    }
 }
 
 /// Errors a user can act on.

@@ -108,8 +108,8 @@ pub struct ProducerSpec {
     pub delay_batch: Option<(u64, u64)>,
     /// Worker CPU per batch for handing it off, in nanoseconds, spent by
     /// the helper threads of `queue` and `shared-fd` (see
-    /// [`super::calibration::FEEDER_PART_OF_SEND`]); `pipe` and thread workers have no helpers
-    /// and pay none.
+    /// [`super::calibration::FEEDER_PART_OF_SEND`]); `pipe` and thread
+    /// workers have no helpers and pay none.
     #[serde(default)]
     pub send_ns: u64,
     /// With `queue` and `shared-fd`: the switch interval of the global

@@ -242,7 +242,10 @@ mod tests {
         }
 
         #[test]
-        fn a_cut_off_message_is_an_error_not_a_shorter_message(m in message(), cut in any::<prop::sample::Index>()) {
+        fn a_cut_off_message_is_an_error_not_a_shorter_message(
+            m in message(),
+            cut in any::<prop::sample::Index>(),
+        ) {
             let frame = encode(&m);
             let bytes = &frame.bytes()[..cut.index(frame.bytes().len())];
             prop_assert!(WorkerMessage::read(&mut &bytes[..]).is_err());
