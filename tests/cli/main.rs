@@ -10,6 +10,7 @@ mod fetch;
 mod helpers;
 mod hostile;
 mod outputs;
+mod own_fixtures;
 mod records;
 mod reference;
 mod render;
