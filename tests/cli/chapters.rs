@@ -1,4 +1,4 @@
-//! Issue 2: fingerprints, the chapter registry, snapshots and `verify`.
+//! Fingerprints, the chapter registry, snapshots and `verify`.
 
 use predicates::prelude::*;
 

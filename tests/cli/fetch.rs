@@ -1,4 +1,4 @@
-//! Issue 7: `fetch` against a server the test starts on 127.0.0.1.
+//! `fetch` against a server the test starts on 127.0.0.1.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

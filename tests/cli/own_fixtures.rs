@@ -38,8 +38,8 @@ const NOT_RERUN: [&str; 5] = [
     // the suite's time.
     "bench::",
     // The real PyTorch harness, where torch is installed: minutes each.
-    "reference::the_real_harness_runs_where_torch_is_installed",
-    "reference::reproduce_on_both_engines_records_each_and_puts_them_side_by_side",
+    "pytorch_reference::the_real_harness_runs_where_torch_is_installed",
+    "pytorch_reference::reproduce_on_both_engines_records_each_and_puts_them_side_by_side",
 ];
 
 /// The binary, run by a user in the project folder `dir` (no root given:
@@ -103,6 +103,20 @@ fn a_users_chapters_and_records_leave_the_suite_green() {
     std::fs::write(root.join("06.run.yaml"), fixture_record_file(FIXTURE_RUN)).unwrap();
     as_a_user(root, &["record", "06", "--run", "06.run.yaml"]);
     assert!(root.join("records/systems-notes/07").is_dir());
+
+    // Every name left out still names a test, so a rename cannot quietly
+    // put a slow test back in (or leave a fast one out).
+    let list = Command::new(std::env::current_exe().unwrap())
+        .args(["--list", "--format", "terse"])
+        .output()
+        .unwrap();
+    let listed = stdout(&list);
+    for name in NOT_RERUN {
+        assert!(
+            listed.lines().any(|l| l.starts_with(name)),
+            "{name} names no test"
+        );
+    }
 
     // The suite, reading the copy as its repository. The timing lock keeps
     // this binary's own timing tests from running beside the nested one.

@@ -1,4 +1,5 @@
-//! Issue 14: the real PyTorch DataLoader as a reference engine. The Rust
+//! The real PyTorch DataLoader as a reference engine (`--engine pytorch`
+//! and `both`). The Rust
 //! side is tested against a recorded answer of a real harness run and
 //! against harnesses that fail or print garbage; the real harness runs only
 //! where `python3` can import torch (or RESEARCH_COMPANION_TEST_PYTHON names
