@@ -184,14 +184,21 @@ fn a_clean_planted_tree_breaks_no_rule() {
             "lib.rs",
             "pub mod app;\npub mod cli;\npub mod commands;\npub mod ids;\npub mod layout;\npub mod records;\n",
         ),
-        ("ids.rs", "pub struct RunId;\n"),
+        (
+            "ids.rs",
+            "pub struct RunId;\n\npub fn plain<S>(_: &u32, _: S) {}\n",
+        ),
         (
             "layout.rs",
             "use crate::ids::RunId;\n\npub fn path(_: &RunId) {}\n",
         ),
         (
             "records/mod.rs",
-            "//! Mentions crate::app in a comment only.\npub mod store;\n\npub use store::save;\n",
+            "//! Mentions crate::app in a comment only.\npub mod report;\npub mod store;\n\npub use store::save;\n",
+        ),
+        (
+            "records/report.rs",
+            "#[derive(serde::Serialize)]\npub struct Report {\n    #[serde(serialize_with = \"crate::ids::plain\")]\n    pub id: u32,\n}\n",
         ),
         (
             "records/store.rs",
@@ -215,6 +222,8 @@ fn a_clean_planted_tree_breaks_no_rule() {
     assert_eq!(graph["commands/status.rs"], set(&["app.rs"]));
     assert_eq!(graph["commands/diff.rs"], set(&["app.rs", "ids.rs"]));
     assert_eq!(graph["records/store.rs"], set(&["ids.rs", "layout.rs"]));
+    // A path serde calls, though written as a string, is code.
+    assert_eq!(graph["records/report.rs"], set(&["ids.rs"]));
     assert_eq!(file_circles(&tree), None);
     assert_eq!(layer_violations(&tree), Vec::<String>::new());
     assert_eq!(command_files_importing_another(&tree), Vec::<String>::new());

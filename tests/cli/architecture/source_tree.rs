@@ -4,13 +4,17 @@
 //! Each file is parsed with `syn` and reached through the `mod` declarations
 //! from `lib.rs` (and `main.rs`). Items under `#[cfg(test)]` are left out
 //! wherever they sit, so code after a test module counts and a test's own
-//! imports do not; comments and string literals are not code. A file refers
-//! to what its `use` trees, its inline paths (`crate::sys::foo()`) and the
-//! paths inside its macro calls name, resolved from `crate`, `super`, `self`
-//! or a name in scope, through re-exports, to the file where the item is
-//! written: `use super::PipelineConfig` in `bench/engine.rs`, where
-//! `bench/mod.rs` says `pub use config::PipelineConfig`, is an import of
-//! `bench/config.rs`.
+//! imports do not; comments and string literals are not code (save the
+//! paths serde attributes name in strings, `with = "crate::x"`). A file
+//! refers to what its `use` trees, its inline paths (`crate::sys::foo()`)
+//! and the paths inside its macro calls name, resolved from `crate`,
+//! `super`, `self` or a name in scope, through re-exports, to the file where
+//! the item is written: `use super::PipelineConfig` in `bench/engine.rs`,
+//! where `bench/mod.rs` says `pub use config::PipelineConfig`, is an import
+//! of `bench/config.rs`. An item written in a parent's `mod.rs` is that
+//! file's, so a parent that calls into its children while they use its
+//! helpers is a circle. Naming a module (`use super::pool;`) is no import by
+//! itself; what the code reaches through the name is.
 //!
 //! Everything takes a source root, so the real `src/` and the small trees
 //! the tests plant go through the same code.
@@ -822,6 +826,48 @@ impl<'ast> Visit<'ast> for FileReader<'_> {
     fn visit_meta_list(&mut self, m: &'ast syn::MetaList) {
         self.visit_path(&m.path);
         self.scan_tokens(m.tokens.clone());
+        self.scan_path_strings(m.tokens.clone());
+    }
+}
+
+/// Attribute keys whose string value is a path the attribute calls:
+/// serde's `with = "crate::x"`, `default = "..."` and their kin.
+const PATH_VALUED_KEYS: [&str; 6] = [
+    "with",
+    "serialize_with",
+    "deserialize_with",
+    "default",
+    "skip_serializing_if",
+    "getter",
+];
+
+impl FileReader<'_> {
+    /// Paths written as strings in an attribute (`with = "crate::x::y"`):
+    /// code, though quoted.
+    fn scan_path_strings(&mut self, tokens: TokenStream) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for w in tokens.windows(3) {
+            let (TokenTree::Ident(key), TokenTree::Punct(eq), TokenTree::Literal(lit)) =
+                (&w[0], &w[1], &w[2])
+            else {
+                continue;
+            };
+            if eq.as_char() != '=' || !PATH_VALUED_KEYS.contains(&key.to_string().as_str()) {
+                continue;
+            }
+            let syn::Lit::Str(s) = syn::Lit::new(lit.clone()) else {
+                continue;
+            };
+            if let Ok(path) = syn::parse_str::<syn::Path>(&s.value()) {
+                let segments = path.segments.iter().map(|s| s.ident.to_string()).collect();
+                self.found(segments, lit.span().start().line);
+            }
+        }
+        for t in tokens {
+            if let TokenTree::Group(g) = t {
+                self.scan_path_strings(g.stream());
+            }
+        }
     }
 }
 
