@@ -1,4 +1,4 @@
-//! Issue 3: the pipeline engine's semantics, the shape of its results, the
+//! The pipeline engine's semantics, the shape of its results, the
 //! `bench` and `env` commands, and how a run fails.
 
 use std::path::Path;

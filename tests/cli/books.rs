@@ -220,9 +220,9 @@ fn snapshot_diff_shows_a_known_edit_and_the_claim_it_touches() {
     );
 }
 
-/// README's "Add a chapter" block, run line by line as written.
-#[test]
-fn the_readme_example_of_adding_a_chapter_runs() {
+/// README's "Add a chapter" block: each `research_companion` line as the
+/// words a shell would pass (the program name first).
+pub fn readme_add_a_chapter_commands() -> Vec<Vec<String>> {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let section = readme
         .split("## Add a chapter")
@@ -233,25 +233,37 @@ fn the_readme_example_of_adding_a_chapter_runs() {
         .nth(1)
         .and_then(|b| b.split("```").next())
         .expect("the section has a sh block");
-    let p = Project::seeded();
-    p.write("ch07.txt", WITH_TABLE);
-    p.write("ch08.txt", PROSE_ONLY);
-    p.write(
-        "ch07-revised.txt",
-        WITH_TABLE.replace("Four sleeping", "Four sleeping, rested"),
-    );
-    let mut ran = 0;
-    for line in block
+    block
         .lines()
         .map(str::trim)
         .filter(|l| l.starts_with("research_companion "))
-    {
-        let line = line.split(" #").next().unwrap();
-        let words = shell_words(line);
+        .map(|line| shell_words(line.split(" #").next().unwrap()))
+        .collect()
+}
+
+/// Writes the text files README's "Add a chapter" block names into `dir`.
+pub fn write_readme_example_files(dir: &std::path::Path) {
+    std::fs::write(dir.join("ch07.txt"), WITH_TABLE).unwrap();
+    std::fs::write(dir.join("ch08.txt"), PROSE_ONLY).unwrap();
+    std::fs::write(
+        dir.join("ch07-revised.txt"),
+        WITH_TABLE.replace("Four sleeping", "Four sleeping, rested"),
+    )
+    .unwrap();
+}
+
+/// README's "Add a chapter" block, run line by line as written.
+#[test]
+fn the_readme_example_of_adding_a_chapter_runs() {
+    let p = Project::seeded();
+    write_readme_example_files(p.root());
+    let mut ran = 0;
+    for words in readme_add_a_chapter_commands() {
         let out = p.cmd().args(&words[1..]).output().unwrap();
         assert!(
             out.status.code() == Some(0),
-            "{line}: {}\n{}",
+            "{}: {}\n{}",
+            words.join(" "),
             stdout(&out),
             stderr(&out)
         );

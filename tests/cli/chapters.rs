@@ -1,4 +1,4 @@
-//! Issue 2: fingerprints, the chapter registry, snapshots and `verify`.
+//! Fingerprints, the chapter registry, snapshots and `verify`.
 
 use predicates::prelude::*;
 
@@ -367,10 +367,9 @@ fn the_tool_never_rewrites_chapter_yaml() {
 fn an_old_chapter_yaml_is_read_and_migrated_on_request() {
     let p = Project::seeded();
     let manifest = p.chapter_dir().join("chapter.yaml");
-    let mut old = std::fs::read_to_string(
-        crate::helpers::repo().join("tests/fixtures/legacy-chapter/chapter.yaml"),
-    )
-    .unwrap();
+    let mut old =
+        std::fs::read_to_string(crate::helpers::fixtures().join("legacy-chapter/chapter.yaml"))
+            .unwrap();
     old.insert_str(0, "# My notes.\n");
     std::fs::write(&manifest, &old).unwrap();
     std::fs::remove_file(p.chapter_dir().join("snapshots.yaml")).unwrap();

@@ -1,4 +1,4 @@
-//! Issue 5: `diff` verdicts from crafted run files, claims-file errors, and
+//! `diff` verdicts from crafted run files, claims-file errors, and
 //! `reproduce` end to end.
 
 use predicates::prelude::*;

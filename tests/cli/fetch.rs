@@ -1,4 +1,4 @@
-//! Issue 7: `fetch` against a server the test starts on 127.0.0.1.
+//! `fetch` against a server the test starts on 127.0.0.1.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -103,7 +103,7 @@ fn text(body: &str) -> Answer {
 }
 
 fn route(path: &str, head: &str) -> Answer {
-    let excerpt = std::fs::read_to_string(crate::helpers::repo().join(format!(
+    let excerpt = std::fs::read_to_string(crate::helpers::fixtures().join(format!(
         "book-snapshots/{CHAPTER}/snapshots/0001-a7d34947a6b4.txt"
     )))
     .unwrap();

@@ -1,5 +1,6 @@
-//! Small helpers: a temporary project root seeded from this repository's
-//! book-snapshots/, and a way to run the binary inside it.
+//! Small helpers: a temporary project root seeded from the fixtures under
+//! tests/fixtures/ (never from the working tree's book-snapshots/ or
+//! records/, which are the user's), and a way to run the binary inside it.
 
 use std::path::{Path, PathBuf};
 
@@ -22,11 +23,12 @@ pub struct Project {
 }
 
 impl Project {
-    /// A copy of the repository's book-snapshots/ (and nothing else).
+    /// A project holding the fixture book (chapter 06's excerpt, as the
+    /// repository first shipped it) and nothing else.
     pub fn seeded() -> Self {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(
-            &repo().join("book-snapshots"),
+            &fixtures().join("book-snapshots"),
             &dir.path().join("book-snapshots"),
         );
         Project { dir }
@@ -36,7 +38,7 @@ impl Project {
     /// experiment with its run file).
     pub fn with_fixture_records() -> Self {
         let p = Project::seeded();
-        let from = repo().join(format!("tests/fixtures/records/{CHAPTER}"));
+        let from = fixtures().join(format!("records/{CHAPTER}"));
         let to = p.path(&format!("records/{CHAPTER}"));
         std::fs::create_dir_all(&to).unwrap();
         for e in std::fs::read_dir(from).unwrap().flatten() {
@@ -82,11 +84,25 @@ impl Project {
     }
 }
 
+/// Names a copy of the repository for the tests to read instead of this
+/// one: how `own_fixtures` runs the suite beside a user's own chapters.
+pub const REPO_OVERRIDE: &str = "RESEARCH_COMPANION_TEST_REPO";
+
+/// The repository the tests read their fixtures, README.md and templates
+/// from: this crate's folder, unless [`REPO_OVERRIDE`] names another.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os(REPO_OVERRIDE)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+/// The tests' own data: a project of one book and its fixture records.
+pub fn fixtures() -> PathBuf {
+    repo().join("tests/fixtures")
+}
+
+/// Copies the folder `from` to `to`, every file byte for byte.
+pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let target = to.join(e.file_name());
@@ -156,7 +172,7 @@ impl Project {
 
 /// The bytes of a file of the fixture records of chapter 06.
 pub fn fixture_record_file(name: &str) -> Vec<u8> {
-    std::fs::read(repo().join(format!("tests/fixtures/records/{CHAPTER}/{name}"))).unwrap()
+    std::fs::read(fixtures().join(format!("records/{CHAPTER}/{name}"))).unwrap()
 }
 
 /// The fixture experiment's run file.

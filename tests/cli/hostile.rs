@@ -155,8 +155,8 @@ fn templates_must_be_a_folder() {
 
 /// The fixture run file with one value replaced.
 fn run_file_with(p: &Project, from: &str, to: &str) {
-    let text = std::fs::read_to_string(crate::helpers::repo().join(format!(
-        "tests/fixtures/records/{CHAPTER}/20261102T120000-bbbbbbbbbbbb.run.yaml"
+    let text = std::fs::read_to_string(crate::helpers::fixtures().join(format!(
+        "records/{CHAPTER}/20261102T120000-bbbbbbbbbbbb.run.yaml"
     )))
     .unwrap();
     assert!(text.contains(from), "{from}");

@@ -1,5 +1,5 @@
 //! The one integration-test binary: every subcommand through the real
-//! executable, in a throwaway copy of the project's data.
+//! executable, in a throwaway project built from tests/fixtures/.
 
 mod architecture;
 mod bench;
@@ -10,9 +10,10 @@ mod fetch;
 mod helpers;
 mod hostile;
 mod outputs;
+mod own_fixtures;
+mod portable_records;
+mod prompt_and_report;
+mod publish;
+mod pytorch_reference;
 mod records;
-mod reference;
-mod render;
 mod site;
-mod site_data;
-mod travel;

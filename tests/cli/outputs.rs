@@ -5,12 +5,12 @@
 
 use research_companion::bench::{BenchRun, export};
 
-use crate::helpers::{CHAPTER, Project, repo, stderr, stdout};
+use crate::helpers::{CHAPTER, Project, fixtures, stderr, stdout};
 
 /// The fixture experiment's run file: ten configurations, measured.
 fn fixture_run_path() -> std::path::PathBuf {
-    repo().join(format!(
-        "tests/fixtures/records/{CHAPTER}/20261102T120000-bbbbbbbbbbbb.run.yaml"
+    fixtures().join(format!(
+        "records/{CHAPTER}/20261102T120000-bbbbbbbbbbbb.run.yaml"
     ))
 }
 

@@ -1,4 +1,4 @@
-//! Issue 4: recording runs, history, status, git provenance, site export.
+//! Recording runs, history, status, git provenance, site export.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Issue 17: the static HTML site of the book's evidence.
+//! `site`: the static HTML site of the book's evidence.
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
-//! Issue 6: the research prompt and the review report, rendered from the
-//! templates with a fixed clock and fixed records.
+//! The research prompt (`prompt`) and the review report (`report`),
+//! rendered from the templates with a fixed clock and fixed records.
 
 use predicates::prelude::*;
 

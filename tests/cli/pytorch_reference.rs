@@ -1,4 +1,5 @@
-//! Issue 14: the real PyTorch DataLoader as a reference engine. The Rust
+//! The real PyTorch DataLoader as a reference engine (`--engine pytorch`
+//! and `both`). The Rust
 //! side is tested against a recorded answer of a real harness run and
 //! against harnesses that fail or print garbage; the real harness runs only
 //! where `python3` can import torch (or RESEARCH_COMPANION_TEST_PYTHON names
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 
 use research_companion::bench::BenchRun;
 
-use crate::helpers::{Project, exclusive as lock, repo, stderr, stdout};
+use crate::helpers::{Project, exclusive as lock, fixtures, stderr, stdout};
 
 /// The settings the recorded harness answer was measured with.
 const RECORDED: [&str; 6] = [
@@ -42,7 +43,7 @@ fn bench_with(p: &Project, python: &std::path::Path, extra: &[&str]) -> std::pro
 fn a_recorded_harness_answer_becomes_a_run_file_that_diff_reads() {
     let _g = lock();
     let p = Project::seeded();
-    let answer = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let answer = fixtures().join("pytorch-harness-answer.json");
     let python = fake_python(&p, &format!("cat '{}'", answer.display()));
     let out = bench_with(&p, &python, &["--out", "pt.run.yaml"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -252,7 +253,7 @@ fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
         .unwrap();
     assert_eq!(model.status.code(), Some(0), "{}", stderr(&model));
     let model_id = recorded_id(&model);
-    let answer = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let answer = fixtures().join("pytorch-harness-answer.json");
     let python = fake_python(&p, &format!("cat '{}'", answer.display()));
     let real = bench_with(&p, &python, &["--record"]);
     assert_eq!(real.status.code(), Some(0), "{}", stderr(&real));
@@ -293,7 +294,7 @@ fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
 fn the_workers_cpu_time_the_harness_reads_reaches_the_rows() {
     let _g = lock();
     let p = Project::seeded();
-    let fixture = repo().join("tests/fixtures/pytorch-harness-answer.json");
+    let fixture = fixtures().join("pytorch-harness-answer.json");
     let mut answer: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
     for r in answer["results"].as_array_mut().unwrap() {

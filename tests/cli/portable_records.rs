@@ -1,4 +1,4 @@
-//! Issue 15: records that travel. A record names no folder of the machine
+//! Portable records: a record names no folder of the machine
 //! that made it, its environment id means "same machine kind", and records
 //! made elsewhere list and render the same in any checkout.
 

@@ -1,4 +1,4 @@
-//! Issue 16: `publish` carries the evidence to the book's site. The output
+//! `publish` carries the evidence to the book's site. The output
 //! is checked against the schema in research-site-schema.md (keys, order and
 //! types), for every research state, and every count against its list.
 
