@@ -197,3 +197,98 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
     }
     Ok(Outcome::check(!comparison.any_not_reproduced()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Record;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/records/pytorch-from-first-principles/06")
+            .join(name)
+    }
+
+    /// Text as a file or a pipe gets it: without colours.
+    fn plain(text: String) -> String {
+        anstream::adapter::strip_str(&text).to_string()
+    }
+
+    /// The verdicts a second environment recorded: every class and flag.
+    const OTHER_VERDICTS: &str = "\
+- claim: sleep-speedup-7.4x
+  verdict: NOT_REPRODUCED
+  measured: 1.01
+  ratio: 0.138
+- claim: spin-454-vs-449
+  verdict: REPRODUCED
+  measured: 0.99
+  ratio: 1.0
+  quote_missing: true
+- claim: spin-wait-mean-62.8-to-28.1
+  verdict: REPRODUCED
+  measured: 0.003
+  ratio: 0.007
+  magnitude_differs: 0.007117437722419929
+- claim: spin-wait-frac-0.89-to-0.39
+  verdict: NOT_COMPARABLE
+  measured: 0.5
+  detail: needs 1 CPU(s), the run used 8
+  ratio: 1.0
+- claim: spin-work-7.8-to-43.2
+  verdict: UNRUN
+  detail: the run has no measurement for every table and worker count the metric reads
+";
+
+    /// The fixture experiment, and a later one on another machine (newest
+    /// first, as the store lists them).
+    fn two_environments() -> Vec<Record> {
+        let older: Record =
+            crate::yaml_io::read(&fixture("20261102T120000-bbbbbbbbbbbb.record.yaml")).unwrap();
+        let mut newer = older.clone();
+        newer.environment.env_id = "9f2c".repeat(16);
+        newer.environment.identity.logical_cpus = 8;
+        newer.recorded_at += chrono::Duration::days(1);
+        newer.run_id =
+            crate::ids::RunId::new(&older.run_id.chapter, newer.recorded_at, &"c".repeat(12));
+        newer.experiment.as_mut().unwrap().verdicts = serde_yaml::from_str(OTHER_VERDICTS).unwrap();
+        vec![newer, older]
+    }
+
+    #[test]
+    fn diff_prints_the_fixture_run_as_it_did() {
+        let project = Project::open(crate::testing::repo_layout()).unwrap();
+        let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
+        let run = crate::bench::BenchRun::load(&fixture("20261102T120000-bbbbbbbbbbbb.run.yaml"))
+            .unwrap();
+        let compared =
+            compare::compare_run(&project, &chapter, &chapter.state.current_snapshot, &run)
+                .unwrap();
+        let view = DiffView {
+            comparison: &compared.comparison,
+            run: Some(&run),
+            cells: false,
+        };
+        insta::assert_snapshot!("diff_text", plain(view.text().unwrap()));
+        insta::assert_snapshot!("diff_markdown", view.markdown().unwrap());
+        insta::assert_snapshot!("diff_json", serde_json::to_string_pretty(&view).unwrap());
+        insta::assert_snapshot!("diff_yaml", crate::yaml_io::to_string(&view).unwrap());
+    }
+
+    #[test]
+    fn diff_all_envs_prints_as_it_did() {
+        let records = two_environments();
+        let environments = crate::records::status::by_environment(&records);
+        let claims = crate::records::status::across_environments(&environments);
+        let view = AcrossView {
+            chapter: "pytorch-from-first-principles/06".into(),
+            environments,
+            claims,
+        };
+        insta::assert_snapshot!("all_envs_text", plain(view.text().unwrap()));
+        insta::assert_snapshot!(
+            "all_envs_json",
+            serde_json::to_string_pretty(&view).unwrap()
+        );
+    }
+}

@@ -105,49 +105,19 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 Engine::Pytorch => "reproduce --engine pytorch",
             });
             let done = reproduce::conclude(project, chapter, &run, source)?;
-            let comparison = &done.compared.comparison;
-            failed |= comparison.any_not_reproduced();
-            let recorded = done
-                .stored
-                .as_ref()
-                .map_or("not recorded".to_string(), |s| {
-                    format!("recorded {}", s.record.run_id)
-                });
-            let engine_word = match engine {
-                Engine::Embedded => "",
-                Engine::Pytorch => " on PyTorch",
-            };
-            summary.push(format!(
-                "{}{engine_word}  {}  ({recorded})",
-                chapter.key,
-                render::verdict_summary(comparison)
-            ));
-            json.push(serde_json::json!({
-                "chapter": chapter.key.to_string(),
-                "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
-                "summary": render::verdict_summary(comparison),
-                "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
-                "comparison": comparison,
-            }));
-            if plans.len() > 1 {
-                let _ = writeln!(details, "\n== {} ==", chapter.key);
-            }
-            // Verdicts first, then the measured tables, then the cells if asked.
-            details.push_str(&super::evidence_line(&run));
-            details.push_str(&render::claims_text(comparison));
-            details.push('\n');
-            details.push_str(
-                &RunView {
-                    run: &run,
-                    wide: args.wide,
-                }
-                .text()?,
-            );
-            if args.cells {
-                details.push('\n');
-                details.push_str(&render::cells_text(comparison));
-            }
-            details.push_str(&render::audit_text(comparison));
+            failed |= done.compared.comparison.any_not_reproduced();
+            let (line, entry, text) = run_report(
+                chapter,
+                engine,
+                &run,
+                &done,
+                plans.len() > 1,
+                args.wide,
+                args.cells,
+            )?;
+            summary.push(line);
+            json.push(entry);
+            details.push_str(&text);
             if let Some(path) = &args.out {
                 crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
                 wrote(path, "run");
@@ -157,39 +127,15 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 wrote(path, "plot");
             }
             if let Some(stored) = &done.stored {
-                let _ = writeln!(
-                    details,
-                    "recorded {} ({})",
-                    stored.record.run_id,
-                    stored.path.display()
-                );
+                details.push_str(&recorded_line(stored));
             }
             measured.push(run);
         }
         if let [embedded, pytorch] = measured.as_slice() {
-            let view =
-                crate::app::side_by_side::side_by_side("embedded", embedded, "pytorch", pytorch);
-            details.push_str("\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n");
-            details.push_str(&view.text()?);
+            details.push_str(&side_by_side_text(embedded, pytorch)?);
         }
     }
-    for s in &skipped {
-        summary.push(format!("skipped: {s}"));
-    }
-    match args.format {
-        DocFormat::Json => {
-            let doc = serde_json::json!({ "chapters": json, "skipped": skipped });
-            out.line(
-                serde_json::to_string_pretty(&doc)
-                    .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?,
-            )?;
-        }
-        DocFormat::Text => {
-            out.line(summary.join("\n"))?;
-            out.line("")?;
-            out.write(&details)?;
-        }
-    }
+    out.write(&printed(args.format, summary, json, &details, &skipped)?)?;
     // A claim NOT_REPRODUCED is in the output already; broken chapters are
     // reported as problems.
     Ok(if failed || !problems.is_empty() {
@@ -197,4 +143,207 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     } else {
         Outcome::Ok
     })
+}
+
+/// One run of one chapter as `reproduce` prints it: its summary line, its
+/// entry in the JSON, and its details (verdicts first, then the measured
+/// tables, then the cells if asked, then the audit); `several` when more
+/// than one chapter is reproduced.
+fn run_report(
+    chapter: &Chapter,
+    engine: &Engine,
+    run: &crate::bench::BenchRun,
+    done: &reproduce::Reproduced,
+    several: bool,
+    wide: bool,
+    cells: bool,
+) -> Result<(String, serde_json::Value, String)> {
+    let comparison = &done.compared.comparison;
+    let recorded = done
+        .stored
+        .as_ref()
+        .map_or("not recorded".to_string(), |s| {
+            format!("recorded {}", s.record.run_id)
+        });
+    let engine_word = match engine {
+        Engine::Embedded => "",
+        Engine::Pytorch => " on PyTorch",
+    };
+    let line = format!(
+        "{}{engine_word}  {}  ({recorded})",
+        chapter.key,
+        render::verdict_summary(comparison)
+    );
+    let entry = serde_json::json!({
+        "chapter": chapter.key.to_string(),
+        "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
+        "summary": render::verdict_summary(comparison),
+        "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
+        "comparison": comparison,
+    });
+    let mut details = String::new();
+    if several {
+        let _ = writeln!(details, "\n== {} ==", chapter.key);
+    }
+    details.push_str(&super::evidence_line(run));
+    details.push_str(&render::claims_text(comparison));
+    details.push('\n');
+    details.push_str(&RunView { run, wide }.text()?);
+    if cells {
+        details.push('\n');
+        details.push_str(&render::cells_text(comparison));
+    }
+    details.push_str(&render::audit_text(comparison));
+    Ok((line, entry, details))
+}
+
+/// Where a run was recorded, as the details end it.
+fn recorded_line(stored: &crate::app::record::Stored) -> String {
+    format!(
+        "recorded {} ({})\n",
+        stored.record.run_id,
+        stored.path.display()
+    )
+}
+
+/// The two engines' runs of one chapter side by side.
+fn side_by_side_text(
+    embedded: &crate::bench::BenchRun,
+    pytorch: &crate::bench::BenchRun,
+) -> Result<String> {
+    let view = crate::app::side_by_side::side_by_side("embedded", embedded, "pytorch", pytorch);
+    Ok(format!(
+        "\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n{}",
+        view.text()?
+    ))
+}
+
+/// Everything `reproduce` prints on standard output.
+fn printed(
+    format: DocFormat,
+    mut summary: Vec<String>,
+    json: Vec<serde_json::Value>,
+    details: &str,
+    skipped: &[String],
+) -> Result<String> {
+    for s in skipped {
+        summary.push(format!("skipped: {s}"));
+    }
+    Ok(match format {
+        DocFormat::Json => {
+            let doc = serde_json::json!({ "chapters": json, "skipped": skipped });
+            serde_json::to_string_pretty(&doc)
+                .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?
+                + "\n"
+        }
+        DocFormat::Text => format!("{}\n\n{details}", summary.join("\n")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::record::Stored;
+    use crate::bench::{BenchRun, ProducerKind};
+
+    fn project() -> Project {
+        Project::open(crate::testing::repo_layout()).unwrap()
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/records/pytorch-from-first-principles/06")
+            .join(name)
+    }
+
+    /// The recorded run of the fixture experiment (the embedded engine's).
+    fn recorded_run() -> BenchRun {
+        BenchRun::load(&fixture("20261102T120000-bbbbbbbbbbbb.run.yaml")).unwrap()
+    }
+
+    /// The same run as if PyTorch had measured it, with a sleep producer that
+    /// does not scale and a wait that vanishes.
+    fn pytorch_run() -> BenchRun {
+        let mut run = recorded_run();
+        run.reference = Some(crate::bench::reference::Reference {
+            engine: "pytorch".into(),
+            python: "3.11.7".into(),
+            torch: "2.15.0".into(),
+            sharing_strategy: "file_descriptor".into(),
+            start_method: "fork".into(),
+        });
+        for r in run.results.iter_mut().filter(|r| r.workers == 8) {
+            match r.producer {
+                ProducerKind::Sleep => r.summary.ex_per_s = 420.0,
+                _ => r.summary.wait_mean_ms = 0.2,
+            }
+        }
+        run
+    }
+
+    /// A record of the run, as if `reproduce` had just stored it.
+    fn stored() -> Stored {
+        let path = fixture("20261102T120000-bbbbbbbbbbbb.record.yaml");
+        Stored {
+            record: crate::yaml_io::read(&path).unwrap(),
+            path:
+                "records/pytorch-from-first-principles/06/20261102T120000-bbbbbbbbbbbb.record.yaml"
+                    .into(),
+        }
+    }
+
+    /// What `reproduce` prints for each format, from fixed runs: one
+    /// chapter on the embedded engine, not recorded; and (as if two chapters
+    /// were reproduced and one skipped) both engines, recorded, side by
+    /// side, with the cells and the wide columns.
+    fn outputs(format: DocFormat) -> Vec<String> {
+        let project = project();
+        let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
+        let one = {
+            let run = recorded_run();
+            let done = reproduce::conclude(&project, &chapter, &run, None).unwrap();
+            let (line, entry, details) = run_report(
+                &chapter,
+                &Engine::Embedded,
+                &run,
+                &done,
+                false,
+                false,
+                false,
+            )
+            .unwrap();
+            printed(format, vec![line], vec![entry], &details, &[]).unwrap()
+        };
+        let (mut summary, mut json, mut details) = (Vec::new(), Vec::new(), String::new());
+        for _ in 0..2 {
+            let runs = [
+                (Engine::Embedded, recorded_run()),
+                (Engine::Pytorch, pytorch_run()),
+            ];
+            for (engine, run) in &runs {
+                let mut done = reproduce::conclude(&project, &chapter, run, None).unwrap();
+                done.stored = Some(stored());
+                let (line, entry, text) =
+                    run_report(&chapter, engine, run, &done, true, true, true).unwrap();
+                summary.push(line);
+                json.push(entry);
+                details.push_str(&text);
+                details.push_str(&recorded_line(done.stored.as_ref().unwrap()));
+            }
+            details.push_str(&side_by_side_text(&runs[0].1, &runs[1].1).unwrap());
+        }
+        let skipped = ["other/01: the current snapshot holds no published tables".to_string()];
+        let several = printed(format, summary, json, &details, &skipped).unwrap();
+        vec![one, several]
+    }
+
+    #[test]
+    fn reproduce_prints_text_as_it_did() {
+        insta::assert_snapshot!(outputs(DocFormat::Text).join("\n-----\n"));
+    }
+
+    #[test]
+    fn reproduce_prints_json_as_it_did() {
+        insta::assert_snapshot!(outputs(DocFormat::Json).join("\n-----\n"));
+    }
 }

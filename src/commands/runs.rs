@@ -103,3 +103,40 @@ pub fn status(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Out
     out.emit(&lines.chapters, args.format.into())?;
     Ok(Outcome::unless(lines.problems))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{Record, StoredVerdict};
+
+    /// The fixture experiment, and a later one on another machine where two
+    /// claims did not hold (newest first, as the store lists them).
+    fn two_environments() -> Vec<Record> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/records/pytorch-from-first-principles/06/20261102T120000-bbbbbbbbbbbb.record.yaml",
+        );
+        let older: Record = crate::yaml_io::read(&path).unwrap();
+        let mut newer = older.clone();
+        newer.environment.env_id = "9f2c".repeat(16);
+        newer.recorded_at += chrono::Duration::days(1);
+        newer.run_id =
+            crate::ids::RunId::new(&older.run_id.chapter, newer.recorded_at, &"c".repeat(12));
+        let verdicts: Vec<StoredVerdict> = serde_yaml::from_str(
+            "- {claim: sleep-speedup-7.4x, verdict: NOT_REPRODUCED, measured: 1.01}\n\
+             - {claim: spin-454-vs-449, verdict: REPRODUCED, quote_missing: true}\n\
+             - {claim: spin-wait-mean-62.8-to-28.1, verdict: REPRODUCED, magnitude_differs: 0.00712}\n",
+        )
+        .unwrap();
+        newer.experiment.as_mut().unwrap().verdicts = verdicts;
+        vec![newer, older]
+    }
+
+    #[test]
+    fn status_prints_several_environments_as_it_did() {
+        let chapter = crate::testing::chapter06();
+        let status = crate::records::status::chapter_status(&chapter, &two_environments());
+        let text = anstream::adapter::strip_str(&status.text().unwrap()).to_string();
+        let json = serde_json::to_string_pretty(&status).unwrap();
+        insta::assert_snapshot!(format!("{text}\n{json}"));
+    }
+}

@@ -274,3 +274,57 @@ pub fn markdown(c: &Comparison) -> String {
     let _ = writeln!(s, "\n{}", verdict_summary(c));
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ProducerKind;
+    use crate::published::claims::{self, TableSet};
+    use crate::published::diff::compare;
+    use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
+
+    /// Chapter 06's claims against a run where every verdict class and flag
+    /// shows up: a sleep producer that does not scale (NOT_REPRODUCED), a
+    /// vanishing wait (magnitude differs), the embedded engine's spin rows on
+    /// one CPU (model limit), an edited sentence (QUOTE_MISSING), and, on a
+    /// run with thread workers, a precondition unmet (NOT_COMPARABLE); a
+    /// run without 8 workers leaves the claims UNRUN.
+    fn every_verdict() -> Vec<Comparison> {
+        let tables = chapter06_tables();
+        let path = repo_layout().claims_file(&crate::testing::chapter06().key);
+        let claims = claims::load(&path, &TableSet::from_published(&tables)).unwrap();
+        let edited = prose06().replace("got 7.4 times faster", "got much faster");
+        let mut flagged = run_like(&tables, 1);
+        for r in flagged.results.iter_mut() {
+            match (r.producer, r.workers) {
+                (ProducerKind::Sleep, 8) => r.summary.ex_per_s = 420.0,
+                (ProducerKind::Spin, 8) => r.summary.wait_mean_ms = 0.2,
+                _ => {}
+            }
+        }
+        let mut threads = run_like(&tables, 1);
+        threads.settings.worker_kind = crate::bench::WorkerKind::Thread;
+        let mut short = run_like(&tables, 1);
+        short.results.retain(|r| r.workers != 8);
+        [flagged, threads, short]
+            .iter()
+            .map(|run| compare(&tables, &[], Some(&claims), &edited, run))
+            .collect()
+    }
+
+    #[test]
+    fn every_verdict_and_flag_in_the_text_forms() {
+        let text: String = every_verdict()
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}\n{}\n{}\n",
+                    text(c, true),
+                    markdown(c),
+                    verdict_summary(c)
+                )
+            })
+            .collect();
+        insta::assert_snapshot!(text);
+    }
+}

@@ -120,3 +120,42 @@ pub struct Record {
     /// Random, so that two otherwise identical records get different ids.
     pub nonce: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored verdict with every field set, as a record holds it.
+    const EVERY_FIELD: &str = "\
+- claim: spin-wait-mean-62.8-to-28.1
+  verdict: REPRODUCED
+  measured: 0.2
+  ratio: 0.007117437722419929
+  magnitude_differs: 0.007117437722419929
+  quote_missing: true
+- claim: sleep-speedup-7.4x
+  verdict: NOT_COMPARABLE
+  measured: 7.36
+  detail: needs 1 CPU(s), the run used 2
+  ratio: 1.0
+- claim: spin-454-vs-449
+  verdict: UNRUN
+  detail: the run has no measurement for every table and worker count the metric reads
+- claim: spin-step-five-times-slower
+  verdict: NOT_REPRODUCED
+  measured: 1.0
+  ratio: 0.2
+";
+
+    #[test]
+    fn stored_verdicts_read_and_write_every_field_as_records_hold_them() {
+        let verdicts: Vec<StoredVerdict> = serde_yaml::from_str(EVERY_FIELD).unwrap();
+        assert_eq!(verdicts.len(), 4);
+        assert_eq!(crate::yaml_io::to_string(&verdicts).unwrap(), EVERY_FIELD);
+        // The JSON form, which run ids hash, keeps the same fields.
+        assert_eq!(
+            serde_json::to_string(&verdicts[0]).unwrap(),
+            r#"{"claim":"spin-wait-mean-62.8-to-28.1","verdict":"REPRODUCED","measured":0.2,"ratio":0.007117437722419929,"magnitude_differs":0.007117437722419929,"quote_missing":true}"#
+        );
+    }
+}
