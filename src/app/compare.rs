@@ -79,18 +79,7 @@ pub fn unrun_claims(
 
 /// Claim verdicts as an experiment record keeps them.
 pub fn stored_verdicts(c: &Comparison) -> Vec<StoredVerdict> {
-    c.claims
-        .iter()
-        .map(|r| StoredVerdict {
-            claim: r.id.clone(),
-            verdict: r.verdict.to_string(),
-            measured: r.measured,
-            detail: r.reason.clone(),
-            ratio: r.ratio,
-            magnitude_differs: r.magnitude_differs,
-            quote_missing: (!r.quote_found).then_some(true),
-        })
-        .collect()
+    c.claims.iter().map(StoredVerdict::of).collect()
 }
 
 /// What `claims check` finds for a chapter's current snapshot.

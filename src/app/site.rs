@@ -175,7 +175,7 @@ fn currency(ch: &Chapter) -> String {
 }
 
 fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
-    use crate::published::diff::ClaimVerdict as V;
+    use crate::published::verdict::ClaimVerdict as V;
     let tone = match c.verdict {
         _ if !c.quote_found => "bad",
         V::NotReproduced => "bad",
@@ -198,7 +198,7 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         measured: c.measured.map(number),
         ratio: c.ratio.map(number),
         criterion: c.criterion.clone(),
-        verdict: c.verdict_with_flags(),
+        verdict: c.flagged().to_string(),
         tone,
         reason: c.reason.clone(),
         closest_sentence: c.closest_sentence.clone(),

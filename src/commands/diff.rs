@@ -5,7 +5,7 @@ use crate::app::compare::{self, Compared};
 use crate::app::runs::{self, RunSource};
 use crate::cli::DiffArgs;
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, Render, wrote};
+use crate::output::{Colours, Out, Render, wrote};
 use crate::published::diff::Comparison;
 use crate::published::{plot, render};
 
@@ -30,7 +30,7 @@ impl Render for DiffView<'_> {
             }
             None => String::new(),
         };
-        s.push_str(&render::claims_text(self.comparison));
+        s.push_str(&render::claims_text(self.comparison, &Colours));
         if let Some(run) = self.run {
             s.push_str("\nMeasured, in the chapter's layout\n");
             s.push_str(&crate::bench::export::text(run, false));
@@ -115,9 +115,9 @@ impl Render for AcrossView {
             ));
         }
         for c in &self.claims {
-            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary));
+            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary_painted(&Colours)));
             for (env, v) in &c.verdicts {
-                s.push_str(&format!("  env {env}: {v}\n"));
+                s.push_str(&format!("  env {env}: {}\n", v.painted(&Colours)));
             }
         }
         Ok(s)
@@ -136,11 +136,9 @@ fn all_envs(out: &mut Out, project: &Project, args: &DiffArgs) -> Result<Outcome
         )));
     }
     let claims = crate::records::status::across_environments(&environments);
-    let failed = claims.iter().any(|c| {
-        c.verdicts
-            .iter()
-            .any(|(_, v)| v.starts_with("NOT_REPRODUCED"))
-    });
+    let failed = claims
+        .iter()
+        .any(|c| c.verdicts.iter().any(|(_, v)| v.fails()));
     let view = AcrossView {
         chapter: chapter.key.to_string(),
         environments,

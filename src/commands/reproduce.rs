@@ -15,6 +15,7 @@ use crate::chapter::Chapter;
 use crate::cli::{DocFormat, ReproduceArgs, ReproduceEngineArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, Render, wrote};
+use crate::published::verdict::Plain;
 use crate::published::{plot, render};
 use crate::text::list;
 
@@ -172,12 +173,12 @@ fn run_report(
     let line = format!(
         "{}{engine_word}  {}  ({recorded})",
         chapter.key,
-        render::verdict_summary(comparison)
+        render::verdict_summary(comparison, &Plain)
     );
     let entry = serde_json::json!({
         "chapter": chapter.key.to_string(),
         "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
-        "summary": render::verdict_summary(comparison),
+        "summary": render::verdict_summary(comparison, &Plain),
         "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
         "comparison": comparison,
     });
@@ -186,7 +187,7 @@ fn run_report(
         let _ = writeln!(details, "\n== {} ==", chapter.key);
     }
     details.push_str(&super::evidence_line(run));
-    details.push_str(&render::claims_text(comparison));
+    details.push_str(&render::claims_text(comparison, &Plain));
     details.push('\n');
     details.push_str(&RunView { run, wide }.text()?);
     if cells {

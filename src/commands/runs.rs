@@ -3,7 +3,7 @@
 use crate::app::{Project, overview};
 use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
-use crate::output::{Out, Render};
+use crate::output::{Colours, Out, Render};
 use crate::records::status::{ChapterStatus, RunCurrency};
 
 impl Render for overview::ChapterHistory {
@@ -90,7 +90,11 @@ impl Render for ChapterStatus {
                 self.environment_list.join(", ")
             ));
             for c in &self.across_environments {
-                line.push_str(&format!("      {}: {}\n", c.claim, c.summary));
+                line.push_str(&format!(
+                    "      {}: {}\n",
+                    c.claim,
+                    c.summary_painted(&Colours)
+                ));
             }
         }
         Ok(line)

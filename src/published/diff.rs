@@ -1,11 +1,12 @@
 //! Measured against published: every matching cell side by side, then each
 //! claim's verdict.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::audit::{self, Discrepancy};
 use super::claims::{self, Claim, ClaimsFile, TableSet};
 use super::tables::{Malformed, Table};
+use super::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
 use crate::bench::{BenchRun, Column, ProducerKind};
 
 /// One cell, published and measured.
@@ -35,19 +36,6 @@ pub struct TableDiff {
     pub rows: Vec<RowDiff>,
     /// Published worker counts the run did not measure.
     pub unmeasured_workers: Vec<usize>,
-}
-
-/// A claim's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
-pub enum ClaimVerdict {
-    Reproduced,
-    NotReproduced,
-    /// A precondition is not met; the reason says which.
-    NotComparable,
-    /// No measurement covers the claim.
-    Unrun,
 }
 
 /// One claim checked.
@@ -94,34 +82,28 @@ pub struct ClaimResult {
 }
 
 impl ClaimResult {
-    /// The verdict with the flags beside it: `REPRODUCED, magnitude differs
-    /// (x0.007), QUOTE_MISSING`.
-    pub fn verdict_with_flags(&self) -> String {
-        let mut s = self.verdict.to_string();
-        if let Some(r) = self.magnitude_differs {
-            s.push_str(&format!(", magnitude differs (x{})", short_ratio(r)));
+    /// The flags beside the verdict, in the order they are printed.
+    pub fn flags(&self) -> Vec<VerdictFlag> {
+        let mut flags = Vec::new();
+        if let Some(ratio) = self.magnitude_differs {
+            flags.push(VerdictFlag::MagnitudeDiffers(ratio));
         }
         if let Some(row) = &self.model_limit {
-            s.push_str(&format!(", model limit ({row})"));
+            flags.push(VerdictFlag::ModelLimit(row.clone()));
         }
         if !self.quote_found {
-            s.push_str(", QUOTE_MISSING");
+            flags.push(VerdictFlag::QuoteMissing);
         }
-        s
+        flags
     }
-}
 
-/// A ratio in a few significant figures: 0.007, 1.49, 150.
-pub fn short_ratio(r: f64) -> String {
-    let a = r.abs();
-    if a >= 100.0 {
-        format!("{r:.0}")
-    } else if a >= 1.0 {
-        format!("{r:.2}")
-    } else {
-        format!("{r:.2e}")
-            .parse::<f64>()
-            .map_or(format!("{r:.3}"), |v| v.to_string())
+    /// The verdict with its flags: `REPRODUCED, magnitude differs (x0.007),
+    /// QUOTE_MISSING`.
+    pub fn flagged(&self) -> FlaggedVerdict {
+        FlaggedVerdict {
+            class: self.verdict,
+            flags: self.flags(),
+        }
     }
 }
 
@@ -142,9 +124,7 @@ impl Comparison {
     /// Whether a check failed: a claim NOT_REPRODUCED, or a claim whose
     /// quoted sentence is no longer in the revision.
     pub fn any_not_reproduced(&self) -> bool {
-        self.claims
-            .iter()
-            .any(|c| c.verdict == ClaimVerdict::NotReproduced || !c.quote_found)
+        self.claims.iter().any(|c| c.flagged().fails())
     }
 }
 
@@ -409,6 +389,7 @@ mod tests {
     use crate::bench::ProducerKind;
     use crate::published::claims::{self, ClaimsFile};
     use crate::published::render;
+    use crate::published::verdict::Plain;
     use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
 
     fn claims06(tables: &[Table]) -> ClaimsFile {
@@ -477,7 +458,7 @@ mod tests {
         let r = verdict(&embedded, "spin-wait-mean-62.8-to-28.1");
         assert_eq!(r.verdict, ClaimVerdict::Reproduced);
         assert_eq!(
-            r.verdict_with_flags(),
+            r.flagged().to_string(),
             "REPRODUCED, model limit (spin, 8 workers on 1 CPU)"
         );
         // Measured by the real DataLoader: no model, no limit.
@@ -489,10 +470,10 @@ mod tests {
             sharing_strategy: "file_descriptor".into(),
             start_method: "fork".into(),
         });
-        assert!(render::verdict_summary(&embedded).ends_with("; 4 under a model limit"));
+        assert!(render::verdict_summary(&embedded, &Plain).ends_with("; 4 under a model limit"));
         let c = check(&pytorch);
         assert!(limited(&c).is_empty());
-        assert!(!render::verdict_summary(&c).contains("model limit"));
+        assert!(!render::verdict_summary(&c, &Plain).contains("model limit"));
         // On 8 CPUs the CPU precondition makes the claims NOT_COMPARABLE,
         // and a claim that is not compared names no limit.
         assert!(limited(&check(&run_like(&tables, 8))).is_empty());
@@ -614,7 +595,7 @@ mod tests {
             "{differs}"
         );
         assert_eq!(
-            r.verdict_with_flags(),
+            r.flagged().to_string(),
             "REPRODUCED, magnitude differs (x0.00712), model limit (spin, 8 workers on 1 CPU)"
         );
         // A claim within its band is not flagged.
@@ -623,7 +604,10 @@ mod tests {
                 .magnitude_differs
                 .is_none()
         );
-        assert!(render::verdict_summary(&c).contains("6 REPRODUCED (1 of them magnitude differs)"));
+        assert!(
+            render::verdict_summary(&c, &Plain)
+                .contains("6 REPRODUCED (1 of them magnitude differs)")
+        );
     }
 
     #[test]

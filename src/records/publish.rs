@@ -11,7 +11,8 @@ use super::Record;
 use super::report_items::{self, ReportItems};
 use super::status::{self, ChapterStatus, State};
 use crate::chapter::Chapter;
-use crate::published::diff::{ClaimResult, ClaimVerdict};
+use crate::published::diff::ClaimResult;
+use crate::published::verdict::ClaimVerdict;
 use crate::text::number;
 
 /// The site's schema name.
@@ -290,7 +291,7 @@ fn evidence_item(c: &ClaimResult, e: &ClaimEvidence<'_>) -> EvidenceItem {
         .map_or_else(|| "not measured".to_string(), number);
     let mut summary = format!(
         "{}: measured {measured} against {} published ({})",
-        c.verdict_with_flags(),
+        c.flagged(),
         number(c.published),
         c.criterion
     );

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Record, RunKind};
 use crate::chapter::Chapter;
 use crate::ids::RunId;
+use crate::published::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain};
 
 /// A record against the chapter as it is now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,14 +223,16 @@ impl ClaimsSummary {
             ..Default::default()
         };
         for v in verdicts {
-            match v.verdict.as_str() {
-                "REPRODUCED" if v.magnitude_differs.is_some() => s.magnitude_differs += 1,
-                "REPRODUCED" => s.reproduced += 1,
-                "NOT_REPRODUCED" => s.not_reproduced += 1,
-                "NOT_COMPARABLE" => s.not_comparable += 1,
-                _ => s.unrun += 1,
+            match v.verdict.class {
+                ClaimVerdict::Reproduced if v.verdict.magnitude_differs().is_some() => {
+                    s.magnitude_differs += 1
+                }
+                ClaimVerdict::Reproduced => s.reproduced += 1,
+                ClaimVerdict::NotReproduced => s.not_reproduced += 1,
+                ClaimVerdict::NotComparable => s.not_comparable += 1,
+                ClaimVerdict::Unrun => s.unrun += 1,
             }
-            if v.quote_missing == Some(true) {
+            if v.verdict.quote_missing() {
                 s.quote_missing += 1;
             }
         }
@@ -297,21 +300,22 @@ mod tests {
 
     #[test]
     fn status_counts_the_latest_experiments_claims() {
-        let v =
-            |verdict: &str, differs: Option<f64>, missing: bool| crate::records::StoredVerdict {
-                claim: "c".into(),
-                verdict: verdict.into(),
-                measured: None,
-                detail: None,
-                ratio: None,
-                magnitude_differs: differs,
-                quote_missing: missing.then_some(true),
-            };
+        use crate::published::verdict::VerdictFlag;
+        let v = |class: ClaimVerdict, flags: Vec<VerdictFlag>| crate::records::StoredVerdict {
+            claim: "c".into(),
+            verdict: FlaggedVerdict { class, flags },
+            measured: None,
+            detail: None,
+            ratio: None,
+        };
         let s = ClaimsSummary::of(&[
-            v("REPRODUCED", None, false),
-            v("REPRODUCED", Some(0.007), false),
-            v("NOT_REPRODUCED", None, true),
-            v("UNRUN", None, false),
+            v(ClaimVerdict::Reproduced, vec![]),
+            v(
+                ClaimVerdict::Reproduced,
+                vec![VerdictFlag::MagnitudeDiffers(0.007)],
+            ),
+            v(ClaimVerdict::NotReproduced, vec![VerdictFlag::QuoteMissing]),
+            v(ClaimVerdict::Unrun, vec![]),
         ]);
         assert_eq!(
             s.to_string(),
@@ -382,8 +386,9 @@ pub struct EnvironmentEvidence {
     pub logical_cpus: usize,
     pub run_id: RunId,
     pub recorded_at: DateTime<Utc>,
-    /// Claim id and verdict (with its flags), in the record's order.
-    pub verdicts: Vec<(String, String)>,
+    /// Claim id and verdict, with the flags about what was measured, in
+    /// the record's order.
+    pub verdicts: Vec<(String, FlaggedVerdict)>,
 }
 
 impl EnvironmentEvidence {
@@ -398,8 +403,35 @@ impl EnvironmentEvidence {
 pub struct ClaimAcrossEnvironments {
     pub claim: String,
     /// Environment id and verdict, one per environment.
-    pub verdicts: Vec<(String, String)>,
+    pub verdicts: Vec<(String, FlaggedVerdict)>,
+    /// [`ClaimAcrossEnvironments::summary_painted`], plain.
     pub summary: String,
+    /// The environments where the claim did not hold, as
+    /// `env <id> (<n> CPUs)`, with their verdicts.
+    #[serde(skip)]
+    pub not_held: Vec<(String, FlaggedVerdict)>,
+}
+
+impl ClaimAcrossEnvironments {
+    /// One line: `reproduced on 2 of 3 environments; not on env 9f2c…
+    /// (2 CPUs): NOT_REPRODUCED`, the verdicts marked by `paint`.
+    pub fn summary_painted(&self, paint: &dyn Paint) -> String {
+        let n = self.verdicts.len();
+        let mut summary = format!(
+            "reproduced on {} of {n} environment{}",
+            n - self.not_held.len(),
+            if n == 1 { "" } else { "s" }
+        );
+        if !self.not_held.is_empty() {
+            let not: Vec<String> = self
+                .not_held
+                .iter()
+                .map(|(env, v)| format!("{env}: {}", v.painted(paint)))
+                .collect();
+            summary.push_str(&format!("; not on {}", not.join(", ")));
+        }
+        summary
+    }
 }
 
 /// The latest experiment of each environment (records newest first).
@@ -419,16 +451,9 @@ pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
             verdicts: exp
                 .verdicts
                 .iter()
-                .map(|v| {
-                    let mut word = v.verdict.clone();
-                    if let Some(x) = v.magnitude_differs {
-                        word.push_str(&format!(
-                            ", magnitude differs (x{})",
-                            crate::published::diff::short_ratio(x)
-                        ));
-                    }
-                    (v.claim.clone(), word)
-                })
+                // What differs from one environment to another is the
+                // measurement; whether a quote is in the revision does not.
+                .map(|v| (v.claim.clone(), v.verdict.of_the_measurement()))
                 .collect(),
         });
     }
@@ -449,7 +474,7 @@ pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvir
     claims
         .into_iter()
         .map(|claim| {
-            let verdicts: Vec<(String, String)> = envs
+            let verdicts: Vec<(String, FlaggedVerdict)> = envs
                 .iter()
                 .filter_map(|e| {
                     e.verdicts
@@ -458,34 +483,25 @@ pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvir
                         .map(|(_, v)| (e.env_id.clone(), v.clone()))
                 })
                 .collect();
-            let reproduced = verdicts
+            let not_held = verdicts
                 .iter()
-                .filter(|(_, v)| v.starts_with("REPRODUCED"))
-                .count();
-            let not: Vec<String> = verdicts
-                .iter()
-                .filter(|(_, v)| !v.starts_with("REPRODUCED"))
+                .filter(|(_, v)| !v.class.holds())
                 .map(|(env, v)| {
                     let cpus = envs
                         .iter()
                         .find(|e| e.env_id == *env)
                         .map_or(0, |e| e.logical_cpus);
-                    format!("env {env} ({cpus} CPUs): {v}")
+                    (format!("env {env} ({cpus} CPUs)"), v.clone())
                 })
                 .collect();
-            let mut summary = format!(
-                "reproduced on {reproduced} of {} environment{}",
-                verdicts.len(),
-                if verdicts.len() == 1 { "" } else { "s" }
-            );
-            if !not.is_empty() {
-                summary.push_str(&format!("; not on {}", not.join(", ")));
-            }
-            ClaimAcrossEnvironments {
+            let mut c = ClaimAcrossEnvironments {
                 claim,
                 verdicts,
-                summary,
-            }
+                summary: String::new(),
+                not_held,
+            };
+            c.summary = c.summary_painted(&Plain);
+            c
         })
         .collect()
 }
