@@ -7,7 +7,8 @@
 pub mod bench;
 pub mod changes;
 pub mod chapters;
-pub mod compare;
+pub mod claims;
+pub mod diff;
 pub mod documents;
 pub mod fetch;
 pub mod overview;

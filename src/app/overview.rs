@@ -125,11 +125,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
         None => None,
     };
     let claims = match &experiment {
-        Some(e) => {
-            super::compare::compare_recorded(project, chapter, e)?
-                .comparison
-                .claims
-        }
+        Some(e) => super::diff::diff_recorded(project, chapter, e)?.diff.claims,
         None => Vec::new(),
     };
     let evidence = experiment.as_ref().map(|e| publish::ClaimEvidence {

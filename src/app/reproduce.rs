@@ -5,7 +5,7 @@
 //! recorded.
 
 use super::record::{self, Stored};
-use super::{Project, compare};
+use super::{Project, diff};
 use crate::bench::{BenchRun, Settings};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
@@ -66,7 +66,7 @@ pub fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
 /// What a reproduction concluded.
 #[derive(Debug, Clone)]
 pub struct Reproduced {
-    pub compared: compare::Compared,
+    pub diffed: diff::Diffed,
     /// The experiment record, unless recording was turned off.
     pub stored: Option<Stored>,
 }
@@ -80,10 +80,10 @@ pub fn conclude(
     run: &BenchRun,
     record: Option<&str>,
 ) -> Result<Reproduced> {
-    let compared = compare::compare_run(project, chapter, &chapter.state.current_snapshot, run)?;
+    let diffed = diff::diff_run(project, chapter, &chapter.state.current_snapshot, run)?;
     let stored = match record {
         Some(source) => {
-            let verdicts = compare::stored_verdicts(&compared.comparison);
+            let verdicts = diff::stored_verdicts(&diffed.diff);
             Some(record::bench_run(
                 project,
                 chapter,
@@ -94,5 +94,5 @@ pub fn conclude(
         }
         None => None,
     };
-    Ok(Reproduced { compared, stored })
+    Ok(Reproduced { diffed, stored })
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Project, changes, compare, runs};
+use super::{Project, changes, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
 use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
@@ -259,18 +259,18 @@ fn chapter_files(
     let mut files = Vec::new();
     let mut evidence = Vec::new();
     for e in latest_per_environment(project, records) {
-        let compared = compare::compare_recorded(project, ch, &e)?;
+        let diffed = diff::diff_recorded(project, ch, &e)?;
         if counts.is_none() {
             // Counted as `status` counts, but from the comparison made now
             // (today's claims file), as the page shows the claims.
-            let verdicts = compare::stored_verdicts(&compared.comparison);
+            let verdicts = diff::stored_verdicts(&diffed.diff);
             counts = Some((ClaimsSummary::of(&verdicts), e.run.evidence()));
         }
-        let plot = if compared.tables.is_empty() {
+        let plot = if diffed.tables.is_empty() {
             None
         } else {
             let name = format!("{}-{}.svg", ch.key.chapter.as_str(), e.record.run_id.stem());
-            let svg = crate::published::plot::svg(&compared.tables, &e.run)?;
+            let svg = crate::published::plot::svg(&diffed.tables, &e.run)?;
             files.push((format!("{}/{name}", ch.key.book.as_str()), svg.into_bytes()));
             Some(name)
         };
@@ -285,9 +285,9 @@ fn chapter_files(
                 .to_string(),
             revision: e.record.revision.fingerprint.short().to_string(),
             of_current_revision: e.record.revision.fingerprint == ch.state.current().fingerprint,
-            claims: compared.comparison.claims.iter().map(claim_row).collect(),
-            tables: compared
-                .comparison
+            claims: diffed.diff.claims.iter().map(claim_row).collect(),
+            tables: diffed
+                .diff
                 .tables
                 .iter()
                 .map(|t| TablePair {

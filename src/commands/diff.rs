@@ -1,20 +1,20 @@
 //! `diff`: a measured run against the chapter's published tables.
 
 use crate::app::Project;
-use crate::app::compare::{self, Compared};
+use crate::app::diff::{self, Diffed};
 use crate::app::runs::{self, RunSource};
 use crate::cli::DiffArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Colours, Out, Render, wrote};
-use crate::published::diff::Comparison;
+use crate::published::diff::PublishedDiff;
 use crate::published::{plot, render};
 
-/// A comparison as `diff` prints it: the verdicts, the measured tables in
+/// What `diff` found, as it prints it: the verdicts, the measured tables in
 /// the chapter's layout, the cells when asked, the audit.
 #[derive(serde::Serialize)]
 #[serde(transparent)]
 struct DiffView<'a> {
-    comparison: &'a Comparison,
+    diff: &'a PublishedDiff,
     #[serde(skip)]
     run: Option<&'a crate::bench::BenchRun>,
     #[serde(skip)]
@@ -30,64 +30,21 @@ impl Render for DiffView<'_> {
             }
             None => String::new(),
         };
-        s.push_str(&render::claims_text(self.comparison, &Colours));
+        s.push_str(&render::claims_text(self.diff, &Colours));
         if let Some(run) = self.run {
             s.push_str("\nMeasured, in the chapter's layout\n");
             s.push_str(&crate::bench::export::text(run, false));
         }
         if self.cells {
-            s.push_str(&render::cells_text(self.comparison));
+            s.push_str(&render::cells_text(self.diff));
         }
-        s.push_str(&render::audit_text(self.comparison));
+        s.push_str(&render::audit_text(self.diff));
         Ok(s)
     }
 
     fn markdown(&self) -> Result<String> {
-        Ok(render::markdown(self.comparison))
+        Ok(render::markdown(self.diff))
     }
-}
-
-impl Render for crate::app::compare::ClaimsCheck {
-    fn text(&self) -> Result<String> {
-        let mut s = format!("{}: {} claims\n", self.chapter, self.claims);
-        s.push_str(&format!(
-            "sentences that state numbers and that no claim quotes ({}):\n",
-            self.uncovered.len()
-        ));
-        for u in &self.uncovered {
-            s.push_str(&format!("  - \"{u}\"\n"));
-        }
-        s.push_str(&format!(
-            "claims whose quote is not in the snapshot ({}):\n",
-            self.quote_missing.len()
-        ));
-        for (id, closest) in &self.quote_missing {
-            s.push_str(&format!(
-                "  - {id}{}\n",
-                closest
-                    .as_ref()
-                    .map(|c| format!(" (closest: \"{c}\")"))
-                    .unwrap_or_default()
-            ));
-        }
-        s.push_str(&format!(
-            "claims whose metric fails ({}):\n",
-            self.metric_fails.len()
-        ));
-        for (id, why) in &self.metric_fails {
-            s.push_str(&format!("  - {id}: {why}\n"));
-        }
-        Ok(s)
-    }
-}
-
-/// `claims check`
-pub fn claims(out: &mut Out, project: &Project, cmd: crate::cli::ClaimsCommand) -> Result<Outcome> {
-    let crate::cli::ClaimsCommand::Check { id, format } = cmd;
-    let chapter = project.chapter(&id)?;
-    let found = compare::check_claims(project, &chapter)?;
-    out.emit(&found, format.into())?;
-    Ok(Outcome::check(!found.anything()))
 }
 
 /// The verdicts of every environment, claim by claim.
@@ -162,7 +119,10 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         Error::SeveralChapters { .. } => Error::Usage(format!("{e}; name one with --chapter")),
         other => other,
     })?;
-    let Compared { comparison, tables } = compare::compare_run(
+    let Diffed {
+        diff: found,
+        tables,
+    } = diff::diff_run(
         project,
         &selected.chapter,
         &selected.snapshot,
@@ -173,7 +133,7 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
             "{}: the snapshot {} holds no published tables{}",
             selected.chapter.key,
             selected.snapshot,
-            comparison
+            found
                 .malformed
                 .iter()
                 .map(|m| format!(
@@ -184,7 +144,7 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         )));
     }
     let view = DiffView {
-        comparison: &comparison,
+        diff: &found,
         run: Some(&selected.run),
         cells: args.cells,
     };
@@ -193,7 +153,7 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         plot::write(path, &tables, &selected.run)?;
         wrote(path, "plot");
     }
-    Ok(Outcome::check(!comparison.any_not_reproduced()))
+    Ok(Outcome::check(!found.any_not_reproduced()))
 }
 
 #[cfg(test)]
@@ -259,11 +219,10 @@ mod tests {
         let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
         let run = crate::bench::BenchRun::load(&fixture("20261102T120000-bbbbbbbbbbbb.run.yaml"))
             .unwrap();
-        let compared =
-            compare::compare_run(&project, &chapter, &chapter.state.current_snapshot, &run)
-                .unwrap();
+        let diffed =
+            diff::diff_run(&project, &chapter, &chapter.state.current_snapshot, &run).unwrap();
         let view = DiffView {
-            comparison: &compared.comparison,
+            diff: &diffed.diff,
             run: Some(&run),
             cells: false,
         };

@@ -6,6 +6,7 @@
 
 mod bench;
 mod chapters;
+mod claims;
 mod diff;
 mod fetch;
 mod fingerprint;
@@ -43,7 +44,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Chapters(args) => chapters::list(out, &project()?, args),
         Command::Chapter(cmd) => chapters::show(out, &project()?, cmd),
         Command::Snapshot(cmd) => chapters::snapshot(out, &project()?, cmd),
-        Command::Claims(cmd) => diff::claims(out, &project()?, cmd),
+        Command::Claims(cmd) => claims::run(out, &project()?, cmd),
         Command::Verify(args) => verify::run(out, &project()?, args),
         Command::Bench(args) => bench::run(out, &project()?, args),
         Command::Record(args) => record::run(out, &project()?, args),

@@ -106,7 +106,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 Engine::Pytorch => "reproduce --engine pytorch",
             });
             let done = reproduce::conclude(project, chapter, &run, source)?;
-            failed |= done.compared.comparison.any_not_reproduced();
+            failed |= done.diffed.diff.any_not_reproduced();
             let (line, entry, text) = run_report(
                 chapter,
                 engine,
@@ -124,7 +124,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 wrote(path, "run");
             }
             if let Some(path) = &args.plot {
-                plot::write(path, &done.compared.tables, &run)?;
+                plot::write(path, &done.diffed.tables, &run)?;
                 wrote(path, "plot");
             }
             if let Some(stored) = &done.stored {
@@ -159,7 +159,7 @@ fn run_report(
     wide: bool,
     cells: bool,
 ) -> Result<(String, serde_json::Value, String)> {
-    let comparison = &done.compared.comparison;
+    let found = &done.diffed.diff;
     let recorded = done
         .stored
         .as_ref()
@@ -173,28 +173,28 @@ fn run_report(
     let line = format!(
         "{}{engine_word}  {}  ({recorded})",
         chapter.key,
-        render::verdict_summary(comparison, &Plain)
+        render::verdict_summary(found, &Plain)
     );
     let entry = serde_json::json!({
         "chapter": chapter.key.to_string(),
         "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
-        "summary": render::verdict_summary(comparison, &Plain),
+        "summary": render::verdict_summary(found, &Plain),
         "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
-        "comparison": comparison,
+        "comparison": found,
     });
     let mut details = String::new();
     if several {
         let _ = writeln!(details, "\n== {} ==", chapter.key);
     }
     details.push_str(&super::evidence_line(run));
-    details.push_str(&render::claims_text(comparison, &Plain));
+    details.push_str(&render::claims_text(found, &Plain));
     details.push('\n');
     details.push_str(&RunView { run, wide }.text()?);
     if cells {
         details.push('\n');
-        details.push_str(&render::cells_text(comparison));
+        details.push_str(&render::cells_text(found));
     }
-    details.push_str(&render::audit_text(comparison));
+    details.push_str(&render::audit_text(found));
     Ok((line, entry, details))
 }
 

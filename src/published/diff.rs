@@ -109,7 +109,7 @@ impl ClaimResult {
 
 /// Everything `diff` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
+pub struct PublishedDiff {
     pub tables: Vec<TableDiff>,
     pub claims: Vec<ClaimResult>,
     /// The chapter's tables against themselves.
@@ -120,7 +120,7 @@ pub struct Comparison {
     pub run_cpus: usize,
 }
 
-impl Comparison {
+impl PublishedDiff {
     /// Whether a check failed: a claim NOT_REPRODUCED, or a claim whose
     /// quoted sentence is no longer in the revision.
     pub fn any_not_reproduced(&self) -> bool {
@@ -194,13 +194,13 @@ pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// Compares a run with the chapter's tables and claims; `text` is the
 /// revision's normalized prose, where each claim's quote is looked up.
-pub fn compare(
+pub fn diff_run(
     tables: &[Table],
     malformed: &[Malformed],
     claims: Option<&ClaimsFile>,
     text: &str,
     run: &BenchRun,
-) -> Comparison {
+) -> PublishedDiff {
     let mut diffs = Vec::new();
     for t in tables {
         let producer = t.header.producer;
@@ -247,7 +247,7 @@ pub fn compare(
                 .collect()
         })
         .unwrap_or_default();
-    Comparison {
+    PublishedDiff {
         tables: diffs,
         claims: results,
         audit: tables.iter().flat_map(audit::audit).collect(),
@@ -397,14 +397,14 @@ mod tests {
         claims::load(&path, &TableSet::from_published(tables)).unwrap()
     }
 
-    fn verdict<'a>(c: &'a Comparison, id: &str) -> &'a ClaimResult {
+    fn verdict<'a>(c: &'a PublishedDiff, id: &str) -> &'a ClaimResult {
         c.claims.iter().find(|r| r.id == id).unwrap()
     }
 
     #[test]
     fn the_chapters_own_numbers_reproduce_every_claim() {
         let tables = chapter06_tables();
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims06(&tables)),
@@ -435,14 +435,14 @@ mod tests {
     fn the_engines_wait_and_work_under_cpu_bound_oversubscription_carry_the_model_limit() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
-        let limited = |c: &Comparison| -> Vec<String> {
+        let limited = |c: &PublishedDiff| -> Vec<String> {
             c.claims
                 .iter()
                 .filter(|r| r.model_limit.is_some())
                 .map(|r| r.id.clone())
                 .collect()
         };
-        let check = |run: &BenchRun| compare(&tables, &[], Some(&claims), &prose06(), run);
+        let check = |run: &BenchRun| diff_run(&tables, &[], Some(&claims), &prose06(), run);
         let embedded = check(&run_like(&tables, 1));
         // The wait, wait-fraction, work and step claims read spin rows with
         // 8 workers on 1 CPU; the ex/s claims do not read wait or work.
@@ -509,7 +509,7 @@ mod tests {
         {
             r.summary.ex_per_s = 420.0;
         }
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         let r = verdict(&c, "sleep-speedup-7.4x");
         assert_eq!(r.verdict, ClaimVerdict::NotReproduced);
         assert_eq!(r.measured, Some(1.0));
@@ -525,7 +525,7 @@ mod tests {
     fn a_run_on_other_cpus_or_settings_is_not_comparable_and_says_why() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims),
@@ -543,7 +543,7 @@ mod tests {
         }
         let mut run = run_like(&tables, 1);
         run.settings.batch_size = 16;
-        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
         assert!(!c.tables[0].same_settings);
         let reason = verdict(&c, "sleep-speedup-7.4x").reason.clone().unwrap();
         assert!(
@@ -552,7 +552,7 @@ mod tests {
         );
         let mut run = run_like(&tables, 1);
         run.settings.worker_kind = crate::bench::WorkerKind::Thread;
-        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
         assert_eq!(
             verdict(&c, "spin-step-five-times-slower").verdict,
             ClaimVerdict::NotComparable
@@ -568,7 +568,7 @@ mod tests {
         let tables = chapter06_tables();
         let mut run = run_like(&tables, 1);
         run.results.retain(|r| r.workers != 8);
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         assert_eq!(c.tables[0].unmeasured_workers, vec![8]);
         for r in &c.claims {
             assert_eq!(r.verdict, ClaimVerdict::Unrun, "{r:?}");
@@ -586,7 +586,7 @@ mod tests {
                 r.summary.wait_mean_ms = 0.2;
             }
         }
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         let r = verdict(&c, "spin-wait-mean-62.8-to-28.1");
         assert_eq!(r.verdict, ClaimVerdict::Reproduced);
         let differs = r.magnitude_differs.expect("flagged");
@@ -614,7 +614,7 @@ mod tests {
     fn a_quote_the_revision_no_longer_has_is_missing_with_a_hint() {
         let tables = chapter06_tables();
         let edited = prose06().replace("got 7.4 times faster", "got much faster");
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims06(&tables)),
@@ -641,7 +641,7 @@ mod tests {
     #[test]
     fn without_claims_the_tables_are_still_compared() {
         let tables = chapter06_tables();
-        let c = compare(&tables, &[], None, &prose06(), &run_like(&tables, 1));
+        let c = diff_run(&tables, &[], None, &prose06(), &run_like(&tables, 1));
         assert!(c.claims.is_empty());
         assert_eq!(c.tables.len(), 2);
         assert_eq!(c.run_cpus, 1);

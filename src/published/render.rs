@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::diff::{ClaimResult, Comparison};
+use super::diff::{ClaimResult, PublishedDiff};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain, VerdictFlag, short_ratio};
 use crate::text::{Align, aligned};
 
@@ -24,7 +24,7 @@ fn fmt_num(x: f64) -> String {
 /// Counts of each verdict class, as one line, the classes' and flags'
 /// names marked by `paint`: `6 claims: 5 REPRODUCED (1 of them magnitude
 /// differs), 1 NOT_REPRODUCED, 0 NOT_COMPARABLE, 0 UNRUN; 1 QUOTE_MISSING`.
-pub fn verdict_summary(c: &Comparison, paint: &dyn Paint) -> String {
+pub fn verdict_summary(c: &PublishedDiff, paint: &dyn Paint) -> String {
     let flagged: Vec<FlaggedVerdict> = c.claims.iter().map(|r| r.flagged()).collect();
     // How many claims carry a flag like this one, and its name.
     let with = |flag: &VerdictFlag| {
@@ -77,7 +77,7 @@ fn prose_note(stated: f64, published: f64, consistent: bool) -> String {
 /// Plain-text report for an author: the claims' verdicts first, each with
 /// its sentence, formula and values; the cell-by-cell comparison only when
 /// `cells`; then the audit of the chapter's own numbers.
-pub fn text(c: &Comparison, cells: bool, paint: &dyn Paint) -> String {
+pub fn text(c: &PublishedDiff, cells: bool, paint: &dyn Paint) -> String {
     let mut s = claims_text(c, paint);
     if cells {
         s.push('\n');
@@ -91,7 +91,7 @@ pub fn text(c: &Comparison, cells: bool, paint: &dyn Paint) -> String {
 /// on the published tables with their values, the measured values, the
 /// ratio and the criterion, and a line on each flag; then the counts. The
 /// verdicts' and flags' names are marked by `paint`.
-pub fn claims_text(c: &Comparison, paint: &dyn Paint) -> String {
+pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Claims (run on {} CPU(s))", c.run_cpus);
     if c.claims.is_empty() {
@@ -166,7 +166,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
 }
 
 /// Every published cell beside the measured one, with their ratio.
-pub fn cells_text(c: &Comparison) -> String {
+pub fn cells_text(c: &PublishedDiff) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -220,7 +220,7 @@ pub fn cells_text(c: &Comparison) -> String {
 
 /// The chapter's own numbers checked against themselves, and table-like
 /// fragments that did not parse.
-pub fn audit_text(c: &Comparison) -> String {
+pub fn audit_text(c: &PublishedDiff) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\nThe chapter's own numbers");
     if c.audit.is_empty() {
@@ -247,7 +247,7 @@ pub fn audit_text(c: &Comparison) -> String {
 }
 
 /// Markdown report.
-pub fn markdown(c: &Comparison) -> String {
+pub fn markdown(c: &PublishedDiff) -> String {
     let mut s = String::new();
     for t in &c.tables {
         let _ = writeln!(s, "`{}`\n", t.header);
@@ -298,7 +298,7 @@ mod tests {
     use super::*;
     use crate::bench::ProducerKind;
     use crate::published::claims::{self, TableSet};
-    use crate::published::diff::compare;
+    use crate::published::diff::diff_run;
     use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
 
     /// Chapter 06's claims against a run where every verdict class and flag
@@ -307,7 +307,7 @@ mod tests {
     /// one CPU (model limit), an edited sentence (QUOTE_MISSING), and, on a
     /// run with thread workers, a precondition unmet (NOT_COMPARABLE); a
     /// run without 8 workers leaves the claims UNRUN.
-    fn every_verdict() -> Vec<Comparison> {
+    fn every_verdict() -> Vec<PublishedDiff> {
         let tables = chapter06_tables();
         let path = repo_layout().claims_file(&crate::testing::chapter06().key);
         let claims = claims::load(&path, &TableSet::from_published(&tables)).unwrap();
@@ -326,7 +326,7 @@ mod tests {
         short.results.retain(|r| r.workers != 8);
         [flagged, threads, short]
             .iter()
-            .map(|run| compare(&tables, &[], Some(&claims), &edited, run))
+            .map(|run| diff_run(&tables, &[], Some(&claims), &edited, run))
             .collect()
     }
 
