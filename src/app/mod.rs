@@ -8,6 +8,7 @@ pub mod bench;
 pub mod changes;
 pub mod chapters;
 pub mod claims;
+pub mod compare;
 pub mod diff;
 pub mod documents;
 pub mod fetch;
@@ -16,7 +17,6 @@ pub mod project;
 pub mod record;
 pub mod reproduce;
 pub mod runs;
-pub mod side_by_side;
 pub mod site;
 
 pub use project::Project;

@@ -7,6 +7,7 @@
 mod bench;
 mod chapters;
 mod claims;
+mod compare;
 mod diff;
 mod fetch;
 mod fingerprint;
@@ -15,7 +16,6 @@ mod record;
 mod render;
 mod reproduce;
 mod runs;
-mod side_by_side;
 mod site;
 mod verify;
 
@@ -52,7 +52,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Status(args) => runs::status(out, &project()?, args),
         Command::Publish(args) => publish::run(out, &project()?, args),
         Command::Diff(args) => diff::run(out, &project()?, args),
-        Command::Compare(args) => side_by_side::run(out, project, args),
+        Command::Compare(args) => compare::run(out, project, args),
         Command::Reproduce(args) => reproduce::run(out, &project()?, args),
         Command::Fetch(args) => fetch::run(out, &project()?, args),
         Command::Prompt(args) => render::prompt(out, &project()?, args),

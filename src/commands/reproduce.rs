@@ -212,7 +212,7 @@ fn side_by_side_text(
     embedded: &crate::bench::BenchRun,
     pytorch: &crate::bench::BenchRun,
 ) -> Result<String> {
-    let view = crate::app::side_by_side::side_by_side("embedded", embedded, "pytorch", pytorch);
+    let view = crate::app::compare::compare_runs("embedded", embedded, "pytorch", pytorch);
     Ok(format!(
         "\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n{}",
         view.text()?

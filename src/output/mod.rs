@@ -4,6 +4,9 @@
 //! format itself. A closed pipe (`| head`) ends the output quietly and never
 //! changes what the command concluded. Verdicts are coloured where a text
 //! renderer prints them, with [`Colours`]; nothing searches printed text.
+//! The files beside this one render what more than one command prints.
+
+mod run_comparison;
 
 use std::io::Write;
 

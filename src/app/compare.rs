@@ -1,4 +1,4 @@
-//! Two measured runs side by side (`compare`): every configuration both
+//! `compare`: two measured runs side by side: every configuration both
 //! ran, each number beside its twin, and what differs between the runs
 //! themselves (settings, machine, CPUs) so a ratio is never read without
 //! the reason it might have.
@@ -55,9 +55,9 @@ pub struct PairedRow {
     pub differences: Vec<String>,
 }
 
-/// The whole comparison.
+/// Two runs compared: what `compare` prints.
 #[derive(Debug, Clone, Serialize)]
-pub struct SideBySide {
+pub struct RunComparison {
     pub a: RunLabel,
     pub b: RunLabel,
     /// Settings and environment facts that differ, as `name: A vs B`.
@@ -74,7 +74,7 @@ pub const RATIO_APART: f64 = 1.2;
 
 /// Loads `text` as a run file when such a file exists, else as a recorded
 /// run id. `project` is asked for only in the second case.
-pub fn load(text: &str, project: impl FnOnce() -> Result<Project>) -> Result<BenchRun> {
+fn load(text: &str, project: impl FnOnce() -> Result<Project>) -> Result<BenchRun> {
     let path = std::path::Path::new(text);
     if path.exists() {
         return BenchRun::load(path);
@@ -157,8 +157,17 @@ fn row_differences(p: &PairedRow) -> Vec<String> {
     out
 }
 
-/// Pairs every configuration of `a` with its twin in `b`.
-pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySide {
+/// Compares the runs `a` and `b` name (each a run file or a recorded run
+/// id; `project` is opened only for an id).
+pub fn compare(a: &str, b: &str, project: impl Fn() -> Result<Project>) -> Result<RunComparison> {
+    let run_a = load(a, &project)?;
+    let run_b = load(b, &project)?;
+    Ok(compare_runs(a, &run_a, b, &run_b))
+}
+
+/// Pairs every configuration of `a` with its twin in `b`; `sa` and `sb`
+/// say where each run came from.
+pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunComparison {
     let mut rows = Vec::new();
     let mut unpaired = Vec::new();
     for ra in a.results.iter().map(|r| &r.summary) {
@@ -209,7 +218,7 @@ pub fn side_by_side(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> SideBySid
             crate::text::list(&b.cpus_used)
         ));
     }
-    SideBySide {
+    RunComparison {
         a: label(sa, a),
         b: label(sb, b),
         run_differences,
