@@ -12,11 +12,12 @@ pub mod compare;
 pub mod diff;
 pub mod documents;
 pub mod fetch;
-pub mod overview;
 pub mod project;
+pub mod publish;
 pub mod record;
 pub mod reproduce;
 pub mod runs;
 pub mod site;
+pub mod status;
 
 pub use project::Project;

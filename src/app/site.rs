@@ -156,7 +156,7 @@ struct ChapterPage {
 
 /// What `build` wrote.
 #[derive(Debug)]
-pub struct Built {
+pub struct HtmlSite {
     pub out: PathBuf,
     pub chapters: usize,
     pub broken: Vec<String>,
@@ -442,7 +442,7 @@ pub fn build(
     templates: &Templates,
     out: &Path,
     now: DateTime<Utc>,
-) -> Result<Built> {
+) -> Result<HtmlSite> {
     check_target(out)?;
     let generated = now.format("%Y-%m-%d %H:%M UTC").to_string();
     let (chapters, broken) = project.all_chapters()?;
@@ -529,7 +529,7 @@ pub fn build(
     ));
     let count = files.len();
     write_folder(out, files)?;
-    Ok(Built {
+    Ok(HtmlSite {
         out: out.to_path_buf(),
         chapters: chapters.len(),
         broken: problems,

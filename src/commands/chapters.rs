@@ -303,7 +303,7 @@ pub fn snapshot(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Resul
     };
     out.line(line)?;
     let ch = project.chapter(&id)?;
-    print_stale(out, &crate::app::overview::stale_research(project, &ch)?)?;
+    print_stale(out, &crate::app::status::stale_research(project, &ch)?)?;
     Ok(Outcome::Ok)
 }
 

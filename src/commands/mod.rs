@@ -11,12 +11,13 @@ mod compare;
 mod diff;
 mod fetch;
 mod fingerprint;
+mod history;
 mod publish;
 mod record;
 mod render;
 mod reproduce;
-mod runs;
 mod site;
+mod status;
 mod verify;
 
 use crate::app::Project;
@@ -48,8 +49,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Verify(args) => verify::run(out, &project()?, args),
         Command::Bench(args) => bench::run(out, &project()?, args),
         Command::Record(args) => record::run(out, &project()?, args),
-        Command::History(args) => runs::history(out, &project()?, args),
-        Command::Status(args) => runs::status(out, &project()?, args),
+        Command::History(args) => history::run(out, &project()?, args),
+        Command::Status(args) => status::run(out, &project()?, args),
         Command::Publish(args) => publish::run(out, &project()?, args),
         Command::Diff(args) => diff::run(out, &project()?, args),
         Command::Compare(args) => compare::run(out, project, args),

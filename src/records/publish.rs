@@ -1,5 +1,7 @@
-//! The book site's research data for one chapter, schema
-//! `programmer.research.chapter.v1`. The lists come from what the records
+//! The site data `publish` writes: the book site's research data for one
+//! chapter, as YAML of schema `programmer.research.chapter.v1`, which the
+//! book's own site renders (the HTML site this tool writes itself is
+//! `app::site`). The lists come from what the records
 //! hold: the latest research report's source ledger, UNVERIFIED marks and
 //! upgrade proposals, and the latest experiment's claim verdicts. Every count
 //! is the length of the list it counts.
@@ -9,7 +11,7 @@ use serde::Serialize;
 
 use super::Record;
 use super::report_items::{self, ReportItems};
-use super::status::{self, ChapterStatus, State};
+use super::status::{self, ChapterStatus, ResearchState};
 use crate::chapter::Chapter;
 use crate::published::diff::ClaimResult;
 use crate::published::verdict::ClaimVerdict;
@@ -52,7 +54,7 @@ pub struct SiteChapterId {
 
 #[derive(Debug, Serialize)]
 pub struct SiteResearch {
-    pub state: State,
+    pub state: ResearchState,
     pub run_id: Option<String>,
     pub previous_run_id: Option<String>,
     pub last_researched: Option<String>,
@@ -219,7 +221,7 @@ pub struct NegativeFinding {
 
 #[derive(Debug, Serialize)]
 pub struct StatusCard {
-    pub state: State,
+    pub state: ResearchState,
     pub sources: usize,
     pub evidence_relations: usize,
     pub open_gaps: usize,
@@ -255,7 +257,7 @@ pub struct ClaimEvidence<'a> {
     pub claims: &'a [ClaimResult],
 }
 
-/// What `build` reads besides the records.
+/// What `site_data` reads besides the records.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs<'a> {
     /// The latest complete research report (drafts do not count): its run
@@ -269,10 +271,10 @@ pub struct Inputs<'a> {
     pub has_claims: bool,
 }
 
-/// The site's file for a chapter, and what in its report could not become
-/// an item (one line each).
+/// The site data file for a chapter, and what in its report could not
+/// become an item (one line each).
 #[derive(Debug)]
-pub struct Built {
+pub struct SiteData {
     pub site: SiteChapter,
     pub unparsed: Vec<String>,
 }
@@ -443,9 +445,9 @@ fn delta(now: &ReportItems, before: &ReportItems) -> Delta {
 
 /// Builds the site data from a chapter, its records (newest first) and
 /// what `inputs` read for it.
-pub fn build(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> Built {
+pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
     let st: ChapterStatus = status::chapter_status(chapter, records);
-    let researched = st.state != State::NeverResearched;
+    let researched = st.state != ResearchState::NeverResearched;
     let run_id = st.run_id.as_ref().map(|r| r.to_string());
     let items = inputs.report.map(report_items::read).unwrap_or_default();
     let unparsed = items.unparsed.clone();
@@ -566,7 +568,7 @@ pub fn build(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> Buil
             publication_schema: SITE_SCHEMA,
         },
     };
-    Built { site, unparsed }
+    SiteData { site, unparsed }
 }
 
 /// What every file this tool writes has in `generator`, first.

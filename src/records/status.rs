@@ -23,7 +23,7 @@ pub enum RunCurrency {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
-pub enum State {
+pub enum ResearchState {
     Current,
     Stale,
     NeverResearched,
@@ -31,14 +31,14 @@ pub enum State {
     FailedLatest,
 }
 
-impl State {
+impl ResearchState {
     /// The site's label for the state.
     pub fn label(self) -> &'static str {
         match self {
-            State::Current => "Current",
-            State::Stale => "Update available",
-            State::NeverResearched => "Not yet researched",
-            State::FailedLatest => "Refresh incomplete",
+            ResearchState::Current => "Current",
+            ResearchState::Stale => "Update available",
+            ResearchState::NeverResearched => "Not yet researched",
+            ResearchState::FailedLatest => "Refresh incomplete",
         }
     }
 }
@@ -101,7 +101,7 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
 pub struct ChapterStatus {
     pub chapter: String,
     pub title: String,
-    pub state: State,
+    pub state: ResearchState,
     /// The label the site shows.
     pub label: String,
     /// Why research predates the chapter.
@@ -142,13 +142,15 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
     let envs = by_environment(records);
     let several = envs.len() > 1;
     let (state, stale_reasons) = match latest {
-        None => (State::NeverResearched, Vec::new()),
+        None => (ResearchState::NeverResearched, Vec::new()),
         Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
-            (State::FailedLatest, Vec::new())
+            (ResearchState::FailedLatest, Vec::new())
         }
-        Some(r) if currency(chapter, r) == RunCurrency::Current => (State::Current, Vec::new()),
+        Some(r) if currency(chapter, r) == RunCurrency::Current => {
+            (ResearchState::Current, Vec::new())
+        }
         Some(r) => (
-            State::Stale,
+            ResearchState::Stale,
             vec![format!(
                 "chapter fingerprint changed from {} to {} on {}",
                 r.revision.fingerprint.short(),
@@ -289,7 +291,7 @@ mod tests {
             "2026-11-30T10:00:00Z",
         )];
         let s = chapter_status(&ch, &runs);
-        assert_eq!(s.state, State::NeverResearched);
+        assert_eq!(s.state, ResearchState::NeverResearched);
         assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
         assert_eq!(s.last_researched, None);
         assert_eq!(s.label, "Not yet researched");
@@ -330,10 +332,13 @@ mod tests {
         let fresh = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
         let stale = record(RunKind::Research, &old, "2026-11-29T10:00:00Z");
         let s = chapter_status(&ch, &[fresh.clone(), stale.clone()]);
-        assert_eq!((s.state, s.label.as_str()), (State::Current, "Current"));
+        assert_eq!(
+            (s.state, s.label.as_str()),
+            (ResearchState::Current, "Current")
+        );
         assert_eq!(s.run_id, Some(fresh.run_id.clone()));
         let s = chapter_status(&ch, std::slice::from_ref(&stale));
-        assert_eq!(s.state, State::Stale);
+        assert_eq!(s.state, ResearchState::Stale);
         assert_eq!(s.label, "Update available");
         assert!(
             s.stale_reasons[0]
@@ -359,7 +364,7 @@ mod tests {
         let s = chapter_status(&ch, &[r]);
         assert_eq!(
             (s.state, s.label.as_str()),
-            (State::FailedLatest, "Refresh incomplete")
+            (ResearchState::FailedLatest, "Refresh incomplete")
         );
     }
 
@@ -374,7 +379,10 @@ mod tests {
         assert_eq!(h[0].currency, RunCurrency::Current);
         assert_eq!(h[1].currency, RunCurrency::Stale);
         assert_eq!(h[1].revision, "000000000000");
-        assert_eq!(State::NeverResearched.to_string(), "NEVER_RESEARCHED");
+        assert_eq!(
+            ResearchState::NeverResearched.to_string(),
+            "NEVER_RESEARCHED"
+        );
     }
 }
 

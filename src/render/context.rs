@@ -274,7 +274,7 @@ pub struct FindingGroup {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Opportunity {
+pub struct OpportunityView {
     pub id: String,
     pub metric: String,
     pub criterion: String,
@@ -295,7 +295,7 @@ pub struct ReportContext {
     pub references: Vec<crate::chapter::manifest::Reference>,
     pub findings: Vec<FindingGroup>,
     pub proposals: Vec<ClaimView>,
-    pub opportunities: Vec<Opportunity>,
+    pub opportunities: Vec<OpportunityView>,
     /// File name of the plot written beside the report.
     pub plot: Option<String>,
     /// With experiments from several environments: a line per claim.
@@ -471,7 +471,7 @@ pub fn report(
         .collect();
     let opportunities = views
         .iter()
-        .map(|v| Opportunity {
+        .map(|v| OpportunityView {
             id: v.id.clone(),
             metric: v.metric.clone(),
             criterion: v.criterion.clone(),

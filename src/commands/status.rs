@@ -1,50 +1,12 @@
-//! `history` and `status`: the recorded runs read back.
+//! `status`: one line per chapter, its research state, and its claims'
+//! verdicts in the latest experiment (across environments when there are
+//! several).
 
-use crate::app::{Project, overview};
+use crate::app::{Project, status};
 use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Colours, Out, Render};
-use crate::records::status::{ChapterStatus, RunCurrency};
-
-impl Render for overview::ChapterHistory {
-    fn text(&self) -> Result<String> {
-        let mut text = format!("{}  {}\n", self.chapter, self.title);
-        if self.runs.is_empty() {
-            text.push_str("  no runs recorded\n");
-        }
-        for e in &self.runs {
-            let state = match e.currency {
-                RunCurrency::Current => "CURRENT",
-                RunCurrency::Stale => "STALE",
-            };
-            let detail = match (&e.report_complete, &e.result) {
-                _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
-                (Some(true), _) => "report: all 7 sections".to_string(),
-                (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => r.clone(),
-                (None, None) => String::new(),
-            };
-            text.push_str(&format!(
-                "  {}  {:<10}  {}  {}  {:<7}  env {} ({} CPUs)  {detail}\n",
-                e.run_id,
-                e.kind.to_string(),
-                e.recorded_at.format("%Y-%m-%d %H:%M UTC"),
-                e.revision,
-                state,
-                e.env_id,
-                e.logical_cpus
-            ));
-        }
-        Ok(text)
-    }
-}
-
-/// `history`
-pub fn history(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
-    let all = overview::history(project, args.chapter.as_deref())?;
-    out.emit(&all.chapters, args.format.into())?;
-    Ok(Outcome::unless(all.problems))
-}
+use crate::records::status::ChapterStatus;
 
 impl Render for ChapterStatus {
     fn text(&self) -> Result<String> {
@@ -102,8 +64,8 @@ impl Render for ChapterStatus {
 }
 
 /// `status`
-pub fn status(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
-    let lines = overview::status(project, args.chapter.as_deref())?;
+pub fn run(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
+    let lines = status::status(project, args.chapter.as_deref())?;
     out.emit(&lines.chapters, args.format.into())?;
     Ok(Outcome::unless(lines.problems))
 }
