@@ -9,14 +9,17 @@ mod chapters;
 mod claims;
 mod compare;
 mod diff;
+mod env;
 mod fetch;
 mod fingerprint;
 mod history;
+mod prompt;
 mod publish;
 mod record;
-mod render;
+mod report;
 mod reproduce;
 mod site;
+mod snapshot;
 mod status;
 mod verify;
 
@@ -35,7 +38,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     let out = &mut out;
     let outcome = match cli.command {
         Command::Fingerprint(args) => fingerprint::run(out, args),
-        Command::Env(args) => bench::env(out, args),
+        Command::Env(args) => env::run(out, args),
         Command::Completions(args) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut buf = Vec::new();
@@ -44,7 +47,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
         Command::Chapters(args) => chapters::list(out, &project()?, args),
         Command::Chapter(cmd) => chapters::show(out, &project()?, cmd),
-        Command::Snapshot(cmd) => chapters::snapshot(out, &project()?, cmd),
+        Command::Snapshot(cmd) => snapshot::run(out, &project()?, cmd),
         Command::Claims(cmd) => claims::run(out, &project()?, cmd),
         Command::Verify(args) => verify::run(out, &project()?, args),
         Command::Bench(args) => bench::run(out, &project()?, args),
@@ -56,8 +59,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Compare(args) => compare::run(out, project, args),
         Command::Reproduce(args) => reproduce::run(out, &project()?, args),
         Command::Fetch(args) => fetch::run(out, &project()?, args),
-        Command::Prompt(args) => render::prompt(out, &project()?, args),
-        Command::Report(args) => render::report(out, &project()?, args),
+        Command::Prompt(args) => prompt::run(out, &project()?, args),
+        Command::Report(args) => report::run(out, &project()?, args),
         Command::Site(args) => site::run(&project()?, args),
     }
     .map_err(name_flags)?;
@@ -208,6 +211,41 @@ fn print_stored(out: &mut Out, stored: &crate::app::record::Stored) -> Result<()
         ))?;
     }
     Ok(())
+}
+
+/// A rendered document with what its template was given (`--format json`).
+#[derive(serde::Serialize)]
+struct DocView<'a> {
+    text: &'a str,
+    context: &'a serde_json::Value,
+}
+
+/// Writes a document (`prompt`, `report`) to `out` (never over a file) or to
+/// standard output, as text or as JSON with its context.
+fn emit_document(
+    out: &mut Out,
+    to: Option<&std::path::Path>,
+    doc: DocView<'_>,
+    format: crate::cli::DocFormat,
+    what: &str,
+) -> Result<()> {
+    let text = match format {
+        crate::cli::DocFormat::Text => doc.text.to_string(),
+        crate::cli::DocFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&doc)
+                .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
+    match to {
+        Some(path) => {
+            crate::atomic::write_new(path, text.as_bytes())?;
+            crate::output::wrote(path, what);
+            Ok(())
+        }
+        None => out.write(&text),
+    }
 }
 
 /// Which engine a run's evidence came from, as a paragraph of its own.
