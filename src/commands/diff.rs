@@ -1,8 +1,8 @@
 //! `diff`: a measured run against the chapter's published tables.
 
 use crate::app::Project;
-use crate::app::diff::{self, Diffed};
-use crate::app::runs::{self, RunSource};
+use crate::app::diff::{self, AcrossEnvironments};
+use crate::app::runs::RunSource;
 use crate::cli::DiffArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Colours, Out, Render, wrote};
@@ -16,25 +16,17 @@ use crate::published::{plot, render};
 struct DiffView<'a> {
     diff: &'a PublishedDiff,
     #[serde(skip)]
-    run: Option<&'a crate::bench::BenchRun>,
+    run: &'a crate::bench::BenchRun,
     #[serde(skip)]
     cells: bool,
 }
 
 impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        let mut s = match self.run.map(|r| &r.reference) {
-            Some(Some(reference)) => format!("Evidence from the {reference}\n\n"),
-            Some(None) => {
-                "Evidence from the embedded engine (a model of the DataLoader)\n\n".into()
-            }
-            None => String::new(),
-        };
+        let mut s = super::evidence_line(self.run);
         s.push_str(&render::claims_text(self.diff, &Colours));
-        if let Some(run) = self.run {
-            s.push_str("\nMeasured, in the chapter's layout\n");
-            s.push_str(&crate::bench::export::text(run, false));
-        }
+        s.push_str("\nMeasured, in the chapter's layout\n");
+        s.push_str(&crate::bench::export::text(self.run, false));
         if self.cells {
             s.push_str(&render::cells_text(self.diff));
         }
@@ -47,15 +39,7 @@ impl Render for DiffView<'_> {
     }
 }
 
-/// The verdicts of every environment, claim by claim.
-#[derive(serde::Serialize)]
-struct AcrossView {
-    chapter: String,
-    environments: Vec<crate::records::status::EnvironmentEvidence>,
-    claims: Vec<crate::records::status::ClaimAcrossEnvironments>,
-}
-
-impl Render for AcrossView {
+impl Render for AcrossEnvironments {
     fn text(&self) -> Result<String> {
         let mut s = format!(
             "{}: evidence from {} environment(s)\n",
@@ -83,26 +67,9 @@ impl Render for AcrossView {
 
 /// `diff --all-envs`
 fn all_envs(out: &mut Out, project: &Project, args: &DiffArgs) -> Result<Outcome> {
-    let chapter = project.the_chapter(args.chapter.as_deref())?;
-    let (records, _) = project.records(&chapter)?;
-    let environments = crate::records::status::by_environment(&records);
-    if environments.is_empty() {
-        return Err(Error::Usage(format!(
-            "no experiment run is recorded for {}",
-            chapter.key
-        )));
-    }
-    let claims = crate::records::status::across_environments(&environments);
-    let failed = claims
-        .iter()
-        .any(|c| c.verdicts.iter().any(|(_, v)| v.fails()));
-    let view = AcrossView {
-        chapter: chapter.key.to_string(),
-        environments,
-        claims,
-    };
-    out.emit(&view, args.format.into())?;
-    Ok(Outcome::check(!failed))
+    let across = diff::all_envs(project, args.chapter.as_deref())?;
+    out.emit(&across, args.format.into())?;
+    Ok(Outcome::check(!across.any_not_reproduced()))
 }
 
 /// `diff`
@@ -115,45 +82,21 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         (None, Some(id)) => RunSource::Recorded(id),
         (None, None) => RunSource::Latest,
     };
-    let selected = runs::select(project, source, args.chapter.as_deref()).map_err(|e| match e {
+    let found = diff::diff(project, source, args.chapter.as_deref()).map_err(|e| match e {
         Error::SeveralChapters { .. } => Error::Usage(format!("{e}; name one with --chapter")),
         other => other,
     })?;
-    let Diffed {
-        diff: found,
-        tables,
-    } = diff::diff_run(
-        project,
-        &selected.chapter,
-        &selected.snapshot,
-        &selected.run,
-    )?;
-    if tables.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: the snapshot {} holds no published tables{}",
-            selected.chapter.key,
-            selected.snapshot,
-            found
-                .malformed
-                .iter()
-                .map(|m| format!(
-                    "; a table-like fragment at {} did not parse: {}",
-                    m.location, m.problem
-                ))
-                .collect::<String>()
-        )));
-    }
     let view = DiffView {
-        diff: &found,
-        run: Some(&selected.run),
+        diff: &found.diffed.diff,
+        run: &found.run,
         cells: args.cells,
     };
     out.emit(&view, args.format.into())?;
     if let Some(path) = &args.plot {
-        plot::write(path, &tables, &selected.run)?;
+        plot::write(path, &found.diffed.tables, &found.run)?;
         wrote(path, "plot");
     }
-    Ok(Outcome::check(!found.any_not_reproduced()))
+    Ok(Outcome::check(!found.diffed.diff.any_not_reproduced()))
 }
 
 #[cfg(test)]
@@ -223,7 +166,7 @@ mod tests {
             diff::diff_run(&project, &chapter, &chapter.state.current_snapshot, &run).unwrap();
         let view = DiffView {
             diff: &diffed.diff,
-            run: Some(&run),
+            run: &run,
             cells: false,
         };
         insta::assert_snapshot!("diff_text", plain(view.text().unwrap()));
@@ -234,14 +177,10 @@ mod tests {
 
     #[test]
     fn diff_all_envs_prints_as_it_did() {
-        let records = two_environments();
-        let environments = crate::records::status::by_environment(&records);
-        let claims = crate::records::status::across_environments(&environments);
-        let view = AcrossView {
-            chapter: "pytorch-from-first-principles/06".into(),
-            environments,
-            claims,
-        };
+        let view = AcrossEnvironments::of(
+            "pytorch-from-first-principles/06".into(),
+            &two_environments(),
+        );
         insta::assert_snapshot!("all_envs_text", plain(view.text().unwrap()));
         insta::assert_snapshot!(
             "all_envs_json",

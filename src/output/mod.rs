@@ -47,15 +47,39 @@ pub trait Render: Serialize {
 /// pass through `anstream`, which drops them when standard output is not a
 /// terminal or `NO_COLOR` is set.
 pub struct Out {
-    inner: anstream::AutoStream<std::io::StdoutLock<'static>>,
+    inner: Sink,
     /// Set once the reader went away; later writes are dropped.
     closed: bool,
+}
+
+/// Where an [`Out`] writes.
+enum Sink {
+    Stdout(anstream::AutoStream<std::io::StdoutLock<'static>>),
+    /// Memory, colours dropped: what a pipe would get (see
+    /// [`Out::in_memory`]).
+    Memory(anstream::StripStream<Vec<u8>>),
+}
+
+impl std::io::Write for Sink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(b),
+            Sink::Memory(m) => m.write(b),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::Memory(m) => m.flush(),
+        }
+    }
 }
 
 impl Default for Out {
     fn default() -> Self {
         Out {
-            inner: anstream::AutoStream::auto(std::io::stdout().lock()),
+            inner: Sink::Stdout(anstream::AutoStream::auto(std::io::stdout().lock())),
             closed: false,
         }
     }
@@ -82,6 +106,24 @@ impl Paint for Colours {
 }
 
 impl Out {
+    /// Output kept in memory, without colours, as a pipe would get it: a
+    /// command's bytes for a caller (or a test) to read back with
+    /// [`Out::into_bytes`].
+    pub fn in_memory() -> Self {
+        Out {
+            inner: Sink::Memory(anstream::StripStream::new(Vec::new())),
+            closed: false,
+        }
+    }
+
+    /// What an [`Out::in_memory`] was given (nothing for standard output).
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.inner {
+            Sink::Memory(m) => m.into_inner(),
+            Sink::Stdout(_) => Vec::new(),
+        }
+    }
+
     /// Writes raw bytes.
     pub fn bytes(&mut self, b: &[u8]) -> Result<()> {
         if self.closed {
