@@ -155,7 +155,17 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
     Ok(Outcome::Ok)
 }
 
+/// `chapter show` as text: the manifest's fields, what research should
+/// decide, the material and references, and the stored snapshots.
 fn show_text(ch: &Chapter) -> String {
+    let mut s = identity_text(ch);
+    s.push_str(&research_text(&ch.manifest));
+    s.push_str(&snapshots_text(ch));
+    s
+}
+
+/// Who the chapter is: book, title, ids, URLs and published fingerprint.
+fn identity_text(ch: &Chapter) -> String {
     let m = &ch.manifest;
     let c = &m.chapter;
     let mut s = String::new();
@@ -191,6 +201,12 @@ fn show_text(ch: &Chapter) -> String {
             "none given: currency cannot be checked",
         ),
     }
+    s
+}
+
+/// What research on the chapter should decide, and what it has to go on.
+fn research_text(m: &ChapterManifest) -> String {
+    let mut s = String::new();
     s.push_str("\nResearch objective:\n");
     s.push_str(&format!(
         "  {}\n",
@@ -221,6 +237,12 @@ fn show_text(ch: &Chapter) -> String {
             r.url.as_deref().unwrap_or("")
         ));
     }
+    s
+}
+
+/// The stored snapshots, oldest first, the current one marked.
+fn snapshots_text(ch: &Chapter) -> String {
+    let mut s = String::new();
     s.push_str("\nSnapshots (oldest first):\n");
     for snap in &ch.state.snapshots {
         let marker = if snap.file == ch.state.current_snapshot {
