@@ -1,0 +1,152 @@
+//! Command-line types only (clap derive), and the value enums that map onto
+//! the core's own types; nothing below the command line knows about clap.
+//! Commands turn these into the core's types before anything runs.
+//!
+//! One file per group of commands: `chapters` (the chapters, their
+//! snapshots and claims, fetching), `bench` (running the engine), `evidence`
+//! (a run against the chapter or another run: diff, compare, reproduce) and
+//! `records` (recording runs and what is made from them). This file holds
+//! the parser itself and what several groups share.
+
+mod bench;
+mod chapters;
+mod evidence;
+mod records;
+
+use std::path::PathBuf;
+
+use clap::builder::{RangedU64ValueParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::output::Format;
+
+pub use bench::{
+    BenchArgs, BenchFormat, Cpus, EngineArg, EnvArgs, ProducerArg, TransportArg, WorkerKindArg,
+};
+pub use chapters::{
+    ChapterCommand, ChaptersArgs, ClaimsCommand, FetchArgs, FingerprintArgs, MAX_FETCH_BYTES,
+    MAX_FETCH_SECONDS, NewChapterArgs, SnapshotCommand, VerifyArgs,
+};
+pub use evidence::{CompareArgs, DiffArgs, DiffFormat, ReproduceArgs, ReproduceEngineArg};
+pub use records::{HistoryArgs, PromptArgs, PublishArgs, RecordArgs, ReportArgs, SiteArgs};
+
+/// The documented range of every numeric option (README, "Limits"); clap
+/// refuses a value outside it before anything runs.
+pub(super) fn ranged<T>(lo: u64, hi: u64) -> impl TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+    <T as TryFrom<u64>>::Error: Send + Sync + 'static + std::error::Error + ToString,
+{
+    RangedU64ValueParser::<T>::new().range(lo..=hi)
+}
+
+/// Parses the command line (exits with clap's usage error on bad arguments).
+pub fn parse() -> Cli {
+    Cli::parse()
+}
+
+/// Keep a technical book's chapter claims backed by evidence you can re-check.
+#[derive(Debug, Parser)]
+#[command(name = "research_companion", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Project root holding book-snapshots/ and records/ [default: the nearest
+    /// folder at or above the current one that has book-snapshots/]
+    #[arg(
+        long,
+        global = true,
+        env = "RESEARCH_COMPANION_ROOT",
+        value_name = "DIR"
+    )]
+    pub root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the prose-v1 SHA-256 of files (or standard input), like sha256sum
+    Fingerprint(FingerprintArgs),
+    /// List the registered chapters and the state of their current snapshot
+    Chapters(ChaptersArgs),
+    /// Show one chapter's manifest
+    #[command(subcommand)]
+    Chapter(ChapterCommand),
+    /// Manage stored chapter snapshots
+    #[command(subcommand)]
+    Snapshot(SnapshotCommand),
+    /// Check a chapter's claims.yaml against its current snapshot
+    #[command(subcommand)]
+    Claims(ClaimsCommand),
+    /// Check stored snapshots against their fingerprints and the published one
+    Verify(VerifyArgs),
+    /// Run the chapter's sleep/spin pipeline experiment and measure where the loop waits
+    Bench(BenchArgs),
+    /// Print the environment fingerprint recorded with every run
+    Env(EnvArgs),
+    /// Record a research run (a report) or an experiment run (a bench run file)
+    Record(RecordArgs),
+    /// List recorded runs, newest first, CURRENT or STALE against the chapter
+    History(HistoryArgs),
+    /// One line per chapter: CURRENT, STALE or NEVER_RESEARCHED
+    Status(HistoryArgs),
+    /// Write a chapter's research data in the book site's schema
+    Publish(PublishArgs),
+    /// Compare a measured run with the chapter's published tables, claim by claim
+    Diff(DiffArgs),
+    /// Two measured runs side by side: every number beside its twin, with ratios
+    Compare(CompareArgs),
+    /// The main job: run the chapter's experiment, compare it, record it
+    Reproduce(ReproduceArgs),
+    /// Fetch the chapter's snapshot over HTTP and store it when it changed
+    Fetch(FetchArgs),
+    /// Render the research prompt for a chapter
+    Prompt(PromptArgs),
+    /// Render a review report draft with the seven required sections
+    Report(ReportArgs),
+    /// Write the whole book's evidence as a static HTML site
+    Site(SiteArgs),
+    /// Print a shell completion script
+    Completions(CompletionsArgs),
+}
+
+/// Output format for listings and checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+    Yaml,
+}
+
+impl From<ListFormat> for Format {
+    fn from(f: ListFormat) -> Format {
+        match f {
+            ListFormat::Text => Format::Text,
+            ListFormat::Json => Format::Json,
+            ListFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+/// Output format of `prompt`, `report` and `reproduce`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocFormat {
+    Text,
+    Json,
+}
+
+impl From<DocFormat> for Format {
+    fn from(f: DocFormat) -> Format {
+        match f {
+            DocFormat::Text => Format::Text,
+            DocFormat::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to generate for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
