@@ -272,120 +272,6 @@ pub struct ExperimentFreshness {
     pub logical_cpus: usize,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testing::{chapter06, record};
-
-    /// The fingerprint of chapter 06's current snapshot.
-    fn current() -> String {
-        chapter06().state.current().fingerprint.value.clone()
-    }
-
-    #[test]
-    fn a_chapter_with_no_research_is_never_researched_whatever_its_experiments() {
-        let ch = chapter06();
-        let runs = vec![record(
-            RunKind::Experiment,
-            &current(),
-            "2026-11-30T10:00:00Z",
-        )];
-        let s = chapter_status(&ch, &runs);
-        assert_eq!(s.state, ResearchState::NeverResearched);
-        assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
-        assert_eq!(s.last_researched, None);
-        assert_eq!(s.label, "Not yet researched");
-        let e = s.latest_experiment.unwrap();
-        assert!(e.of_current_revision);
-        assert_eq!(s.claims, None, "a record without experiment data");
-    }
-
-    #[test]
-    fn status_counts_the_latest_experiments_claims() {
-        use crate::published::verdict::VerdictFlag;
-        let v = |class: ClaimVerdict, flags: Vec<VerdictFlag>| crate::records::StoredVerdict {
-            claim: "c".into(),
-            verdict: FlaggedVerdict { class, flags },
-            measured: None,
-            detail: None,
-            ratio: None,
-        };
-        let s = ClaimsSummary::of(&[
-            v(ClaimVerdict::Reproduced, vec![]),
-            v(
-                ClaimVerdict::Reproduced,
-                vec![VerdictFlag::MagnitudeDiffers(0.007)],
-            ),
-            v(ClaimVerdict::NotReproduced, vec![VerdictFlag::QuoteMissing]),
-            v(ClaimVerdict::Unrun, vec![]),
-        ]);
-        assert_eq!(
-            s.to_string(),
-            "4 claims: 1 reproduced, 1 magnitude differs, 1 not reproduced, 0 not comparable, 1 unrun, 1 quote missing"
-        );
-    }
-
-    #[test]
-    fn the_latest_research_run_decides_the_state() {
-        let ch = chapter06();
-        let old = "0".repeat(64);
-        let fresh = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
-        let stale = record(RunKind::Research, &old, "2026-11-29T10:00:00Z");
-        let s = chapter_status(&ch, &[fresh.clone(), stale.clone()]);
-        assert_eq!(
-            (s.state, s.label.as_str()),
-            (ResearchState::Current, "Current")
-        );
-        assert_eq!(s.run_id, Some(fresh.run_id.clone()));
-        let s = chapter_status(&ch, std::slice::from_ref(&stale));
-        assert_eq!(s.state, ResearchState::Stale);
-        assert_eq!(s.label, "Update available");
-        assert!(
-            s.stale_reasons[0]
-                .starts_with("chapter fingerprint changed from 000000000000 to a7d34947a6b4"),
-            "{:?}",
-            s.stale_reasons
-        );
-    }
-
-    #[test]
-    fn an_incomplete_latest_report_is_a_failed_refresh() {
-        let ch = chapter06();
-        let mut r = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
-        r.report = Some(crate::records::ReportInfo {
-            file: "x.report.md".into(),
-            source: "x.md".into(),
-            sha256: "0".repeat(64),
-            bytes: 1,
-            complete: false,
-            draft: false,
-            check: Default::default(),
-        });
-        let s = chapter_status(&ch, &[r]);
-        assert_eq!(
-            (s.state, s.label.as_str()),
-            (ResearchState::FailedLatest, "Refresh incomplete")
-        );
-    }
-
-    #[test]
-    fn history_marks_each_run_current_or_stale() {
-        let ch = chapter06();
-        let runs = vec![
-            record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
-            record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
-        ];
-        let h = history(&ch, &runs);
-        assert_eq!(h[0].currency, RunCurrency::Current);
-        assert_eq!(h[1].currency, RunCurrency::Stale);
-        assert_eq!(h[1].revision, "000000000000");
-        assert_eq!(
-            ResearchState::NeverResearched.to_string(),
-            "NEVER_RESEARCHED"
-        );
-    }
-}
-
 /// One environment's latest experiment verdicts.
 #[derive(Debug, Clone, Serialize)]
 pub struct EnvironmentEvidence {
@@ -512,4 +398,118 @@ pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvir
             c
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06, record};
+
+    /// The fingerprint of chapter 06's current snapshot.
+    fn current() -> String {
+        chapter06().state.current().fingerprint.value.clone()
+    }
+
+    #[test]
+    fn a_chapter_with_no_research_is_never_researched_whatever_its_experiments() {
+        let ch = chapter06();
+        let runs = vec![record(
+            RunKind::Experiment,
+            &current(),
+            "2026-11-30T10:00:00Z",
+        )];
+        let s = chapter_status(&ch, &runs);
+        assert_eq!(s.state, ResearchState::NeverResearched);
+        assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
+        assert_eq!(s.last_researched, None);
+        assert_eq!(s.label, "Not yet researched");
+        let e = s.latest_experiment.unwrap();
+        assert!(e.of_current_revision);
+        assert_eq!(s.claims, None, "a record without experiment data");
+    }
+
+    #[test]
+    fn status_counts_the_latest_experiments_claims() {
+        use crate::published::verdict::VerdictFlag;
+        let v = |class: ClaimVerdict, flags: Vec<VerdictFlag>| crate::records::StoredVerdict {
+            claim: "c".into(),
+            verdict: FlaggedVerdict { class, flags },
+            measured: None,
+            detail: None,
+            ratio: None,
+        };
+        let s = ClaimsSummary::of(&[
+            v(ClaimVerdict::Reproduced, vec![]),
+            v(
+                ClaimVerdict::Reproduced,
+                vec![VerdictFlag::MagnitudeDiffers(0.007)],
+            ),
+            v(ClaimVerdict::NotReproduced, vec![VerdictFlag::QuoteMissing]),
+            v(ClaimVerdict::Unrun, vec![]),
+        ]);
+        assert_eq!(
+            s.to_string(),
+            "4 claims: 1 reproduced, 1 magnitude differs, 1 not reproduced, 0 not comparable, 1 unrun, 1 quote missing"
+        );
+    }
+
+    #[test]
+    fn the_latest_research_run_decides_the_state() {
+        let ch = chapter06();
+        let old = "0".repeat(64);
+        let fresh = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
+        let stale = record(RunKind::Research, &old, "2026-11-29T10:00:00Z");
+        let s = chapter_status(&ch, &[fresh.clone(), stale.clone()]);
+        assert_eq!(
+            (s.state, s.label.as_str()),
+            (ResearchState::Current, "Current")
+        );
+        assert_eq!(s.run_id, Some(fresh.run_id.clone()));
+        let s = chapter_status(&ch, std::slice::from_ref(&stale));
+        assert_eq!(s.state, ResearchState::Stale);
+        assert_eq!(s.label, "Update available");
+        assert!(
+            s.stale_reasons[0]
+                .starts_with("chapter fingerprint changed from 000000000000 to a7d34947a6b4"),
+            "{:?}",
+            s.stale_reasons
+        );
+    }
+
+    #[test]
+    fn an_incomplete_latest_report_is_a_failed_refresh() {
+        let ch = chapter06();
+        let mut r = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
+        r.report = Some(crate::records::ReportInfo {
+            file: "x.report.md".into(),
+            source: "x.md".into(),
+            sha256: "0".repeat(64),
+            bytes: 1,
+            complete: false,
+            draft: false,
+            check: Default::default(),
+        });
+        let s = chapter_status(&ch, &[r]);
+        assert_eq!(
+            (s.state, s.label.as_str()),
+            (ResearchState::FailedLatest, "Refresh incomplete")
+        );
+    }
+
+    #[test]
+    fn history_marks_each_run_current_or_stale() {
+        let ch = chapter06();
+        let runs = vec![
+            record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
+            record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
+        ];
+        let h = history(&ch, &runs);
+        assert_eq!(h[0].currency, RunCurrency::Current);
+        assert_eq!(h[1].currency, RunCurrency::Stale);
+        assert_eq!(h[1].revision, "000000000000");
+        assert_eq!(
+            ResearchState::NeverResearched.to_string(),
+            "NEVER_RESEARCHED"
+        );
+    }
 }
