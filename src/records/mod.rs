@@ -4,7 +4,8 @@
 //!
 //! `store` reads and writes the files (at the paths `Layout` gives),
 //! `create` builds new records, `report` checks reports, `status` says which
-//! research is current, `publish` writes the site's schema.
+//! research is current, `publish` builds the site data (the book site's
+//! schema). A stored verdict is the typed one of `published::verdict`.
 
 pub mod create;
 pub mod publish;
