@@ -297,13 +297,12 @@ mod tests {
     /// does not scale and a wait that vanishes.
     fn pytorch_run() -> BenchRun {
         let mut run = recorded_run();
-        run.reference = Some(crate::bench::reference::Reference {
-            engine: "pytorch".into(),
-            python: "3.11.7".into(),
-            torch: "2.15.0".into(),
-            sharing_strategy: "file_descriptor".into(),
-            start_method: "fork".into(),
-        });
+        // As a run file records it (the type is the bench module's).
+        run.reference = serde_yaml::from_str(
+            "{engine: pytorch, python: 3.11.7, torch: 2.15.0, \
+             sharing_strategy: file_descriptor, start_method: fork}",
+        )
+        .unwrap();
         for r in run.results.iter_mut().filter(|r| r.workers == 8) {
             match r.producer {
                 ProducerKind::Sleep => r.summary.ex_per_s = 420.0,
