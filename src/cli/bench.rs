@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{ListFormat, ranged};
+use super::formats::{ListFormat, ranged};
 use crate::bench::settings::{
     MAX_BATCH_SIZE, MAX_BATCHES, MAX_COST_MS, MAX_PREFETCH, MAX_REPEAT, MAX_SAMPLE_FLOATS,
     MAX_TIMER_SLACK_NS, MAX_WORKERS,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::{ListFormat, ranged};
+use super::formats::{ListFormat, ranged};
 
 #[derive(Debug, Args)]
 pub struct FingerprintArgs {

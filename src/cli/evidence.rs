@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::bench::WorkerKindArg;
-use super::{DocFormat, ListFormat, ranged};
+use super::formats::{DocFormat, ListFormat, ranged};
 use crate::bench::settings::{MAX_BATCHES, MAX_REPEAT};
 use crate::output::Format;
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{DocFormat, ListFormat, ranged};
+use super::formats::{DocFormat, ListFormat, ranged};
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("evidence").required(true).args(["report", "run"]))]

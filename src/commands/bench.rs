@@ -1,16 +1,16 @@
 //! `bench`: run the pipeline benchmark with the settings on the command
 //! line, print it, and write or record it when asked.
 
-use super::{
-    RunView, knob_flag, print_stored, refuse_existing, refuse_for_pytorch, run_on_pytorch,
-    run_with_progress, settings_error,
-};
 use crate::app::{Project, record};
 use crate::atomic;
 use crate::bench::Settings;
 use crate::cli::{BenchArgs, Cpus};
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, wrote};
+use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
+use crate::output::progress::{run_on_pytorch, run_with_progress};
+use crate::output::run_view::RunView;
+use crate::output::stored::print_stored;
+use crate::output::{Out, refuse_existing, wrote};
 
 /// The command line as the benchmark's own settings.
 fn settings(args: &BenchArgs) -> Settings {

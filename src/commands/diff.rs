@@ -5,6 +5,7 @@ use crate::app::diff::{self, AcrossEnvironments};
 use crate::app::runs::RunSource;
 use crate::cli::DiffArgs;
 use crate::error::{Error, Outcome, Result};
+use crate::output::run_view::evidence_line;
 use crate::output::{Colours, Out, Render, wrote};
 use crate::published::diff::PublishedDiff;
 use crate::published::{plot, render};
@@ -23,7 +24,7 @@ struct DiffView<'a> {
 
 impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        let mut s = super::evidence_line(self.run);
+        let mut s = evidence_line(self.run);
         s.push_str(&render::claims_text(self.diff, &Colours));
         s.push_str("\nMeasured, in the chapter's layout\n");
         s.push_str(&crate::bench::export::text(self.run, false));

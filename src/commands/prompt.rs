@@ -1,10 +1,10 @@
 //! `prompt`: the research prompt for a chapter, rendered from its template.
 
-use super::{DocView, emit_document, refuse_existing};
 use crate::app::{Project, documents};
 use crate::cli::PromptArgs;
 use crate::error::{Outcome, Result};
-use crate::output::{Out, warn};
+use crate::output::document::{DocView, emit_document};
+use crate::output::{Out, refuse_existing, warn};
 use crate::render::Templates;
 
 /// `prompt`
@@ -20,6 +20,6 @@ pub fn run(out: &mut Out, project: &Project, args: PromptArgs) -> Result<Outcome
         text: &doc.text,
         context: &doc.context,
     };
-    emit_document(out, args.out.as_deref(), view, args.format, "prompt")?;
+    emit_document(out, args.out.as_deref(), view, args.format.into(), "prompt")?;
     Ok(Outcome::Ok)
 }

@@ -1,12 +1,12 @@
 //! `report`: a review report draft with the seven required sections, and
 //! its plot beside it when written to a file.
 
-use super::{DocView, emit_document, refuse_existing};
 use crate::app::{Project, documents};
 use crate::atomic;
 use crate::cli::ReportArgs;
 use crate::error::{Outcome, Result};
-use crate::output::Out;
+use crate::output::document::{DocView, emit_document};
+use crate::output::{Out, refuse_existing};
 use crate::render::{self, Templates};
 
 /// `report`
@@ -37,6 +37,6 @@ pub fn run(out: &mut Out, project: &Project, args: ReportArgs) -> Result<Outcome
         text: &doc.text,
         context: &doc.context,
     };
-    emit_document(out, args.out.as_deref(), view, args.format, "report")?;
+    emit_document(out, args.out.as_deref(), view, args.format.into(), "report")?;
     Ok(Outcome::Ok)
 }

@@ -7,17 +7,16 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{
-    RunView, knob_flag, refuse_existing, refuse_for_pytorch, run_on_pytorch, run_with_progress,
-    settings_error,
-};
 use crate::app::Project;
 use crate::app::reproduce::{self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner};
 use crate::bench::{BenchRun, Knob, Settings};
 use crate::chapter::Chapter;
 use crate::cli::{ReproduceArgs, ReproduceEngineArg};
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, Render, wrote};
+use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
+use crate::output::progress::{run_on_pytorch, run_with_progress};
+use crate::output::run_view::{RunView, evidence_line};
+use crate::output::{Out, Render, refuse_existing, wrote};
 use crate::published::diff::PublishedDiff;
 use crate::published::verdict::Plain;
 use crate::published::{plot, render};
@@ -202,7 +201,7 @@ fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
 /// cells if asked, then the audit, then where it was recorded.
 fn run_details(r: &EngineRun, wide: bool, cells: bool) -> Result<String> {
     let found = &r.diffed.diff;
-    let mut s = super::evidence_line(&r.run);
+    let mut s = evidence_line(&r.run);
     s.push_str(&render::claims_text(found, &Plain));
     s.push('\n');
     s.push_str(&RunView { run: &r.run, wide }.text()?);

@@ -6,7 +6,12 @@
 //! renderer prints them, with [`Colours`]; nothing searches printed text.
 //! The files beside this one render what more than one command prints.
 
+pub mod document;
+pub mod flags;
+pub mod progress;
 mod run_comparison;
+pub mod run_view;
+pub mod stored;
 
 use std::io::Write;
 
@@ -198,6 +203,16 @@ impl<T: Render> Render for Vec<T> {
 /// every command uses.
 pub fn warn(message: impl std::fmt::Display) {
     eprintln!("research_companion: warning: {message}");
+}
+
+/// Refuses an output path that exists before any work starts.
+pub fn refuse_existing(path: Option<&std::path::Path>) -> Result<()> {
+    match path {
+        Some(p) if p.exists() => Err(Error::WouldOverwrite {
+            path: p.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Says on standard error that a file was written.

@@ -2,23 +2,22 @@
 //! the core's own types; nothing below the command line knows about clap.
 //! Commands turn these into the core's types before anything runs.
 //!
-//! One file per group of commands: `chapters` (the chapters, their
-//! snapshots and claims, fetching), `bench` (running the engine), `evidence`
-//! (a run against the chapter or another run: diff, compare, reproduce) and
-//! `records` (recording runs and what is made from them). This file holds
-//! the parser itself and what several groups share.
+//! One file under `cli/` per group of commands: `chapters` (the chapters,
+//! their snapshots and claims, fetching), `bench` (running the engine),
+//! `evidence` (a run against the chapter or another run: diff, compare,
+//! reproduce), `records` (recording runs and what is made from them); and
+//! `formats`, what several share. This file holds the parser itself, and
+//! every type is reachable from here.
 
 mod bench;
 mod chapters;
 mod evidence;
+mod formats;
 mod records;
 
 use std::path::PathBuf;
 
-use clap::builder::{RangedU64ValueParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
-
-use crate::output::Format;
+use clap::{Args, Parser, Subcommand};
 
 pub use bench::{
     BenchArgs, BenchFormat, Cpus, EngineArg, EnvArgs, ProducerArg, TransportArg, WorkerKindArg,
@@ -28,17 +27,8 @@ pub use chapters::{
     MAX_FETCH_SECONDS, NewChapterArgs, SnapshotCommand, VerifyArgs,
 };
 pub use evidence::{CompareArgs, DiffArgs, DiffFormat, ReproduceArgs, ReproduceEngineArg};
+pub use formats::{DocFormat, ListFormat};
 pub use records::{HistoryArgs, PromptArgs, PublishArgs, RecordArgs, ReportArgs, SiteArgs};
-
-/// The documented range of every numeric option (README, "Limits"); clap
-/// refuses a value outside it before anything runs.
-pub(super) fn ranged<T>(lo: u64, hi: u64) -> impl TypedValueParser<Value = T>
-where
-    T: TryFrom<u64> + Clone + Send + Sync + 'static,
-    <T as TryFrom<u64>>::Error: Send + Sync + 'static + std::error::Error + ToString,
-{
-    RangedU64ValueParser::<T>::new().range(lo..=hi)
-}
 
 /// Parses the command line (exits with clap's usage error on bad arguments).
 pub fn parse() -> Cli {
@@ -108,40 +98,6 @@ pub enum Command {
     Site(SiteArgs),
     /// Print a shell completion script
     Completions(CompletionsArgs),
-}
-
-/// Output format for listings and checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
-    Text,
-    Json,
-    Yaml,
-}
-
-impl From<ListFormat> for Format {
-    fn from(f: ListFormat) -> Format {
-        match f {
-            ListFormat::Text => Format::Text,
-            ListFormat::Json => Format::Json,
-            ListFormat::Yaml => Format::Yaml,
-        }
-    }
-}
-
-/// Output format of `prompt`, `report` and `reproduce`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DocFormat {
-    Text,
-    Json,
-}
-
-impl From<DocFormat> for Format {
-    fn from(f: DocFormat) -> Format {
-        match f {
-            DocFormat::Text => Format::Text,
-            DocFormat::Json => Format::Json,
-        }
-    }
 }
 
 #[derive(Debug, Args)]
