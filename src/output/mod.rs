@@ -4,7 +4,12 @@
 //! format itself. A closed pipe (`| head`) ends the output quietly and never
 //! changes what the command concluded. Verdicts are coloured where a text
 //! renderer prints them, with [`Colours`]; nothing searches printed text.
-//! The files beside this one render what more than one command prints.
+//!
+//! The files under `output/` are what more than one command shares, since
+//! command files never import each other: what they print (`run_view`,
+//! `run_comparison`, `stored`, `document`), how they run the engine on the
+//! command line (`progress`), and the one table of which flag fixes a typed
+//! error (`flags`).
 
 pub mod document;
 pub mod flags;
