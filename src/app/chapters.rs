@@ -66,7 +66,7 @@ pub fn verify(project: &Project, ids: &[String]) -> Result<(Vec<ChapterCheck>, V
     let mut checks = Vec::new();
     for ch in &chapters {
         let mut check = chapter::verify(project.layout(), ch);
-        check.stale_research = super::overview::stale_research(project, ch)?
+        check.stale_research = super::status::stale_research(project, ch)?
             .into_iter()
             .map(|r| r.run_id.to_string())
             .collect();

@@ -1,158 +1,228 @@
-//! Comparing a measured run with what a chapter revision published: its
-//! tables cell by cell and its claims one by one.
+//! `compare`: two measured runs side by side: every configuration both
+//! ran, each number beside its twin, and what differs between the runs
+//! themselves (settings, machine, CPUs) so a ratio is never read without
+//! the reason it might have.
+
+use serde::Serialize;
 
 use super::Project;
-use crate::bench::BenchRun;
-use crate::chapter::Chapter;
-use crate::error::Result;
-use crate::published::claims::TableSet;
-use crate::published::diff::{self, ClaimResult, Comparison};
-use crate::published::tables::Table;
-use crate::published::{read_claims, read_prose, read_tables};
-use crate::records::StoredVerdict;
+use super::runs::{self, RunSource};
+use crate::bench::{BenchRun, ProducerKind};
+use crate::error::{Error, Result};
 
-/// A comparison and the published tables it was made against.
-#[derive(Debug, Clone)]
-pub struct Compared {
-    pub comparison: Comparison,
-    pub tables: Vec<Table>,
+/// Where a run came from and what it was.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLabel {
+    /// The file path or the recorded run id, as given.
+    pub source: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    pub env_id: String,
+    pub cpus_used: Vec<usize>,
+    /// Worker kind and, for processes, the hand-off.
+    pub engine: String,
 }
 
-/// Compares `run` with the tables and claims of one snapshot of a chapter.
-pub fn compare_run(
-    project: &Project,
-    chapter: &Chapter,
-    snapshot: &str,
-    run: &BenchRun,
-) -> Result<Compared> {
-    let parsed = read_tables(project.layout(), chapter, snapshot)?;
-    let claims = read_claims(project.layout(), chapter, &parsed)?;
-    let prose = read_prose(project.layout(), chapter, snapshot)?;
-    Ok(Compared {
-        comparison: diff::compare(
-            &parsed.tables,
-            &parsed.malformed,
-            claims.as_ref(),
-            &prose,
-            run,
-        ),
-        tables: parsed.tables,
-    })
+/// One number in both runs.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Pair {
+    pub a: f64,
+    pub b: f64,
+    /// b ÷ a, when a is not zero.
+    pub ratio: Option<f64>,
 }
 
-/// Compares a recorded experiment with the revision it examined.
-pub fn compare_recorded(
-    project: &Project,
-    chapter: &Chapter,
-    experiment: &super::runs::RecordedRun,
-) -> Result<Compared> {
-    compare_run(
-        project,
-        chapter,
-        &experiment.record.revision.snapshot,
-        &experiment.run,
-    )
+impl Pair {
+    fn new(a: f64, b: f64) -> Pair {
+        Pair {
+            a,
+            b,
+            ratio: (a != 0.0).then(|| b / a),
+        }
+    }
 }
 
-/// The claims of one snapshot checked against its own tables only, every
-/// verdict UNRUN with `reason`; and the tables.
-pub fn unrun_claims(
-    project: &Project,
-    chapter: &Chapter,
-    snapshot: &str,
-    reason: &str,
-) -> Result<(Vec<ClaimResult>, Vec<Table>)> {
-    let parsed = read_tables(project.layout(), chapter, snapshot)?;
-    let claims = read_claims(project.layout(), chapter, &parsed)?;
-    let prose = read_prose(project.layout(), chapter, snapshot)?;
-    let set = TableSet::from_published(&parsed.tables);
-    let results = claims
-        .map(|f| {
-            f.claims
-                .iter()
-                .map(|c| diff::unrun(c, &set, &prose, Some(reason.to_string())))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok((results, parsed.tables))
+/// One configuration both runs measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairedRow {
+    pub producer: ProducerKind,
+    pub workers: usize,
+    pub ex_per_s: Pair,
+    pub wait_mean_ms: Pair,
+    pub wait_p50_ms: Pair,
+    pub work_ms: Pair,
+    pub wait_frac: Pair,
+    /// What differs enough to matter, in words (empty when nothing does).
+    pub differences: Vec<String>,
 }
 
-/// Claim verdicts as an experiment record keeps them.
-pub fn stored_verdicts(c: &Comparison) -> Vec<StoredVerdict> {
-    c.claims
-        .iter()
-        .map(|r| StoredVerdict {
-            claim: r.id.clone(),
-            verdict: r.verdict.to_string(),
-            measured: r.measured,
-            detail: r.reason.clone(),
-            ratio: r.ratio,
-            magnitude_differs: r.magnitude_differs,
-            quote_missing: (!r.quote_found).then_some(true),
-        })
+/// Two runs compared: what `compare` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunComparison {
+    pub a: RunLabel,
+    pub b: RunLabel,
+    /// Settings and environment facts that differ, as `name: A vs B`.
+    pub run_differences: Vec<String>,
+    pub rows: Vec<PairedRow>,
+    /// Configurations only one run measured, as `producer workers=N (A|B only)`.
+    pub unpaired: Vec<String>,
+}
+
+/// A wait fraction this far apart is a different split of the step.
+pub const WAIT_FRAC_APART: f64 = 0.10;
+/// A ratio outside 1/x..x is a different size.
+pub const RATIO_APART: f64 = 1.2;
+
+/// Loads `text` as a run file when such a file exists, else as a recorded
+/// run id. `project` is asked for only in the second case.
+fn load(text: &str, project: impl FnOnce() -> Result<Project>) -> Result<BenchRun> {
+    let path = std::path::Path::new(text);
+    if path.exists() {
+        return BenchRun::load(path);
+    }
+    if crate::ids::RunId::parse(text).is_err() {
+        return Err(Error::Usage(format!(
+            "'{text}' is neither a run file nor a recorded run id"
+        )));
+    }
+    Ok(runs::select(&project()?, RunSource::Recorded(text), None)?.run)
+}
+
+fn label(source: &str, run: &BenchRun) -> RunLabel {
+    let s = &run.settings;
+    let engine = match (&run.reference, s.worker_kind) {
+        (Some(reference), _) => reference.to_string(),
+        (None, crate::bench::WorkerKind::Process) => {
+            format!("process workers, {} hand-off", s.transport)
+        }
+        (None, crate::bench::WorkerKind::Thread) => "thread workers".to_string(),
+    };
+    RunLabel {
+        source: source.to_string(),
+        created_at: run.created_at,
+        env_id: run.environment.env_id.clone(),
+        cpus_used: run.cpus_used.clone(),
+        engine,
+    }
+}
+
+/// Top-level settings fields whose values differ, as `name: A vs B`.
+fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(sa)), Ok(serde_json::Value::Object(sb))) = (
+        serde_json::to_value(&a.settings),
+        serde_json::to_value(&b.settings),
+    ) else {
+        return Vec::new();
+    };
+    let show = |v: Option<&serde_json::Value>| match v {
+        None | Some(serde_json::Value::Null) => "unset".to_string(),
+        Some(v) => v.to_string().replace('"', ""),
+    };
+    let mut keys: Vec<&String> = sa.keys().chain(sb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        // Which configurations ran is what the rows show.
+        .filter(|k| !matches!(k.as_str(), "producers" | "workers"))
+        .filter(|k| sa.get(*k) != sb.get(*k))
+        .map(|k| format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k))))
         .collect()
 }
 
-/// What `claims check` finds for a chapter's current snapshot.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct ClaimsCheck {
-    pub chapter: String,
-    pub claims: usize,
-    /// Sentences that state numbers and that no claim quotes.
-    pub uncovered: Vec<String>,
-    /// Claims whose quoted sentence is not in the snapshot: (id, closest).
-    pub quote_missing: Vec<(String, Option<String>)>,
-    /// Claims whose metric does not evaluate on the snapshot's tables.
-    pub metric_fails: Vec<(String, String)>,
-}
-
-impl ClaimsCheck {
-    /// Whether anything was found.
-    pub fn anything(&self) -> bool {
-        !(self.uncovered.is_empty()
-            && self.quote_missing.is_empty()
-            && self.metric_fails.is_empty())
+/// What differs enough to matter between the two sides of a row.
+fn row_differences(p: &PairedRow) -> Vec<String> {
+    let mut out = Vec::new();
+    let apart = |r: Option<f64>| r.is_some_and(|r| !(1.0 / RATIO_APART..=RATIO_APART).contains(&r));
+    if apart(p.ex_per_s.ratio) {
+        out.push(format!("ex/s x{:.2}", p.ex_per_s.ratio.unwrap_or(0.0)));
     }
+    let (wait, work, frac) = (p.wait_mean_ms, p.work_ms, p.wait_frac);
+    if (frac.b - frac.a).abs() > WAIT_FRAC_APART {
+        out.push(format!(
+            "wait_frac {:.2} vs {:.2} ({:+.2})",
+            frac.a,
+            frac.b,
+            frac.b - frac.a
+        ));
+    }
+    // The split of the step: the same step time can be waiting in one run
+    // and working in the other.
+    if apart(wait.ratio) && (wait.b - wait.a).abs() >= 1.0 {
+        out.push(format!(
+            "wait {:.1} vs {:.1} ms, work {:.1} vs {:.1} ms",
+            wait.a, wait.b, work.a, work.b
+        ));
+    } else if apart(work.ratio) && (work.b - work.a).abs() >= 1.0 {
+        out.push(format!("work {:.1} vs {:.1} ms", work.a, work.b));
+    }
+    out
 }
 
-/// Checks a chapter's claims against its current snapshot: the numeric
-/// sentences no claim quotes, the quotes the text lacks, the metrics that
-/// do not evaluate.
-pub fn check_claims(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
-    use crate::published::claims;
-    let snapshot = &chapter.state.current_snapshot;
-    let prose = read_prose(project.layout(), chapter, snapshot)?;
-    let parsed = read_tables(project.layout(), chapter, snapshot)?;
-    let path = project.layout().claims_file(&chapter.key);
-    let quotes = if path.exists() {
-        crate::text::check_owned(&path, &project.layout().snapshots_root())?;
-        claims::quotes(&path)?
-    } else {
-        Vec::new()
-    };
-    let set = TableSet::from_published(&parsed.tables);
-    let mut metric_fails = Vec::new();
-    if path.exists() {
-        let file: claims::ClaimsFile = crate::yaml_io::read_finite(&path)?;
-        for c in &file.claims {
-            if let Err(e) = claims::evaluate(&c.metric, &set) {
-                metric_fails.push((c.id.clone(), e));
-            }
+/// Compares the runs `a` and `b` name (each a run file or a recorded run
+/// id; `project` is opened only for an id).
+pub fn compare(a: &str, b: &str, project: impl Fn() -> Result<Project>) -> Result<RunComparison> {
+    let run_a = load(a, &project)?;
+    let run_b = load(b, &project)?;
+    Ok(compare_runs(a, &run_a, b, &run_b))
+}
+
+/// Pairs every configuration of `a` with its twin in `b`; `sa` and `sb`
+/// say where each run came from.
+pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunComparison {
+    let mut rows = Vec::new();
+    let mut unpaired = Vec::new();
+    for ra in a.results.iter().map(|r| &r.summary) {
+        let Some(rb) = b.row(ra.producer, ra.workers) else {
+            unpaired.push(format!("{} workers={} (A only)", ra.producer, ra.workers));
+            continue;
+        };
+        let mut row = PairedRow {
+            producer: ra.producer,
+            workers: ra.workers,
+            ex_per_s: Pair::new(ra.ex_per_s, rb.ex_per_s),
+            wait_mean_ms: Pair::new(ra.wait_mean_ms, rb.wait_mean_ms),
+            wait_p50_ms: Pair::new(ra.wait_p50_ms, rb.wait_p50_ms),
+            work_ms: Pair::new(ra.work_ms, rb.work_ms),
+            wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
+            differences: Vec::new(),
+        };
+        row.differences = row_differences(&row);
+        rows.push(row);
+    }
+    for rb in b.results.iter().map(|r| &r.summary) {
+        if a.row(rb.producer, rb.workers).is_none() {
+            unpaired.push(format!("{} workers={} (B only)", rb.producer, rb.workers));
         }
     }
-    let quote_missing = quotes
-        .iter()
-        .filter_map(|(id, q)| {
-            let (found, closest) = diff::find_quote(q, &prose);
-            (!found).then(|| (id.clone(), closest))
-        })
-        .collect();
-    let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
-    Ok(ClaimsCheck {
-        chapter: chapter.key.to_string(),
-        claims: quotes.len(),
-        uncovered: crate::published::coverage::uncovered(&prose, &texts),
-        quote_missing,
-        metric_fails,
-    })
+    let mut run_differences = settings_differences(a, b);
+    let engine = |r: &BenchRun| match &r.reference {
+        Some(reference) => format!("{} {}", reference.engine, reference.torch),
+        None => "embedded".to_string(),
+    };
+    if engine(a) != engine(b) {
+        run_differences.insert(0, format!("engine: {} vs {}", engine(a), engine(b)));
+    }
+    if a.environment.env_id != b.environment.env_id {
+        let short = |id: &str| crate::env::short_id(id);
+        run_differences.push(format!(
+            "environment: {} ({} CPUs) vs {} ({} CPUs)",
+            short(&a.environment.env_id),
+            a.environment.identity.logical_cpus,
+            short(&b.environment.env_id),
+            b.environment.identity.logical_cpus
+        ));
+    }
+    if a.cpus_used != b.cpus_used {
+        run_differences.push(format!(
+            "CPUs used: {} vs {}",
+            crate::text::list(&a.cpus_used),
+            crate::text::list(&b.cpus_used)
+        ));
+    }
+    RunComparison {
+        a: label(sa, a),
+        b: label(sb, b),
+        run_differences,
+        rows,
+        unpaired,
+    }
 }

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 
 use super::runs::{self, RecordedRun};
-use super::{Project, compare};
+use super::{Project, diff};
 use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::ids::RunId;
@@ -93,12 +93,12 @@ fn other_engine(
             continue;
         };
         if other.run.reference.is_some() != is_pytorch {
-            let Ok(c) = compare::compare_recorded(project, chapter, &other) else {
+            let Ok(c) = diff::diff_recorded(project, chapter, &other) else {
                 continue;
             };
             return Some(context::other_engine(
                 chapter,
-                &c.comparison.claims,
+                &c.diff.claims,
                 &other.record,
                 &other.run,
             ));
@@ -129,10 +129,10 @@ pub fn report(
     };
     let (claims, tables) = match &experiment {
         Some(e) => {
-            let c = compare::compare_recorded(project, chapter, e)?;
-            (c.comparison.claims, c.tables)
+            let c = diff::diff_recorded(project, chapter, e)?;
+            (c.diff.claims, c.tables)
         }
-        None => compare::unrun_claims(
+        None => diff::unrun_claims(
             project,
             chapter,
             &chapter.state.current_snapshot,

@@ -1,21 +1,26 @@
 //! Use-cases: one function per thing a user asks for (reproduce a chapter,
-//! compare a run, record a run, look up runs, render a document, fetch a
-//! snapshot). They take plain values and a [`Project`], return values, and
-//! print nothing; `commands/` turns arguments into these calls and their
-//! results into output.
+//! diff a run with the chapter, compare two runs, record a run, look up
+//! runs, publish the site data, build the HTML site, render a document,
+//! fetch a snapshot). They take plain values and a [`Project`], return
+//! values, and print nothing; `commands/` turns arguments into these calls
+//! and their results into output. A module is named after the command it
+//! serves (`diff`, `compare`, `publish`, `site`, `status` for `status` and
+//! `history`, `documents` for `prompt` and `report`).
 
 pub mod bench;
 pub mod changes;
 pub mod chapters;
+pub mod claims;
 pub mod compare;
+pub mod diff;
 pub mod documents;
 pub mod fetch;
-pub mod overview;
 pub mod project;
+pub mod publish;
 pub mod record;
 pub mod reproduce;
 pub mod runs;
-pub mod side_by_side;
 pub mod site;
+pub mod status;
 
 pub use project::Project;

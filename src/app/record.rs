@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-use super::{Project, compare, runs};
+use super::{Project, diff, runs};
 use crate::bench::BenchRun;
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
@@ -108,7 +108,7 @@ pub fn run_file(
     let run = BenchRun::load(file)?;
     let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
-    let compared = compare::compare_run(project, chapter, &basics.revision.snapshot, &run)?;
+    let diffed = diff::diff_run(project, chapter, &basics.revision.snapshot, &run)?;
     let source = project.layout().portable_source(file);
     let (path, record) = create::record_experiment(
         project.layout(),
@@ -117,7 +117,7 @@ pub fn run_file(
         &source,
         &run,
         &bytes,
-        compare::stored_verdicts(&compared.comparison),
+        diff::stored_verdicts(&diffed.diff),
     )?;
     Ok(Stored { path, record })
 }
@@ -137,9 +137,8 @@ pub fn bench_run(
     let verdicts = match verdicts {
         Some(v) => v,
         None => {
-            let compared =
-                compare::compare_run(project, chapter, &chapter.state.current_snapshot, run)?;
-            compare::stored_verdicts(&compared.comparison)
+            let diffed = diff::diff_run(project, chapter, &chapter.state.current_snapshot, run)?;
+            diff::stored_verdicts(&diffed.diff)
         }
     };
     let (path, record) = create::record_experiment(

@@ -1,18 +1,97 @@
-//! Reproducing a chapter: the experiment its published tables describe (their
-//! headers give producer, cost, batch and consumer, their rows the worker
-//! counts, the claims' preconditions the CPUs), and the conclusion of a run
-//! of it: compared with the current snapshot and, unless asked not to,
-//! recorded.
+//! `reproduce`, the main job: for each chapter asked for (or every chapter
+//! whose snapshot publishes tables), plan the experiment its published
+//! tables describe (their headers give producer, cost, batch and consumer,
+//! their rows the worker counts, the claims' preconditions the CPUs), run
+//! it on each engine asked for, and conclude each run: diffed with the
+//! current snapshot and, unless asked not to, recorded. With both engines,
+//! the two runs side by side.
+//!
+//! What measures a run is the caller's [`Runner`] (the command line's shows
+//! progress; a test's returns a recorded run), so this module prints
+//! nothing and runs nothing itself.
 
+use super::compare::{self, RunComparison};
 use super::record::{self, Stored};
-use super::{Project, compare};
-use crate::bench::{BenchRun, Settings};
+use super::{Project, diff};
+use crate::bench::{BenchRun, Settings, WorkerKind};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
 use crate::published::{read_claims, read_tables};
 
+/// Which engine measures one run of a chapter's experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReproduceEngine {
+    /// This tool's engine (the model).
+    Embedded,
+    /// PyTorch's DataLoader, through the harness this tool ships.
+    Pytorch,
+}
+
+/// What the caller sets of every chapter's experiment; the rest comes from
+/// the chapter's tables.
+#[derive(Debug, Clone, Copy)]
+pub struct Overrides {
+    pub batches: u64,
+    pub repeat: usize,
+    pub worker_kind: WorkerKind,
+}
+
+/// What `reproduce` will run.
+#[derive(Debug, Clone)]
+pub struct ReproducePlan {
+    /// Each chapter, with the experiment its tables describe.
+    pub chapters: Vec<(Chapter, Settings)>,
+    /// Chapters left out because they publish nothing to reproduce, one
+    /// line each saying why.
+    pub skipped: Vec<String>,
+    /// Chapters that could not be read, one line each.
+    pub problems: Vec<String>,
+}
+
+/// Plans the experiment of the chapter `query` names, or of every chapter
+/// whose snapshot publishes tables. Each chapter's settings, with
+/// `overrides`, are checked and then given to `accept`, which may refuse
+/// them (an engine that cannot run them).
+pub fn plan(
+    project: &Project,
+    query: Option<&str>,
+    overrides: Overrides,
+    accept: impl Fn(&Settings) -> Result<()>,
+) -> Result<ReproducePlan> {
+    let (chapters, problems) = project.chapters_or_all(query)?;
+    let mut plan = ReproducePlan {
+        chapters: Vec::new(),
+        skipped: Vec::new(),
+        problems,
+    };
+    for chapter in chapters {
+        match settings(project, &chapter) {
+            Ok(mut settings) => {
+                settings.batches = overrides.batches;
+                settings.repeat = overrides.repeat;
+                settings.worker_kind = overrides.worker_kind;
+                settings.check()?;
+                accept(&settings)?;
+                plan.chapters.push((chapter, settings));
+            }
+            Err(e) if query.is_some() => return Err(e),
+            Err(e) => plan.skipped.push(e.to_string()),
+        }
+    }
+    if plan.chapters.is_empty() {
+        return Err(Error::Usage(format!(
+            "no chapter publishes tables to reproduce{}",
+            plan.skipped
+                .iter()
+                .map(|s| format!("; {s}"))
+                .collect::<String>()
+        )));
+    }
+    Ok(plan)
+}
+
 /// The chapter's experiment as its current snapshot's tables describe it.
-pub fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
+fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
     let parsed = read_tables(project.layout(), chapter, &chapter.state.current_snapshot)?;
     let Some(first) = parsed.tables.first() else {
         // Say why, when something looked like a table.
@@ -63,36 +142,127 @@ pub fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
     Ok(s)
 }
 
-/// What a reproduction concluded.
+/// What measures the runs of a reproduction, and how they are recorded.
+pub trait Runner {
+    /// Called before a chapter's runs.
+    fn starting(&mut self, _chapter: &Chapter, _settings: &Settings) {}
+
+    /// Measures `settings` on `engine`.
+    fn run(&mut self, settings: &Settings, engine: ReproduceEngine) -> Result<BenchRun>;
+
+    /// What the record of a run on `engine` names as its source; None: the
+    /// run is not recorded.
+    fn record_as(&self, engine: ReproduceEngine) -> Option<&'static str>;
+}
+
+/// One run of a chapter's experiment, concluded.
 #[derive(Debug, Clone)]
-pub struct Reproduced {
-    pub compared: compare::Compared,
+pub struct EngineRun {
+    pub engine: ReproduceEngine,
+    pub run: BenchRun,
+    /// The run against the chapter's current snapshot.
+    pub diffed: diff::Diffed,
     /// The experiment record, unless recording was turned off.
     pub stored: Option<Stored>,
 }
 
-/// Compares a run of the chapter's experiment with its current snapshot and
-/// records it (with the verdicts just computed) when `record` names what
+/// One chapter reproduced.
+#[derive(Debug, Clone)]
+pub struct ReproducedChapter {
+    pub chapter: Chapter,
+    /// One run per engine, in the order asked.
+    pub runs: Vec<EngineRun>,
+    /// With both engines: the embedded engine's run (A) beside PyTorch's (B).
+    pub side_by_side: Option<RunComparison>,
+}
+
+/// What `reproduce` concluded.
+#[derive(Debug, Clone)]
+pub struct Reproduction {
+    pub chapters: Vec<ReproducedChapter>,
+    /// From the plan: chapters left out, and chapters that could not be read.
+    pub skipped: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+impl Reproduction {
+    /// Whether a check failed in any run (see
+    /// [`crate::published::diff::PublishedDiff::any_not_reproduced`]).
+    pub fn any_not_reproduced(&self) -> bool {
+        self.chapters
+            .iter()
+            .flat_map(|c| &c.runs)
+            .any(|r| r.diffed.diff.any_not_reproduced())
+    }
+}
+
+/// Runs the plan: each chapter in turn, on each of `engines` in order, each
+/// run concluded (and recorded) before the next starts.
+pub fn reproduce(
+    project: &Project,
+    plan: ReproducePlan,
+    engines: &[ReproduceEngine],
+    runner: &mut dyn Runner,
+) -> Result<Reproduction> {
+    let mut chapters = Vec::new();
+    for (chapter, settings) in plan.chapters {
+        runner.starting(&chapter, &settings);
+        let mut runs = Vec::new();
+        for &engine in engines {
+            let run = runner.run(&settings, engine)?;
+            runs.push(conclude(
+                project,
+                &chapter,
+                engine,
+                run,
+                runner.record_as(engine),
+            )?);
+        }
+        let side_by_side = match runs.as_slice() {
+            [a, b] => Some(compare::compare_runs("embedded", &a.run, "pytorch", &b.run)),
+            _ => None,
+        };
+        chapters.push(ReproducedChapter {
+            chapter,
+            runs,
+            side_by_side,
+        });
+    }
+    Ok(Reproduction {
+        chapters,
+        skipped: plan.skipped,
+        problems: plan.problems,
+    })
+}
+
+/// Diffs a run of the chapter's experiment with its current snapshot and
+/// records it (with the verdicts just found) when `record_as` names what
 /// made the run.
 pub fn conclude(
     project: &Project,
     chapter: &Chapter,
-    run: &BenchRun,
-    record: Option<&str>,
-) -> Result<Reproduced> {
-    let compared = compare::compare_run(project, chapter, &chapter.state.current_snapshot, run)?;
-    let stored = match record {
+    engine: ReproduceEngine,
+    run: BenchRun,
+    record_as: Option<&str>,
+) -> Result<EngineRun> {
+    let diffed = diff::diff_run(project, chapter, &chapter.state.current_snapshot, &run)?;
+    let stored = match record_as {
         Some(source) => {
-            let verdicts = compare::stored_verdicts(&compared.comparison);
+            let verdicts = diff::stored_verdicts(&diffed.diff);
             Some(record::bench_run(
                 project,
                 chapter,
-                run,
+                &run,
                 source,
                 Some(verdicts),
             )?)
         }
         None => None,
     };
-    Ok(Reproduced { compared, stored })
+    Ok(EngineRun {
+        engine,
+        run,
+        diffed,
+        stored,
+    })
 }

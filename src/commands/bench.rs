@@ -1,15 +1,16 @@
-//! `bench` and `env`.
+//! `bench`: run the pipeline benchmark with the settings on the command
+//! line, print it, and write or record it when asked.
 
-use super::{
-    RunView, knob_flag, print_stored, refuse_existing, refuse_for_pytorch, run_on_pytorch,
-    run_with_progress, settings_error,
-};
 use crate::app::{Project, record};
+use crate::atomic;
 use crate::bench::Settings;
-use crate::cli::{BenchArgs, Cpus, EnvArgs};
+use crate::cli::{BenchArgs, Cpus};
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, Render, wrote};
-use crate::{atomic, env};
+use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
+use crate::output::progress::{run_on_pytorch, run_with_progress};
+use crate::output::run_view::RunView;
+use crate::output::stored::print_stored;
+use crate::output::{Out, refuse_existing, wrote};
 
 /// The command line as the benchmark's own settings.
 fn settings(args: &BenchArgs) -> Settings {
@@ -85,22 +86,5 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
             &record::bench_run(project, chapter, &run, "bench --record", None)?,
         )?;
     }
-    Ok(Outcome::Ok)
-}
-
-/// The environment fingerprint, printed.
-#[derive(serde::Serialize)]
-#[serde(transparent)]
-struct EnvView(env::Environment);
-
-impl Render for EnvView {
-    fn text(&self) -> Result<String> {
-        Ok(env::render_table(&self.0))
-    }
-}
-
-/// `env`
-pub fn env(out: &mut Out, args: EnvArgs) -> Result<Outcome> {
-    out.emit(&EnvView(env::collect()), args.format.into())?;
     Ok(Outcome::Ok)
 }

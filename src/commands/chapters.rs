@@ -1,9 +1,9 @@
-//! `chapters`, `chapter show` and `snapshot add`.
+//! `chapters` and `chapter` (`show`, `new`, `migrate`).
 
 use crate::app::Project;
 use crate::app::chapters::{self, ChapterLine};
-use crate::chapter::{AddOutcome, Chapter, ChapterManifest, Scope};
-use crate::cli::{ChapterCommand, ChaptersArgs, SnapshotCommand};
+use crate::chapter::{Chapter, ChapterManifest, Scope};
+use crate::cli::{ChapterCommand, ChaptersArgs};
 use crate::error::{Outcome, Result};
 use crate::output::{self, Out, Render};
 
@@ -155,7 +155,17 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
     Ok(Outcome::Ok)
 }
 
+/// `chapter show` as text: the manifest's fields, what research should
+/// decide, the material and references, and the stored snapshots.
 fn show_text(ch: &Chapter) -> String {
+    let mut s = identity_text(ch);
+    s.push_str(&research_text(&ch.manifest));
+    s.push_str(&snapshots_text(ch));
+    s
+}
+
+/// Who the chapter is: book, title, ids, URLs and published fingerprint.
+fn identity_text(ch: &Chapter) -> String {
     let m = &ch.manifest;
     let c = &m.chapter;
     let mut s = String::new();
@@ -191,6 +201,12 @@ fn show_text(ch: &Chapter) -> String {
             "none given: currency cannot be checked",
         ),
     }
+    s
+}
+
+/// What research on the chapter should decide, and what it has to go on.
+fn research_text(m: &ChapterManifest) -> String {
+    let mut s = String::new();
     s.push_str("\nResearch objective:\n");
     s.push_str(&format!(
         "  {}\n",
@@ -221,6 +237,12 @@ fn show_text(ch: &Chapter) -> String {
             r.url.as_deref().unwrap_or("")
         ));
     }
+    s
+}
+
+/// The stored snapshots, oldest first, the current one marked.
+fn snapshots_text(ch: &Chapter) -> String {
+    let mut s = String::new();
     s.push_str("\nSnapshots (oldest first):\n");
     for snap in &ch.state.snapshots {
         let marker = if snap.file == ch.state.current_snapshot {
@@ -240,86 +262,4 @@ fn show_text(ch: &Chapter) -> String {
     }
     s.push_str("  (* = current)\n");
     s
-}
-
-impl Render for crate::app::changes::ProseChange {
-    fn text(&self) -> Result<String> {
-        let mut s = format!(
-            "{} -> {}\n  {} ({} removed, {} added)\n",
-            self.from,
-            self.to,
-            self.summary(),
-            self.words_removed,
-            self.words_added
-        );
-        for p in &self.passages {
-            s.push_str(&format!("  … {p} …\n"));
-        }
-        Ok(s)
-    }
-}
-
-/// `snapshot add`, `snapshot diff`
-pub fn snapshot(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Result<Outcome> {
-    let (id, file, source, complete) = match cmd {
-        SnapshotCommand::Add {
-            id,
-            file,
-            source,
-            complete,
-        } => (id, file, source, complete),
-        SnapshotCommand::Diff {
-            id,
-            from,
-            to,
-            format,
-        } => {
-            let ch = project.chapter(&id)?;
-            let (a, b) = crate::app::changes::pick(project, &ch, from.as_deref(), to.as_deref())?;
-            let change = crate::app::changes::between(project, &ch, &a, &b)?;
-            out.emit(&change, format.into())?;
-            return Ok(Outcome::Ok);
-        }
-    };
-    let ch = project.chapter(&id)?;
-    let scope = if complete {
-        Scope::Complete
-    } else {
-        Scope::Excerpt
-    };
-    let line = match chapters::add_snapshot(project, &ch, &file, source, scope)? {
-        AddOutcome::Stored(e) => format!(
-            "stored {} as {} ({}); it is now current",
-            e.file, e.fingerprint, e.scope
-        ),
-        AddOutcome::Unchanged(e) => format!(
-            "unchanged: the current snapshot {} has the same prose ({}); nothing written",
-            e.file, e.fingerprint
-        ),
-        AddOutcome::Reverted(e) => format!(
-            "same prose as the older snapshot {} ({}); it is current again",
-            e.file, e.fingerprint
-        ),
-    };
-    out.line(line)?;
-    let ch = project.chapter(&id)?;
-    print_stale(out, &crate::app::overview::stale_research(project, &ch)?)?;
-    Ok(Outcome::Ok)
-}
-
-/// The research runs that examined another revision than the current one.
-fn print_stale(out: &mut Out, stale: &[crate::records::Record]) -> Result<()> {
-    if stale.is_empty() {
-        return out.line("  no research run is STALE");
-    }
-    out.line(format!("  research runs STALE ({}):", stale.len()))?;
-    for r in stale {
-        out.line(format!(
-            "    {}  {}  examined {}",
-            r.run_id,
-            r.recorded_at.format("%Y-%m-%d"),
-            r.revision.fingerprint.short()
-        ))?;
-    }
-    Ok(())
 }

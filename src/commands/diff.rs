@@ -1,104 +1,46 @@
 //! `diff`: a measured run against the chapter's published tables.
 
 use crate::app::Project;
-use crate::app::compare::{self, Compared};
-use crate::app::runs::{self, RunSource};
+use crate::app::diff::{self, AcrossEnvironments};
+use crate::app::runs::RunSource;
 use crate::cli::DiffArgs;
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, Render, wrote};
-use crate::published::diff::Comparison;
+use crate::output::run_view::evidence_line;
+use crate::output::{Colours, Out, Render, wrote};
+use crate::published::diff::PublishedDiff;
 use crate::published::{plot, render};
 
-/// A comparison as `diff` prints it: the verdicts, the measured tables in
+/// What `diff` found, as it prints it: the verdicts, the measured tables in
 /// the chapter's layout, the cells when asked, the audit.
 #[derive(serde::Serialize)]
 #[serde(transparent)]
 struct DiffView<'a> {
-    comparison: &'a Comparison,
+    diff: &'a PublishedDiff,
     #[serde(skip)]
-    run: Option<&'a crate::bench::BenchRun>,
+    run: &'a crate::bench::BenchRun,
     #[serde(skip)]
     cells: bool,
 }
 
 impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        let mut s = match self.run.map(|r| &r.reference) {
-            Some(Some(reference)) => format!("Evidence from the {reference}\n\n"),
-            Some(None) => {
-                "Evidence from the embedded engine (a model of the DataLoader)\n\n".into()
-            }
-            None => String::new(),
-        };
-        s.push_str(&render::claims_text(self.comparison));
-        if let Some(run) = self.run {
-            s.push_str("\nMeasured, in the chapter's layout\n");
-            s.push_str(&crate::bench::export::text(run, false));
-        }
+        let mut s = evidence_line(self.run);
+        s.push_str(&render::claims_text(self.diff, &Colours));
+        s.push_str("\nMeasured, in the chapter's layout\n");
+        s.push_str(&crate::bench::export::text(self.run, false));
         if self.cells {
-            s.push_str(&render::cells_text(self.comparison));
+            s.push_str(&render::cells_text(self.diff));
         }
-        s.push_str(&render::audit_text(self.comparison));
+        s.push_str(&render::audit_text(self.diff));
         Ok(s)
     }
 
     fn markdown(&self) -> Result<String> {
-        Ok(render::markdown(self.comparison))
+        Ok(render::markdown(self.diff))
     }
 }
 
-impl Render for crate::app::compare::ClaimsCheck {
-    fn text(&self) -> Result<String> {
-        let mut s = format!("{}: {} claims\n", self.chapter, self.claims);
-        s.push_str(&format!(
-            "sentences that state numbers and that no claim quotes ({}):\n",
-            self.uncovered.len()
-        ));
-        for u in &self.uncovered {
-            s.push_str(&format!("  - \"{u}\"\n"));
-        }
-        s.push_str(&format!(
-            "claims whose quote is not in the snapshot ({}):\n",
-            self.quote_missing.len()
-        ));
-        for (id, closest) in &self.quote_missing {
-            s.push_str(&format!(
-                "  - {id}{}\n",
-                closest
-                    .as_ref()
-                    .map(|c| format!(" (closest: \"{c}\")"))
-                    .unwrap_or_default()
-            ));
-        }
-        s.push_str(&format!(
-            "claims whose metric fails ({}):\n",
-            self.metric_fails.len()
-        ));
-        for (id, why) in &self.metric_fails {
-            s.push_str(&format!("  - {id}: {why}\n"));
-        }
-        Ok(s)
-    }
-}
-
-/// `claims check`
-pub fn claims(out: &mut Out, project: &Project, cmd: crate::cli::ClaimsCommand) -> Result<Outcome> {
-    let crate::cli::ClaimsCommand::Check { id, format } = cmd;
-    let chapter = project.chapter(&id)?;
-    let found = compare::check_claims(project, &chapter)?;
-    out.emit(&found, format.into())?;
-    Ok(Outcome::check(!found.anything()))
-}
-
-/// The verdicts of every environment, claim by claim.
-#[derive(serde::Serialize)]
-struct AcrossView {
-    chapter: String,
-    environments: Vec<crate::records::status::EnvironmentEvidence>,
-    claims: Vec<crate::records::status::ClaimAcrossEnvironments>,
-}
-
-impl Render for AcrossView {
+impl Render for AcrossEnvironments {
     fn text(&self) -> Result<String> {
         let mut s = format!(
             "{}: evidence from {} environment(s)\n",
@@ -115,9 +57,9 @@ impl Render for AcrossView {
             ));
         }
         for c in &self.claims {
-            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary));
+            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary_painted(&Colours)));
             for (env, v) in &c.verdicts {
-                s.push_str(&format!("  env {env}: {v}\n"));
+                s.push_str(&format!("  env {env}: {}\n", v.painted(&Colours)));
             }
         }
         Ok(s)
@@ -126,28 +68,9 @@ impl Render for AcrossView {
 
 /// `diff --all-envs`
 fn all_envs(out: &mut Out, project: &Project, args: &DiffArgs) -> Result<Outcome> {
-    let chapter = project.the_chapter(args.chapter.as_deref())?;
-    let (records, _) = project.records(&chapter)?;
-    let environments = crate::records::status::by_environment(&records);
-    if environments.is_empty() {
-        return Err(Error::Usage(format!(
-            "no experiment run is recorded for {}",
-            chapter.key
-        )));
-    }
-    let claims = crate::records::status::across_environments(&environments);
-    let failed = claims.iter().any(|c| {
-        c.verdicts
-            .iter()
-            .any(|(_, v)| v.starts_with("NOT_REPRODUCED"))
-    });
-    let view = AcrossView {
-        chapter: chapter.key.to_string(),
-        environments,
-        claims,
-    };
-    out.emit(&view, args.format.into())?;
-    Ok(Outcome::check(!failed))
+    let across = diff::all_envs(project, args.chapter.as_deref())?;
+    out.emit(&across, args.format.into())?;
+    Ok(Outcome::check(!across.any_not_reproduced()))
 }
 
 /// `diff`
@@ -160,40 +83,109 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         (None, Some(id)) => RunSource::Recorded(id),
         (None, None) => RunSource::Latest,
     };
-    let selected = runs::select(project, source, args.chapter.as_deref()).map_err(|e| match e {
+    let found = diff::diff(project, source, args.chapter.as_deref()).map_err(|e| match e {
         Error::SeveralChapters { .. } => Error::Usage(format!("{e}; name one with --chapter")),
         other => other,
     })?;
-    let Compared { comparison, tables } = compare::compare_run(
-        project,
-        &selected.chapter,
-        &selected.snapshot,
-        &selected.run,
-    )?;
-    if tables.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: the snapshot {} holds no published tables{}",
-            selected.chapter.key,
-            selected.snapshot,
-            comparison
-                .malformed
-                .iter()
-                .map(|m| format!(
-                    "; a table-like fragment at {} did not parse: {}",
-                    m.location, m.problem
-                ))
-                .collect::<String>()
-        )));
-    }
     let view = DiffView {
-        comparison: &comparison,
-        run: Some(&selected.run),
+        diff: &found.diffed.diff,
+        run: &found.run,
         cells: args.cells,
     };
     out.emit(&view, args.format.into())?;
     if let Some(path) = &args.plot {
-        plot::write(path, &tables, &selected.run)?;
+        plot::write(path, &found.diffed.tables, &found.run)?;
         wrote(path, "plot");
     }
-    Ok(Outcome::check(!comparison.any_not_reproduced()))
+    Ok(Outcome::check(!found.diffed.diff.any_not_reproduced()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Record;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/records/pytorch-from-first-principles/06")
+            .join(name)
+    }
+
+    /// Text as a file or a pipe gets it: without colours.
+    fn plain(text: String) -> String {
+        anstream::adapter::strip_str(&text).to_string()
+    }
+
+    /// The verdicts a second environment recorded: every class and flag.
+    const OTHER_VERDICTS: &str = "\
+- claim: sleep-speedup-7.4x
+  verdict: NOT_REPRODUCED
+  measured: 1.01
+  ratio: 0.138
+- claim: spin-454-vs-449
+  verdict: REPRODUCED
+  measured: 0.99
+  ratio: 1.0
+  quote_missing: true
+- claim: spin-wait-mean-62.8-to-28.1
+  verdict: REPRODUCED
+  measured: 0.003
+  ratio: 0.007
+  magnitude_differs: 0.007117437722419929
+- claim: spin-wait-frac-0.89-to-0.39
+  verdict: NOT_COMPARABLE
+  measured: 0.5
+  detail: needs 1 CPU(s), the run used 8
+  ratio: 1.0
+- claim: spin-work-7.8-to-43.2
+  verdict: UNRUN
+  detail: the run has no measurement for every table and worker count the metric reads
+";
+
+    /// The fixture experiment, and a later one on another machine (newest
+    /// first, as the store lists them).
+    fn two_environments() -> Vec<Record> {
+        let older: Record =
+            crate::yaml_io::read(&fixture("20261102T120000-bbbbbbbbbbbb.record.yaml")).unwrap();
+        let mut newer = older.clone();
+        newer.environment.env_id = "9f2c".repeat(16);
+        newer.environment.identity.logical_cpus = 8;
+        newer.recorded_at += chrono::Duration::days(1);
+        newer.run_id =
+            crate::ids::RunId::new(&older.run_id.chapter, newer.recorded_at, &"c".repeat(12));
+        newer.experiment.as_mut().unwrap().verdicts = serde_yaml::from_str(OTHER_VERDICTS).unwrap();
+        vec![newer, older]
+    }
+
+    #[test]
+    fn diff_prints_the_fixture_run_as_it_did() {
+        let project = Project::open(crate::testing::repo_layout()).unwrap();
+        let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
+        let run = crate::bench::BenchRun::load(&fixture("20261102T120000-bbbbbbbbbbbb.run.yaml"))
+            .unwrap();
+        let diffed =
+            diff::diff_run(&project, &chapter, &chapter.state.current_snapshot, &run).unwrap();
+        let view = DiffView {
+            diff: &diffed.diff,
+            run: &run,
+            cells: false,
+        };
+        insta::assert_snapshot!("diff_text", plain(view.text().unwrap()));
+        insta::assert_snapshot!("diff_markdown", view.markdown().unwrap());
+        insta::assert_snapshot!("diff_json", serde_json::to_string_pretty(&view).unwrap());
+        insta::assert_snapshot!("diff_yaml", crate::yaml_io::to_string(&view).unwrap());
+    }
+
+    #[test]
+    fn diff_all_envs_prints_as_it_did() {
+        let view = AcrossEnvironments::of(
+            "pytorch-from-first-principles/06".into(),
+            &two_environments(),
+        );
+        insta::assert_snapshot!("all_envs_text", plain(view.text().unwrap()));
+        insta::assert_snapshot!(
+            "all_envs_json",
+            serde_json::to_string_pretty(&view).unwrap()
+        );
+    }
 }

@@ -23,26 +23,32 @@ pub fn run(out: &mut Out, project: &Project, args: FetchArgs) -> Result<Outcome>
         Error::TooLarge { .. } => Error::Usage(format!("{e} (raise it with --max-bytes)")),
         other => other,
     })?;
-    let (outcome, final_url, matches_published, stale) = match fetched {
-        Fetched::NotModified { url } => {
-            out.line(format!(
-                "unchanged: {url} answered 304 Not Modified; nothing written"
-            ))?;
-            return Ok(Outcome::Ok);
-        }
-        Fetched::SameProse { fingerprint } => {
-            out.line(format!(
-                "unchanged: the fetched text has the current snapshot's fingerprint {fingerprint}; nothing written"
-            ))?;
-            return Ok(Outcome::Ok);
-        }
+    match fetched {
+        Fetched::NotModified { url } => out.line(format!(
+            "unchanged: {url} answered 304 Not Modified; nothing written"
+        ))?,
+        Fetched::SameProse { fingerprint } => out.line(format!(
+            "unchanged: the fetched text has the current snapshot's fingerprint {fingerprint}; nothing written"
+        ))?,
         Fetched::Changed {
             outcome,
             final_url,
             matches_published,
             stale,
-        } => (outcome, final_url, matches_published, stale),
-    };
+        } => print_changed(out, &outcome, &final_url, matches_published, &stale)?,
+    }
+    Ok(Outcome::Ok)
+}
+
+/// What a fetch that changed the current snapshot did, and which research
+/// runs it made stale.
+fn print_changed(
+    out: &mut Out,
+    outcome: &AddOutcome,
+    final_url: &str,
+    matches_published: bool,
+    stale: &[crate::records::Record],
+) -> Result<()> {
     match outcome {
         AddOutcome::Stored(e) => out.line(format!(
             "stored {} ({}, complete) from {final_url}; it is now current",
@@ -62,16 +68,15 @@ pub fn run(out: &mut Out, project: &Project, args: FetchArgs) -> Result<Outcome>
         }
     ))?;
     if stale.is_empty() {
-        out.line("  no research run becomes STALE")?;
-    } else {
-        out.line(format!("  research runs now STALE ({}):", stale.len()))?;
-        for r in stale {
-            out.line(format!(
-                "    {}  {}",
-                r.run_id,
-                r.recorded_at.format("%Y-%m-%d")
-            ))?;
-        }
+        return out.line("  no research run becomes STALE");
     }
-    Ok(Outcome::Ok)
+    out.line(format!("  research runs now STALE ({}):", stale.len()))?;
+    for r in stale {
+        out.line(format!(
+            "    {}  {}",
+            r.run_id,
+            r.recorded_at.format("%Y-%m-%d")
+        ))?;
+    }
+    Ok(())
 }

@@ -1,7 +1,8 @@
-//! `publish`: a chapter's research data in the book site's schema, or every
-//! chapter's file written into a site's folder.
+//! `publish`: a chapter's site data (its research data in the book site's
+//! schema), or every chapter's site data written into the book site's
+//! folder (`--site DIR`).
 
-use crate::app::{Project, overview};
+use crate::app::{Project, publish};
 use crate::cli::PublishArgs;
 use crate::error::{Error, Outcome, Result};
 use crate::output::{Out, wrote};
@@ -17,7 +18,7 @@ fn warn_unparsed(chapter: &str, lines: impl IntoIterator<Item = String>) {
 /// `publish`
 pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcome> {
     if let Some(dir) = &args.site {
-        let done = overview::publish_site(project, dir)?;
+        let done = publish::write_site_data(project, dir)?;
         for (chapter, line) in done.unparsed {
             warn_unparsed(&chapter, [line]);
         }
@@ -31,12 +32,12 @@ pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcom
         .as_deref()
         .ok_or_else(|| Error::Usage("name a chapter, or give --site DIR".into()))?;
     let chapter = project.chapter(query)?;
-    let built = overview::site(project, &chapter)?;
-    warn_unparsed(&chapter.key.to_string(), built.unparsed);
-    let text = yaml_io::to_string(&built.site)?;
+    let data = publish::site_data(project, &chapter)?;
+    warn_unparsed(&chapter.key.to_string(), data.unparsed);
+    let text = yaml_io::to_string(&data.site)?;
     match args.out.as_deref() {
         Some(path) if path.as_os_str() != "-" => {
-            overview::check_replaceable(path)?;
+            publish::check_replaceable(path)?;
             atomic::replace(path, text.as_bytes())?;
             wrote(path, "site data");
         }

@@ -1,11 +1,11 @@
 //! `record`: store a research report or an experiment's run file as a run of
 //! a chapter.
 
-use super::print_stored;
 use crate::app::Project;
 use crate::app::record::{self, RunNotes};
 use crate::cli::RecordArgs;
 use crate::error::{Error, Outcome, Result};
+use crate::output::stored::print_stored;
 use crate::output::{Out, warn};
 
 /// `record`

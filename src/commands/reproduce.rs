@@ -1,28 +1,26 @@
-//! `reproduce`: the main job. Run each chapter's experiment as its tables
-//! describe it, compare it claim by claim, and record it: one chapter when
-//! named, else every chapter whose snapshot publishes tables. A line per
-//! chapter comes first, then the details.
+//! `reproduce`: the main job, planned and run by `app::reproduce`. This
+//! file gives it the command line's settings and engines, a runner that
+//! shows progress and says what it runs on standard error, and prints what
+//! it concluded: a line per run first, then each run's details.
 
 use std::fmt::Write as _;
 
-use super::{
-    RunView, knob_flag, refuse_existing, refuse_for_pytorch, run_on_pytorch, run_with_progress,
-    settings_error,
-};
-use crate::app::{Project, reproduce};
-use crate::bench::{Knob, Settings};
+use serde::Serialize;
+
+use crate::app::Project;
+use crate::app::reproduce::{self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner};
+use crate::bench::{BenchRun, Knob, Settings};
 use crate::chapter::Chapter;
-use crate::cli::{DocFormat, ReproduceArgs, ReproduceEngineArg};
+use crate::cli::{ReproduceArgs, ReproduceEngineArg};
 use crate::error::{Error, Outcome, Result};
-use crate::output::{Out, Render, wrote};
+use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
+use crate::output::progress::{run_on_pytorch, run_with_progress};
+use crate::output::run_view::{RunView, evidence_line};
+use crate::output::{Out, Render, refuse_existing, wrote};
+use crate::published::diff::PublishedDiff;
+use crate::published::verdict::Plain;
 use crate::published::{plot, render};
 use crate::text::list;
-
-/// Which engine one pass of the experiment runs on.
-enum Engine {
-    Embedded,
-    Pytorch,
-}
 
 /// `reproduce`
 pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outcome> {
@@ -35,54 +33,90 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             "the chapter's tables",
         )
     };
-    let named = args.chapter.is_some();
-    let (chapters, mut problems) = project.chapters_or_all(args.chapter.as_deref())?;
-    let mut plans: Vec<(Chapter, Settings)> = Vec::new();
-    let mut skipped: Vec<String> = Vec::new();
-    for chapter in chapters {
-        match reproduce::settings(project, &chapter) {
-            Ok(mut settings) => {
-                settings.batches = args.batches;
-                settings.repeat = args.repeat;
-                settings.worker_kind = args.worker_kind.into();
-                settings.check().map_err(|e| flags(e.into()))?;
-                if args.engine != ReproduceEngineArg::Embedded {
-                    refuse_for_pytorch(&settings)?;
-                }
-                plans.push((chapter, settings));
-            }
-            Err(e) if named => return Err(e),
-            Err(e) => skipped.push(e.to_string()),
+    let overrides = Overrides {
+        batches: args.batches,
+        repeat: args.repeat,
+        worker_kind: args.worker_kind.into(),
+    };
+    let on_pytorch = args.engine != ReproduceEngineArg::Embedded;
+    let plan = reproduce::plan(project, args.chapter.as_deref(), overrides, |s| {
+        if on_pytorch {
+            refuse_for_pytorch(s)
+        } else {
+            Ok(())
         }
-    }
-    if plans.is_empty() {
-        return Err(Error::Usage(format!(
-            "no chapter publishes tables to reproduce{}",
-            skipped.iter().map(|s| format!("; {s}")).collect::<String>()
-        )));
-    }
-    if plans.len() > 1 && (args.out.is_some() || args.plot.is_some()) {
+    })
+    .map_err(flags)?;
+    let one_run_written = args.out.is_some() || args.plot.is_some();
+    if plan.chapters.len() > 1 && one_run_written {
         return Err(Error::Usage(
             "--out and --plot write one chapter's run: name the chapter".into(),
         ));
     }
-    if args.engine == ReproduceEngineArg::Both && (args.out.is_some() || args.plot.is_some()) {
+    if args.engine == ReproduceEngineArg::Both && one_run_written {
         return Err(Error::Usage(
             "--out and --plot write one run; with --engine both there are two".into(),
         ));
     }
-    let engines = match args.engine {
-        ReproduceEngineArg::Embedded => vec![Engine::Embedded],
-        ReproduceEngineArg::Pytorch => vec![Engine::Pytorch],
-        ReproduceEngineArg::Both => vec![Engine::Embedded, Engine::Pytorch],
-    };
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
-    let mut summary = Vec::new();
-    let mut details = String::new();
-    let mut failed = false;
-    let mut json: Vec<serde_json::Value> = Vec::new();
-    for (chapter, settings) in &plans {
+    let mut runner = CommandLineRunner {
+        python: &args.python,
+        record: !args.no_record,
+        flags: &flags,
+    };
+    let done = reproduce::reproduce(project, plan, &engines(args.engine), &mut runner)?;
+    write_files(&done, &args)?;
+    let view = ReproduceView {
+        done: &done,
+        wide: args.wide,
+        cells: args.cells,
+    };
+    out.emit(&view, args.format.into())?;
+    // A claim NOT_REPRODUCED is in the output already; broken chapters are
+    // reported as problems.
+    Ok(if done.any_not_reproduced() || !done.problems.is_empty() {
+        Outcome::CheckFailed(done.problems)
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// The engines `--engine` names, in the order they run.
+fn engines(arg: ReproduceEngineArg) -> Vec<ReproduceEngine> {
+    match arg {
+        ReproduceEngineArg::Embedded => vec![ReproduceEngine::Embedded],
+        ReproduceEngineArg::Pytorch => vec![ReproduceEngine::Pytorch],
+        ReproduceEngineArg::Both => vec![ReproduceEngine::Embedded, ReproduceEngine::Pytorch],
+    }
+}
+
+/// `--out` and `--plot`: the run file and the plot of the one run.
+fn write_files(done: &Reproduction, args: &ReproduceArgs) -> Result<()> {
+    for r in done.chapters.iter().flat_map(|c| &c.runs) {
+        if let Some(path) = &args.out {
+            crate::atomic::write_new(path, r.run.to_yaml()?.as_bytes())?;
+            wrote(path, "run");
+        }
+        if let Some(path) = &args.plot {
+            plot::write(path, &r.diffed.tables, &r.run)?;
+            wrote(path, "plot");
+        }
+    }
+    Ok(())
+}
+
+/// Runs on the command line: with a progress bar (the embedded engine) or
+/// through `python` (PyTorch), saying on standard error what runs.
+struct CommandLineRunner<'a> {
+    python: &'a std::path::Path,
+    record: bool,
+    /// Names the flag behind a settings error.
+    flags: &'a dyn Fn(Error) -> Error,
+}
+
+impl Runner for CommandLineRunner<'_> {
+    fn starting(&mut self, chapter: &Chapter, settings: &Settings) {
         eprintln!(
             "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
             chapter.key,
@@ -94,107 +128,254 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             settings.cpus.map_or("all".to_string(), |n| n.to_string()),
             settings.batches
         );
-        let mut measured: Vec<crate::bench::BenchRun> = Vec::new();
-        for engine in &engines {
-            let run = match engine {
-                Engine::Embedded => run_with_progress(settings).map_err(flags)?,
-                Engine::Pytorch => run_on_pytorch(settings, &args.python, flags)?,
-            };
-            let source = (!args.no_record).then_some(match engine {
-                Engine::Embedded => "reproduce",
-                Engine::Pytorch => "reproduce --engine pytorch",
-            });
-            let done = reproduce::conclude(project, chapter, &run, source)?;
-            let comparison = &done.compared.comparison;
-            failed |= comparison.any_not_reproduced();
-            let recorded = done
-                .stored
-                .as_ref()
-                .map_or("not recorded".to_string(), |s| {
-                    format!("recorded {}", s.record.run_id)
-                });
-            let engine_word = match engine {
-                Engine::Embedded => "",
-                Engine::Pytorch => " on PyTorch",
-            };
-            summary.push(format!(
-                "{}{engine_word}  {}  ({recorded})",
-                chapter.key,
-                render::verdict_summary(comparison)
-            ));
-            json.push(serde_json::json!({
-                "chapter": chapter.key.to_string(),
-                "engine": run.reference.as_ref().map_or("embedded", |r| r.engine.as_str()),
-                "summary": render::verdict_summary(comparison),
-                "recorded": done.stored.as_ref().map(|s| s.record.run_id.to_string()),
-                "comparison": comparison,
-            }));
-            if plans.len() > 1 {
-                let _ = writeln!(details, "\n== {} ==", chapter.key);
-            }
-            // Verdicts first, then the measured tables, then the cells if asked.
-            details.push_str(&super::evidence_line(&run));
-            details.push_str(&render::claims_text(comparison));
-            details.push('\n');
-            details.push_str(
-                &RunView {
-                    run: &run,
-                    wide: args.wide,
+    }
+
+    fn run(&mut self, settings: &Settings, engine: ReproduceEngine) -> Result<BenchRun> {
+        match engine {
+            ReproduceEngine::Embedded => run_with_progress(settings).map_err(self.flags),
+            ReproduceEngine::Pytorch => run_on_pytorch(settings, self.python, self.flags),
+        }
+    }
+
+    fn record_as(&self, engine: ReproduceEngine) -> Option<&'static str> {
+        self.record.then_some(match engine {
+            ReproduceEngine::Embedded => "reproduce",
+            ReproduceEngine::Pytorch => "reproduce --engine pytorch",
+        })
+    }
+}
+
+/// What `reproduce` prints: a line per run (and per chapter skipped), then
+/// each run's details; or, as JSON, each run's diff and record.
+struct ReproduceView<'a> {
+    done: &'a Reproduction,
+    /// Add the measured columns beyond the chapter's.
+    wide: bool,
+    /// Add every published cell beside the measured one.
+    cells: bool,
+}
+
+impl Render for ReproduceView<'_> {
+    fn text(&self) -> Result<String> {
+        let several = self.done.chapters.len() > 1;
+        let mut summary = Vec::new();
+        let mut details = String::new();
+        for c in &self.done.chapters {
+            for r in &c.runs {
+                summary.push(summary_line(&c.chapter, r));
+                if several {
+                    let _ = writeln!(details, "\n== {} ==", c.chapter.key);
                 }
-                .text()?,
-            );
-            if args.cells {
-                details.push('\n');
-                details.push_str(&render::cells_text(comparison));
+                details.push_str(&run_details(r, self.wide, self.cells)?);
             }
-            details.push_str(&render::audit_text(comparison));
-            if let Some(path) = &args.out {
-                crate::atomic::write_new(path, run.to_yaml()?.as_bytes())?;
-                wrote(path, "run");
+            if let Some(side_by_side) = &c.side_by_side {
+                details.push_str("\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n");
+                details.push_str(&side_by_side.text()?);
             }
-            if let Some(path) = &args.plot {
-                plot::write(path, &done.compared.tables, &run)?;
-                wrote(path, "plot");
-            }
-            if let Some(stored) = &done.stored {
-                let _ = writeln!(
-                    details,
-                    "recorded {} ({})",
-                    stored.record.run_id,
-                    stored.path.display()
-                );
-            }
-            measured.push(run);
         }
-        if let [embedded, pytorch] = measured.as_slice() {
-            let view =
-                crate::app::side_by_side::side_by_side("embedded", embedded, "pytorch", pytorch);
-            details.push_str("\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n");
-            details.push_str(&view.text()?);
+        for s in &self.done.skipped {
+            summary.push(format!("skipped: {s}"));
+        }
+        Ok(format!("{}\n\n{details}", summary.join("\n")))
+    }
+}
+
+/// A run's line: the chapter, the engine when not the embedded one, the
+/// verdicts counted, and its record.
+fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
+    let engine = match r.engine {
+        ReproduceEngine::Embedded => "",
+        ReproduceEngine::Pytorch => " on PyTorch",
+    };
+    let recorded = r.stored.as_ref().map_or("not recorded".to_string(), |s| {
+        format!("recorded {}", s.record.run_id)
+    });
+    format!(
+        "{}{engine}  {}  ({recorded})",
+        chapter.key,
+        render::verdict_summary(&r.diffed.diff, &Plain)
+    )
+}
+
+/// A run's details: the verdicts first, then the measured tables, then the
+/// cells if asked, then the audit, then where it was recorded.
+fn run_details(r: &EngineRun, wide: bool, cells: bool) -> Result<String> {
+    let found = &r.diffed.diff;
+    let mut s = evidence_line(&r.run);
+    s.push_str(&render::claims_text(found, &Plain));
+    s.push('\n');
+    s.push_str(&RunView { run: &r.run, wide }.text()?);
+    if cells {
+        s.push('\n');
+        s.push_str(&render::cells_text(found));
+    }
+    s.push_str(&render::audit_text(found));
+    if let Some(stored) = &r.stored {
+        let _ = writeln!(
+            s,
+            "recorded {} ({})",
+            stored.record.run_id,
+            stored.path.display()
+        );
+    }
+    Ok(s)
+}
+
+/// One run in the JSON.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    chapter: String,
+    /// `embedded`, or the reference engine that measured it.
+    engine: &'a str,
+    summary: String,
+    /// The record's run id, when recorded.
+    recorded: Option<String>,
+    comparison: &'a PublishedDiff,
+}
+
+/// The whole JSON.
+#[derive(Serialize)]
+struct ReproductionJson<'a> {
+    chapters: Vec<RunJson<'a>>,
+    skipped: &'a [String],
+}
+
+impl Serialize for ReproduceView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let chapters: Vec<RunJson<'_>> = self
+            .done
+            .chapters
+            .iter()
+            .flat_map(|c| c.runs.iter().map(move |r| (c, r)))
+            .map(|(c, r)| RunJson {
+                chapter: c.chapter.key.to_string(),
+                engine: r
+                    .run
+                    .reference
+                    .as_ref()
+                    .map_or("embedded", |x| x.engine.as_str()),
+                summary: render::verdict_summary(&r.diffed.diff, &Plain),
+                recorded: r.stored.as_ref().map(|x| x.record.run_id.to_string()),
+                comparison: &r.diffed.diff,
+            })
+            .collect();
+        let json = ReproductionJson {
+            chapters,
+            skipped: &self.done.skipped,
+        };
+        // Through a JSON value, whose maps sort their keys: reproduce's JSON
+        // has always listed them in that order, at every level.
+        serde_json::to_value(json)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::record::Stored;
+    use crate::bench::{BenchRun, ProducerKind};
+
+    fn project() -> Project {
+        Project::open(crate::testing::repo_layout()).unwrap()
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/records/pytorch-from-first-principles/06")
+            .join(name)
+    }
+
+    /// The recorded run of the fixture experiment (the embedded engine's).
+    fn recorded_run() -> BenchRun {
+        BenchRun::load(&fixture("20261102T120000-bbbbbbbbbbbb.run.yaml")).unwrap()
+    }
+
+    /// The same run as if PyTorch had measured it, with a sleep producer that
+    /// does not scale and a wait that vanishes.
+    fn pytorch_run() -> BenchRun {
+        let mut run = recorded_run();
+        // As a run file records it (the type is the bench module's).
+        run.reference = serde_yaml::from_str(
+            "{engine: pytorch, python: 3.11.7, torch: 2.15.0, \
+             sharing_strategy: file_descriptor, start_method: fork}",
+        )
+        .unwrap();
+        for r in run.results.iter_mut().filter(|r| r.workers == 8) {
+            match r.producer {
+                ProducerKind::Sleep => r.summary.ex_per_s = 420.0,
+                _ => r.summary.wait_mean_ms = 0.2,
+            }
+        }
+        run
+    }
+
+    /// A record of the run, as if `reproduce` had just stored it.
+    fn stored() -> Stored {
+        let path = fixture("20261102T120000-bbbbbbbbbbbb.record.yaml");
+        Stored {
+            record: crate::yaml_io::read(&path).unwrap(),
+            path:
+                "records/pytorch-from-first-principles/06/20261102T120000-bbbbbbbbbbbb.record.yaml"
+                    .into(),
         }
     }
-    for s in &skipped {
-        summary.push(format!("skipped: {s}"));
-    }
-    match args.format {
-        DocFormat::Json => {
-            let doc = serde_json::json!({ "chapters": json, "skipped": skipped });
-            out.line(
-                serde_json::to_string_pretty(&doc)
-                    .map_err(|e| Error::Other(format!("cannot write JSON: {e}")))?,
-            )?;
+
+    /// Measures nothing: returns the recorded runs, and records nothing.
+    struct Recorded;
+
+    impl Runner for Recorded {
+        fn run(&mut self, _: &Settings, engine: ReproduceEngine) -> Result<BenchRun> {
+            Ok(match engine {
+                ReproduceEngine::Embedded => recorded_run(),
+                ReproduceEngine::Pytorch => pytorch_run(),
+            })
         }
-        DocFormat::Text => {
-            out.line(summary.join("\n"))?;
-            out.line("")?;
-            out.write(&details)?;
+
+        fn record_as(&self, _: ReproduceEngine) -> Option<&'static str> {
+            None
         }
     }
-    // A claim NOT_REPRODUCED is in the output already; broken chapters are
-    // reported as problems.
-    Ok(if failed || !problems.is_empty() {
-        Outcome::CheckFailed(std::mem::take(&mut problems))
-    } else {
-        Outcome::Ok
-    })
+
+    /// What `reproduce` prints for each format, from fixed runs: one
+    /// chapter on the embedded engine, not recorded; and (as if two chapters
+    /// were reproduced and one skipped) both engines, recorded, side by
+    /// side, with the cells and the wide columns.
+    fn outputs(format: crate::output::Format) -> Vec<String> {
+        let project = project();
+        let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
+        let planned = |times: usize, skipped: Vec<String>| reproduce::ReproducePlan {
+            chapters: vec![(chapter.clone(), Settings::chapter_defaults()); times],
+            skipped,
+            problems: Vec::new(),
+        };
+        let printed = |done: &Reproduction, wide: bool, cells: bool| {
+            let view = ReproduceView { done, wide, cells };
+            let mut out = crate::output::Out::in_memory();
+            out.emit(&view, format).unwrap();
+            String::from_utf8(out.into_bytes()).unwrap()
+        };
+        let engines = [ReproduceEngine::Embedded];
+        let one = reproduce::reproduce(&project, planned(1, Vec::new()), &engines, &mut Recorded)
+            .unwrap();
+        let skipped = vec!["other/01: the current snapshot holds no published tables".to_string()];
+        let engines = [ReproduceEngine::Embedded, ReproduceEngine::Pytorch];
+        let mut several =
+            reproduce::reproduce(&project, planned(2, skipped), &engines, &mut Recorded).unwrap();
+        for r in several.chapters.iter_mut().flat_map(|c| &mut c.runs) {
+            r.stored = Some(stored());
+        }
+        vec![printed(&one, false, false), printed(&several, true, true)]
+    }
+
+    #[test]
+    fn reproduce_prints_text_as_it_did() {
+        insta::assert_snapshot!(outputs(crate::output::Format::Text).join("\n-----\n"));
+    }
+
+    #[test]
+    fn reproduce_prints_json_as_it_did() {
+        insta::assert_snapshot!(outputs(crate::output::Format::Json).join("\n-----\n"));
+    }
 }

@@ -31,57 +31,7 @@ impl Verified {
 
 impl Render for Verified {
     fn text(&self) -> Result<String> {
-        let mut lines: Vec<String> = Vec::new();
-        for c in &self.checks {
-            lines.push(format!("{}  {}", c.chapter, c.title));
-            for s in &c.snapshots {
-                let mut line = format!(
-                    "  {:<10} {}  {}{}",
-                    integrity_word(s.integrity),
-                    s.file,
-                    s.scope,
-                    if s.current { ", current" } else { "" }
-                );
-                if let Some(actual) = s.actual.as_ref().filter(|a| **a != s.expected) {
-                    line.push_str(&format!(
-                        "\n             manifest prose-v1:{}\n             file     prose-v1:{actual}",
-                        s.expected
-                    ));
-                }
-                if let Some(p) = &s.problem {
-                    line.push_str(&format!("\n             {p}"));
-                }
-                lines.push(line);
-            }
-            lines.push(format!(
-                "  current snapshot: {}",
-                currency_phrase(c.currency)
-            ));
-            let why = match c.currency {
-                SnapshotCurrency::Matches | SnapshotCurrency::NotPublished => None,
-                SnapshotCurrency::ExcerptCannotMatch => Some(
-                    "the published fingerprint covers the complete chapter; store the full text \
-                     with `snapshot add --complete` (or `fetch`) to check currency",
-                ),
-                SnapshotCurrency::Differs => Some(
-                    "either the chapter changed since it was published, or the site normalizes \
-                     differently from prose-v1 (its rules are not published)",
-                ),
-            };
-            if let Some(why) = why {
-                lines.push(format!("    {why}"));
-            }
-            if let Some(p) = &c.published_fingerprint {
-                lines.push(format!("    published sha256 {p}"));
-            }
-            if !c.stale_research.is_empty() {
-                lines.push(format!(
-                    "  research runs STALE against the current snapshot ({}): {}",
-                    c.stale_research.len(),
-                    crate::text::list(&c.stale_research)
-                ));
-            }
-        }
+        let mut lines: Vec<String> = self.checks.iter().flat_map(check_lines).collect();
         lines.push(
             if self.altered() {
                 "FAILED: a stored snapshot no longer matches its manifest"
@@ -111,4 +61,59 @@ pub fn run(out: &mut Out, project: &Project, args: VerifyArgs) -> Result<Outcome
     } else {
         Outcome::CheckFailed(broken)
     })
+}
+
+/// One chapter's lines: each stored snapshot's integrity, the current
+/// snapshot's currency (and why it may differ), and the stale research.
+fn check_lines(c: &ChapterCheck) -> Vec<String> {
+    let mut lines = Vec::new();
+    lines.push(format!("{}  {}", c.chapter, c.title));
+    for s in &c.snapshots {
+        let mut line = format!(
+            "  {:<10} {}  {}{}",
+            integrity_word(s.integrity),
+            s.file,
+            s.scope,
+            if s.current { ", current" } else { "" }
+        );
+        if let Some(actual) = s.actual.as_ref().filter(|a| **a != s.expected) {
+            line.push_str(&format!(
+                "\n             manifest prose-v1:{}\n             file     prose-v1:{actual}",
+                s.expected
+            ));
+        }
+        if let Some(p) = &s.problem {
+            line.push_str(&format!("\n             {p}"));
+        }
+        lines.push(line);
+    }
+    lines.push(format!(
+        "  current snapshot: {}",
+        currency_phrase(c.currency)
+    ));
+    let why = match c.currency {
+        SnapshotCurrency::Matches | SnapshotCurrency::NotPublished => None,
+        SnapshotCurrency::ExcerptCannotMatch => Some(
+            "the published fingerprint covers the complete chapter; store the full text \
+                 with `snapshot add --complete` (or `fetch`) to check currency",
+        ),
+        SnapshotCurrency::Differs => Some(
+            "either the chapter changed since it was published, or the site normalizes \
+                 differently from prose-v1 (its rules are not published)",
+        ),
+    };
+    if let Some(why) = why {
+        lines.push(format!("    {why}"));
+    }
+    if let Some(p) = &c.published_fingerprint {
+        lines.push(format!("    published sha256 {p}"));
+    }
+    if !c.stale_research.is_empty() {
+        lines.push(format!(
+            "  research runs STALE against the current snapshot ({}): {}",
+            c.stale_research.len(),
+            crate::text::list(&c.stale_research)
+        ));
+    }
+    lines
 }

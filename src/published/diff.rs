@@ -1,11 +1,12 @@
 //! Measured against published: every matching cell side by side, then each
 //! claim's verdict.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::audit::{self, Discrepancy};
 use super::claims::{self, Claim, ClaimsFile, TableSet};
 use super::tables::{Malformed, Table};
+use super::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
 use crate::bench::{BenchRun, Column, ProducerKind};
 
 /// One cell, published and measured.
@@ -35,19 +36,6 @@ pub struct TableDiff {
     pub rows: Vec<RowDiff>,
     /// Published worker counts the run did not measure.
     pub unmeasured_workers: Vec<usize>,
-}
-
-/// A claim's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
-pub enum ClaimVerdict {
-    Reproduced,
-    NotReproduced,
-    /// A precondition is not met; the reason says which.
-    NotComparable,
-    /// No measurement covers the claim.
-    Unrun,
 }
 
 /// One claim checked.
@@ -94,40 +82,34 @@ pub struct ClaimResult {
 }
 
 impl ClaimResult {
-    /// The verdict with the flags beside it: `REPRODUCED, magnitude differs
-    /// (x0.007), QUOTE_MISSING`.
-    pub fn verdict_with_flags(&self) -> String {
-        let mut s = self.verdict.to_string();
-        if let Some(r) = self.magnitude_differs {
-            s.push_str(&format!(", magnitude differs (x{})", short_ratio(r)));
+    /// The flags beside the verdict, in the order they are printed.
+    pub fn flags(&self) -> Vec<VerdictFlag> {
+        let mut flags = Vec::new();
+        if let Some(ratio) = self.magnitude_differs {
+            flags.push(VerdictFlag::MagnitudeDiffers(ratio));
         }
         if let Some(row) = &self.model_limit {
-            s.push_str(&format!(", model limit ({row})"));
+            flags.push(VerdictFlag::ModelLimit(row.clone()));
         }
         if !self.quote_found {
-            s.push_str(", QUOTE_MISSING");
+            flags.push(VerdictFlag::QuoteMissing);
         }
-        s
+        flags
     }
-}
 
-/// A ratio in a few significant figures: 0.007, 1.49, 150.
-pub fn short_ratio(r: f64) -> String {
-    let a = r.abs();
-    if a >= 100.0 {
-        format!("{r:.0}")
-    } else if a >= 1.0 {
-        format!("{r:.2}")
-    } else {
-        format!("{r:.2e}")
-            .parse::<f64>()
-            .map_or(format!("{r:.3}"), |v| v.to_string())
+    /// The verdict with its flags: `REPRODUCED, magnitude differs (x0.007),
+    /// QUOTE_MISSING`.
+    pub fn flagged(&self) -> FlaggedVerdict {
+        FlaggedVerdict {
+            class: self.verdict,
+            flags: self.flags(),
+        }
     }
 }
 
 /// Everything `diff` reports.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
+pub struct PublishedDiff {
     pub tables: Vec<TableDiff>,
     pub claims: Vec<ClaimResult>,
     /// The chapter's tables against themselves.
@@ -138,13 +120,11 @@ pub struct Comparison {
     pub run_cpus: usize,
 }
 
-impl Comparison {
+impl PublishedDiff {
     /// Whether a check failed: a claim NOT_REPRODUCED, or a claim whose
     /// quoted sentence is no longer in the revision.
     pub fn any_not_reproduced(&self) -> bool {
-        self.claims
-            .iter()
-            .any(|c| c.verdict == ClaimVerdict::NotReproduced || !c.quote_found)
+        self.claims.iter().any(|c| c.flagged().fails())
     }
 }
 
@@ -214,13 +194,13 @@ pub fn sentences(text: &str) -> impl Iterator<Item = &str> {
 
 /// Compares a run with the chapter's tables and claims; `text` is the
 /// revision's normalized prose, where each claim's quote is looked up.
-pub fn compare(
+pub fn diff_run(
     tables: &[Table],
     malformed: &[Malformed],
     claims: Option<&ClaimsFile>,
     text: &str,
     run: &BenchRun,
-) -> Comparison {
+) -> PublishedDiff {
     let mut diffs = Vec::new();
     for t in tables {
         let producer = t.header.producer;
@@ -267,7 +247,7 @@ pub fn compare(
                 .collect()
         })
         .unwrap_or_default();
-    Comparison {
+    PublishedDiff {
         tables: diffs,
         claims: results,
         audit: tables.iter().flat_map(audit::audit).collect(),
@@ -409,6 +389,7 @@ mod tests {
     use crate::bench::ProducerKind;
     use crate::published::claims::{self, ClaimsFile};
     use crate::published::render;
+    use crate::published::verdict::Plain;
     use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
 
     fn claims06(tables: &[Table]) -> ClaimsFile {
@@ -416,14 +397,14 @@ mod tests {
         claims::load(&path, &TableSet::from_published(tables)).unwrap()
     }
 
-    fn verdict<'a>(c: &'a Comparison, id: &str) -> &'a ClaimResult {
+    fn verdict<'a>(c: &'a PublishedDiff, id: &str) -> &'a ClaimResult {
         c.claims.iter().find(|r| r.id == id).unwrap()
     }
 
     #[test]
     fn the_chapters_own_numbers_reproduce_every_claim() {
         let tables = chapter06_tables();
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims06(&tables)),
@@ -454,14 +435,14 @@ mod tests {
     fn the_engines_wait_and_work_under_cpu_bound_oversubscription_carry_the_model_limit() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
-        let limited = |c: &Comparison| -> Vec<String> {
+        let limited = |c: &PublishedDiff| -> Vec<String> {
             c.claims
                 .iter()
                 .filter(|r| r.model_limit.is_some())
                 .map(|r| r.id.clone())
                 .collect()
         };
-        let check = |run: &BenchRun| compare(&tables, &[], Some(&claims), &prose06(), run);
+        let check = |run: &BenchRun| diff_run(&tables, &[], Some(&claims), &prose06(), run);
         let embedded = check(&run_like(&tables, 1));
         // The wait, wait-fraction, work and step claims read spin rows with
         // 8 workers on 1 CPU; the ex/s claims do not read wait or work.
@@ -477,7 +458,7 @@ mod tests {
         let r = verdict(&embedded, "spin-wait-mean-62.8-to-28.1");
         assert_eq!(r.verdict, ClaimVerdict::Reproduced);
         assert_eq!(
-            r.verdict_with_flags(),
+            r.flagged().to_string(),
             "REPRODUCED, model limit (spin, 8 workers on 1 CPU)"
         );
         // Measured by the real DataLoader: no model, no limit.
@@ -489,10 +470,10 @@ mod tests {
             sharing_strategy: "file_descriptor".into(),
             start_method: "fork".into(),
         });
-        assert!(render::verdict_summary(&embedded).ends_with("; 4 under a model limit"));
+        assert!(render::verdict_summary(&embedded, &Plain).ends_with("; 4 under a model limit"));
         let c = check(&pytorch);
         assert!(limited(&c).is_empty());
-        assert!(!render::verdict_summary(&c).contains("model limit"));
+        assert!(!render::verdict_summary(&c, &Plain).contains("model limit"));
         // On 8 CPUs the CPU precondition makes the claims NOT_COMPARABLE,
         // and a claim that is not compared names no limit.
         assert!(limited(&check(&run_like(&tables, 8))).is_empty());
@@ -528,7 +509,7 @@ mod tests {
         {
             r.summary.ex_per_s = 420.0;
         }
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         let r = verdict(&c, "sleep-speedup-7.4x");
         assert_eq!(r.verdict, ClaimVerdict::NotReproduced);
         assert_eq!(r.measured, Some(1.0));
@@ -544,7 +525,7 @@ mod tests {
     fn a_run_on_other_cpus_or_settings_is_not_comparable_and_says_why() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims),
@@ -562,7 +543,7 @@ mod tests {
         }
         let mut run = run_like(&tables, 1);
         run.settings.batch_size = 16;
-        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
         assert!(!c.tables[0].same_settings);
         let reason = verdict(&c, "sleep-speedup-7.4x").reason.clone().unwrap();
         assert!(
@@ -571,7 +552,7 @@ mod tests {
         );
         let mut run = run_like(&tables, 1);
         run.settings.worker_kind = crate::bench::WorkerKind::Thread;
-        let c = compare(&tables, &[], Some(&claims), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
         assert_eq!(
             verdict(&c, "spin-step-five-times-slower").verdict,
             ClaimVerdict::NotComparable
@@ -587,7 +568,7 @@ mod tests {
         let tables = chapter06_tables();
         let mut run = run_like(&tables, 1);
         run.results.retain(|r| r.workers != 8);
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         assert_eq!(c.tables[0].unmeasured_workers, vec![8]);
         for r in &c.claims {
             assert_eq!(r.verdict, ClaimVerdict::Unrun, "{r:?}");
@@ -605,7 +586,7 @@ mod tests {
                 r.summary.wait_mean_ms = 0.2;
             }
         }
-        let c = compare(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
+        let c = diff_run(&tables, &[], Some(&claims06(&tables)), &prose06(), &run);
         let r = verdict(&c, "spin-wait-mean-62.8-to-28.1");
         assert_eq!(r.verdict, ClaimVerdict::Reproduced);
         let differs = r.magnitude_differs.expect("flagged");
@@ -614,7 +595,7 @@ mod tests {
             "{differs}"
         );
         assert_eq!(
-            r.verdict_with_flags(),
+            r.flagged().to_string(),
             "REPRODUCED, magnitude differs (x0.00712), model limit (spin, 8 workers on 1 CPU)"
         );
         // A claim within its band is not flagged.
@@ -623,14 +604,17 @@ mod tests {
                 .magnitude_differs
                 .is_none()
         );
-        assert!(render::verdict_summary(&c).contains("6 REPRODUCED (1 of them magnitude differs)"));
+        assert!(
+            render::verdict_summary(&c, &Plain)
+                .contains("6 REPRODUCED (1 of them magnitude differs)")
+        );
     }
 
     #[test]
     fn a_quote_the_revision_no_longer_has_is_missing_with_a_hint() {
         let tables = chapter06_tables();
         let edited = prose06().replace("got 7.4 times faster", "got much faster");
-        let c = compare(
+        let c = diff_run(
             &tables,
             &[],
             Some(&claims06(&tables)),
@@ -657,7 +641,7 @@ mod tests {
     #[test]
     fn without_claims_the_tables_are_still_compared() {
         let tables = chapter06_tables();
-        let c = compare(&tables, &[], None, &prose06(), &run_like(&tables, 1));
+        let c = diff_run(&tables, &[], None, &prose06(), &run_like(&tables, 1));
         assert!(c.claims.is_empty());
         assert_eq!(c.tables.len(), 2);
         assert_eq!(c.run_cpus, 1);

@@ -1,6 +1,7 @@
 //! What the chapter says, made checkable: its published tables (`tables`),
 //! their internal consistency (`audit`), its numeric claims (`claims`), and
-//! the comparison with a measured run (`diff`, `render`, `plot`).
+//! the comparison with a measured run (`diff`, `render`, `plot`), claim by
+//! claim (`verdict`).
 
 pub mod audit;
 pub mod claims;
@@ -9,6 +10,7 @@ pub mod diff;
 pub mod plot;
 pub mod render;
 pub mod tables;
+pub mod verdict;
 
 use crate::chapter::Chapter;
 use crate::error::Result;

@@ -4,7 +4,8 @@
 //!
 //! `store` reads and writes the files (at the paths `Layout` gives),
 //! `create` builds new records, `report` checks reports, `status` says which
-//! research is current, `publish` writes the site's schema.
+//! research is current, `publish` builds the site data (the book site's
+//! schema). A stored verdict is the typed one of `published::verdict`.
 
 pub mod create;
 pub mod publish;
@@ -20,6 +21,8 @@ use crate::chapter::{Fingerprint, Scope};
 use crate::env::Environment;
 use crate::ids::RunId;
 use crate::provenance::GitProvenance;
+use crate::published::diff::ClaimResult;
+use crate::published::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
 
 /// Schema name written in every record.
 pub const RECORD_SCHEMA: &str = "research_companion.record.v1";
@@ -62,24 +65,103 @@ pub struct ReportInfo {
     pub check: report::ReportCheck,
 }
 
-/// A claim's verdict as an experiment record keeps it.
+/// A claim's verdict as an experiment record keeps it: the verdict with
+/// its flags, and what it was measured as.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredVerdictFields", into = "StoredVerdictFields")]
 pub struct StoredVerdict {
     pub claim: String,
-    pub verdict: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The flags a record keeps (see [`StoredVerdict::of`]).
+    pub verdict: FlaggedVerdict,
     pub measured: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why, for NOT_COMPARABLE and UNRUN.
     pub detail: Option<String>,
     /// measured / published.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
+}
+
+impl StoredVerdict {
+    /// A claim's result as a record keeps it. A model limit is not kept:
+    /// it follows from the run file, which the record keeps beside it, and
+    /// is found again whenever the run is compared.
+    pub fn of(r: &ClaimResult) -> Self {
+        let mut verdict = r.flagged();
+        verdict
+            .flags
+            .retain(|f| !matches!(f, VerdictFlag::ModelLimit(_)));
+        StoredVerdict {
+            claim: r.id.clone(),
+            verdict,
+            measured: r.measured,
+            detail: r.reason.clone(),
+            ratio: r.ratio,
+        }
+    }
+}
+
+/// A stored verdict's fields as a record file writes them: the verdict's
+/// word, and each flag as a field of its own.
+#[derive(Serialize, Deserialize)]
+struct StoredVerdictFields {
+    claim: String,
+    verdict: ClaimVerdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    measured: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ratio: Option<f64>,
     /// Set when the direction held but the size did not: the ratio.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub magnitude_differs: Option<f64>,
-    /// False when the quoted sentence was not in the revision compared.
+    magnitude_differs: Option<f64>,
+    /// True when the quoted sentence was not in the revision compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quote_missing: Option<bool>,
+    quote_missing: Option<bool>,
+}
+
+impl From<StoredVerdictFields> for StoredVerdict {
+    fn from(f: StoredVerdictFields) -> Self {
+        let mut flags = Vec::new();
+        if let Some(ratio) = f.magnitude_differs {
+            flags.push(VerdictFlag::MagnitudeDiffers(ratio));
+        }
+        if f.quote_missing == Some(true) {
+            flags.push(VerdictFlag::QuoteMissing);
+        }
+        StoredVerdict {
+            claim: f.claim,
+            verdict: FlaggedVerdict {
+                class: f.verdict,
+                flags,
+            },
+            measured: f.measured,
+            detail: f.detail,
+            ratio: f.ratio,
+        }
+    }
+}
+
+impl From<StoredVerdict> for StoredVerdictFields {
+    fn from(v: StoredVerdict) -> Self {
+        let mut f = StoredVerdictFields {
+            claim: v.claim,
+            verdict: v.verdict.class,
+            measured: v.measured,
+            detail: v.detail,
+            ratio: v.ratio,
+            magnitude_differs: None,
+            quote_missing: None,
+        };
+        for flag in v.verdict.flags {
+            match flag {
+                VerdictFlag::MagnitudeDiffers(ratio) => f.magnitude_differs = Some(ratio),
+                VerdictFlag::QuoteMissing => f.quote_missing = Some(true),
+                // Never kept (see `StoredVerdict::of`).
+                VerdictFlag::ModelLimit(_) => {}
+            }
+        }
+        f
+    }
 }
 
 /// The stored benchmark run and its one-line result.
@@ -119,4 +201,48 @@ pub struct Record {
     pub git: GitProvenance,
     /// Random, so that two otherwise identical records get different ids.
     pub nonce: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stored verdict with every field set, as a record holds it.
+    const EVERY_FIELD: &str = "\
+- claim: spin-wait-mean-62.8-to-28.1
+  verdict: REPRODUCED
+  measured: 0.2
+  ratio: 0.007117437722419929
+  magnitude_differs: 0.007117437722419929
+  quote_missing: true
+- claim: sleep-speedup-7.4x
+  verdict: NOT_COMPARABLE
+  measured: 7.36
+  detail: needs 1 CPU(s), the run used 2
+  ratio: 1.0
+- claim: spin-454-vs-449
+  verdict: UNRUN
+  detail: the run has no measurement for every table and worker count the metric reads
+- claim: spin-step-five-times-slower
+  verdict: NOT_REPRODUCED
+  measured: 1.0
+  ratio: 0.2
+";
+
+    #[test]
+    fn stored_verdicts_read_and_write_every_field_as_records_hold_them() {
+        let verdicts: Vec<StoredVerdict> = serde_yaml::from_str(EVERY_FIELD).unwrap();
+        assert_eq!(verdicts.len(), 4);
+        assert_eq!(
+            verdicts[0].verdict.to_string(),
+            "REPRODUCED, magnitude differs (x0.00712), QUOTE_MISSING"
+        );
+        assert_eq!(verdicts[3].verdict.class, ClaimVerdict::NotReproduced);
+        assert_eq!(crate::yaml_io::to_string(&verdicts).unwrap(), EVERY_FIELD);
+        // The JSON form, which run ids hash, keeps the same fields.
+        assert_eq!(
+            serde_json::to_string(&verdicts[0]).unwrap(),
+            r#"{"claim":"spin-wait-mean-62.8-to-28.1","verdict":"REPRODUCED","measured":0.2,"ratio":0.007117437722419929,"magnitude_differs":0.007117437722419929,"quote_missing":true}"#
+        );
+    }
 }

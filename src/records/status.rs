@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Record, RunKind};
 use crate::chapter::Chapter;
 use crate::ids::RunId;
+use crate::published::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain};
 
 /// A record against the chapter as it is now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,7 +23,7 @@ pub enum RunCurrency {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
-pub enum State {
+pub enum ResearchState {
     Current,
     Stale,
     NeverResearched,
@@ -30,14 +31,14 @@ pub enum State {
     FailedLatest,
 }
 
-impl State {
+impl ResearchState {
     /// The site's label for the state.
     pub fn label(self) -> &'static str {
         match self {
-            State::Current => "Current",
-            State::Stale => "Update available",
-            State::NeverResearched => "Not yet researched",
-            State::FailedLatest => "Refresh incomplete",
+            ResearchState::Current => "Current",
+            ResearchState::Stale => "Update available",
+            ResearchState::NeverResearched => "Not yet researched",
+            ResearchState::FailedLatest => "Refresh incomplete",
         }
     }
 }
@@ -100,7 +101,7 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
 pub struct ChapterStatus {
     pub chapter: String,
     pub title: String,
-    pub state: State,
+    pub state: ResearchState,
     /// The label the site shows.
     pub label: String,
     /// Why research predates the chapter.
@@ -141,13 +142,15 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
     let envs = by_environment(records);
     let several = envs.len() > 1;
     let (state, stale_reasons) = match latest {
-        None => (State::NeverResearched, Vec::new()),
+        None => (ResearchState::NeverResearched, Vec::new()),
         Some(r) if r.report.as_ref().is_some_and(|p| !p.complete) => {
-            (State::FailedLatest, Vec::new())
+            (ResearchState::FailedLatest, Vec::new())
         }
-        Some(r) if currency(chapter, r) == RunCurrency::Current => (State::Current, Vec::new()),
+        Some(r) if currency(chapter, r) == RunCurrency::Current => {
+            (ResearchState::Current, Vec::new())
+        }
         Some(r) => (
-            State::Stale,
+            ResearchState::Stale,
             vec![format!(
                 "chapter fingerprint changed from {} to {} on {}",
                 r.revision.fingerprint.short(),
@@ -222,14 +225,16 @@ impl ClaimsSummary {
             ..Default::default()
         };
         for v in verdicts {
-            match v.verdict.as_str() {
-                "REPRODUCED" if v.magnitude_differs.is_some() => s.magnitude_differs += 1,
-                "REPRODUCED" => s.reproduced += 1,
-                "NOT_REPRODUCED" => s.not_reproduced += 1,
-                "NOT_COMPARABLE" => s.not_comparable += 1,
-                _ => s.unrun += 1,
+            match v.verdict.class {
+                ClaimVerdict::Reproduced if v.verdict.magnitude_differs().is_some() => {
+                    s.magnitude_differs += 1
+                }
+                ClaimVerdict::Reproduced => s.reproduced += 1,
+                ClaimVerdict::NotReproduced => s.not_reproduced += 1,
+                ClaimVerdict::NotComparable => s.not_comparable += 1,
+                ClaimVerdict::Unrun => s.unrun += 1,
             }
-            if v.quote_missing == Some(true) {
+            if v.verdict.quote_missing() {
                 s.quote_missing += 1;
             }
         }
@@ -267,6 +272,134 @@ pub struct ExperimentFreshness {
     pub logical_cpus: usize,
 }
 
+/// One environment's latest experiment verdicts.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvironmentEvidence {
+    /// The environment's id (12 hex digits).
+    pub env_id: String,
+    pub logical_cpus: usize,
+    pub run_id: RunId,
+    pub recorded_at: DateTime<Utc>,
+    /// Claim id and verdict, with the flags about what was measured, in
+    /// the record's order.
+    pub verdicts: Vec<(String, FlaggedVerdict)>,
+}
+
+impl EnvironmentEvidence {
+    /// `env-v2:0123456789ab (2 CPUs)`.
+    pub fn label(&self) -> String {
+        format!("{} ({} CPUs)", self.env_id, self.logical_cpus)
+    }
+}
+
+/// A claim's verdicts across environments, and one line saying so.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimAcrossEnvironments {
+    pub claim: String,
+    /// Environment id and verdict, one per environment.
+    pub verdicts: Vec<(String, FlaggedVerdict)>,
+    /// [`ClaimAcrossEnvironments::summary_painted`], plain.
+    pub summary: String,
+    /// The environments where the claim did not hold, as
+    /// `env <id> (<n> CPUs)`, with their verdicts.
+    #[serde(skip)]
+    pub not_held: Vec<(String, FlaggedVerdict)>,
+}
+
+impl ClaimAcrossEnvironments {
+    /// One line: `reproduced on 2 of 3 environments; not on env 9f2c…
+    /// (2 CPUs): NOT_REPRODUCED`, the verdicts marked by `paint`.
+    pub fn summary_painted(&self, paint: &dyn Paint) -> String {
+        let n = self.verdicts.len();
+        let mut summary = format!(
+            "reproduced on {} of {n} environment{}",
+            n - self.not_held.len(),
+            if n == 1 { "" } else { "s" }
+        );
+        if !self.not_held.is_empty() {
+            let not: Vec<String> = self
+                .not_held
+                .iter()
+                .map(|(env, v)| format!("{env}: {}", v.painted(paint)))
+                .collect();
+            summary.push_str(&format!("; not on {}", not.join(", ")));
+        }
+        summary
+    }
+}
+
+/// The latest experiment of each environment (records newest first).
+pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
+    let mut seen: Vec<EnvironmentEvidence> = Vec::new();
+    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+        let env = crate::env::short_id(&r.environment.env_id);
+        if seen.iter().any(|e| e.env_id == env) {
+            continue;
+        }
+        let Some(exp) = &r.experiment else { continue };
+        seen.push(EnvironmentEvidence {
+            env_id: env,
+            logical_cpus: r.environment.identity.logical_cpus,
+            run_id: r.run_id.clone(),
+            recorded_at: r.recorded_at,
+            verdicts: exp
+                .verdicts
+                .iter()
+                // What differs from one environment to another is the
+                // measurement; whether a quote is in the revision does not.
+                .map(|v| (v.claim.clone(), v.verdict.of_the_measurement()))
+                .collect(),
+        });
+    }
+    seen
+}
+
+/// Each claim's verdict in every environment, with a one-line summary
+/// ("reproduced on 2 of 3 environments; not on env 9f2c… (2 CPUs)").
+pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvironments> {
+    let mut claims: Vec<String> = Vec::new();
+    for e in envs {
+        for (c, _) in &e.verdicts {
+            if !claims.contains(c) {
+                claims.push(c.clone());
+            }
+        }
+    }
+    claims
+        .into_iter()
+        .map(|claim| {
+            let verdicts: Vec<(String, FlaggedVerdict)> = envs
+                .iter()
+                .filter_map(|e| {
+                    e.verdicts
+                        .iter()
+                        .find(|(c, _)| *c == claim)
+                        .map(|(_, v)| (e.env_id.clone(), v.clone()))
+                })
+                .collect();
+            let not_held = verdicts
+                .iter()
+                .filter(|(_, v)| !v.class.holds())
+                .map(|(env, v)| {
+                    let cpus = envs
+                        .iter()
+                        .find(|e| e.env_id == *env)
+                        .map_or(0, |e| e.logical_cpus);
+                    (format!("env {env} ({cpus} CPUs)"), v.clone())
+                })
+                .collect();
+            let mut c = ClaimAcrossEnvironments {
+                claim,
+                verdicts,
+                summary: String::new(),
+                not_held,
+            };
+            c.summary = c.summary_painted(&Plain);
+            c
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,7 +419,7 @@ mod tests {
             "2026-11-30T10:00:00Z",
         )];
         let s = chapter_status(&ch, &runs);
-        assert_eq!(s.state, State::NeverResearched);
+        assert_eq!(s.state, ResearchState::NeverResearched);
         assert_eq!((s.research_runs, s.experiment_runs), (0, 1));
         assert_eq!(s.last_researched, None);
         assert_eq!(s.label, "Not yet researched");
@@ -297,21 +430,22 @@ mod tests {
 
     #[test]
     fn status_counts_the_latest_experiments_claims() {
-        let v =
-            |verdict: &str, differs: Option<f64>, missing: bool| crate::records::StoredVerdict {
-                claim: "c".into(),
-                verdict: verdict.into(),
-                measured: None,
-                detail: None,
-                ratio: None,
-                magnitude_differs: differs,
-                quote_missing: missing.then_some(true),
-            };
+        use crate::published::verdict::VerdictFlag;
+        let v = |class: ClaimVerdict, flags: Vec<VerdictFlag>| crate::records::StoredVerdict {
+            claim: "c".into(),
+            verdict: FlaggedVerdict { class, flags },
+            measured: None,
+            detail: None,
+            ratio: None,
+        };
         let s = ClaimsSummary::of(&[
-            v("REPRODUCED", None, false),
-            v("REPRODUCED", Some(0.007), false),
-            v("NOT_REPRODUCED", None, true),
-            v("UNRUN", None, false),
+            v(ClaimVerdict::Reproduced, vec![]),
+            v(
+                ClaimVerdict::Reproduced,
+                vec![VerdictFlag::MagnitudeDiffers(0.007)],
+            ),
+            v(ClaimVerdict::NotReproduced, vec![VerdictFlag::QuoteMissing]),
+            v(ClaimVerdict::Unrun, vec![]),
         ]);
         assert_eq!(
             s.to_string(),
@@ -326,10 +460,13 @@ mod tests {
         let fresh = record(RunKind::Research, &current(), "2026-11-30T10:00:00Z");
         let stale = record(RunKind::Research, &old, "2026-11-29T10:00:00Z");
         let s = chapter_status(&ch, &[fresh.clone(), stale.clone()]);
-        assert_eq!((s.state, s.label.as_str()), (State::Current, "Current"));
+        assert_eq!(
+            (s.state, s.label.as_str()),
+            (ResearchState::Current, "Current")
+        );
         assert_eq!(s.run_id, Some(fresh.run_id.clone()));
         let s = chapter_status(&ch, std::slice::from_ref(&stale));
-        assert_eq!(s.state, State::Stale);
+        assert_eq!(s.state, ResearchState::Stale);
         assert_eq!(s.label, "Update available");
         assert!(
             s.stale_reasons[0]
@@ -355,7 +492,7 @@ mod tests {
         let s = chapter_status(&ch, &[r]);
         assert_eq!(
             (s.state, s.label.as_str()),
-            (State::FailedLatest, "Refresh incomplete")
+            (ResearchState::FailedLatest, "Refresh incomplete")
         );
     }
 
@@ -370,122 +507,9 @@ mod tests {
         assert_eq!(h[0].currency, RunCurrency::Current);
         assert_eq!(h[1].currency, RunCurrency::Stale);
         assert_eq!(h[1].revision, "000000000000");
-        assert_eq!(State::NeverResearched.to_string(), "NEVER_RESEARCHED");
+        assert_eq!(
+            ResearchState::NeverResearched.to_string(),
+            "NEVER_RESEARCHED"
+        );
     }
-}
-
-/// One environment's latest experiment verdicts.
-#[derive(Debug, Clone, Serialize)]
-pub struct EnvironmentEvidence {
-    /// The environment's id (12 hex digits).
-    pub env_id: String,
-    pub logical_cpus: usize,
-    pub run_id: RunId,
-    pub recorded_at: DateTime<Utc>,
-    /// Claim id and verdict (with its flags), in the record's order.
-    pub verdicts: Vec<(String, String)>,
-}
-
-impl EnvironmentEvidence {
-    /// `env-v2:0123456789ab (2 CPUs)`.
-    pub fn label(&self) -> String {
-        format!("{} ({} CPUs)", self.env_id, self.logical_cpus)
-    }
-}
-
-/// A claim's verdicts across environments, and one line saying so.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimAcrossEnvironments {
-    pub claim: String,
-    /// Environment id and verdict, one per environment.
-    pub verdicts: Vec<(String, String)>,
-    pub summary: String,
-}
-
-/// The latest experiment of each environment (records newest first).
-pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
-    let mut seen: Vec<EnvironmentEvidence> = Vec::new();
-    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
-        let env = crate::env::short_id(&r.environment.env_id);
-        if seen.iter().any(|e| e.env_id == env) {
-            continue;
-        }
-        let Some(exp) = &r.experiment else { continue };
-        seen.push(EnvironmentEvidence {
-            env_id: env,
-            logical_cpus: r.environment.identity.logical_cpus,
-            run_id: r.run_id.clone(),
-            recorded_at: r.recorded_at,
-            verdicts: exp
-                .verdicts
-                .iter()
-                .map(|v| {
-                    let mut word = v.verdict.clone();
-                    if let Some(x) = v.magnitude_differs {
-                        word.push_str(&format!(
-                            ", magnitude differs (x{})",
-                            crate::published::diff::short_ratio(x)
-                        ));
-                    }
-                    (v.claim.clone(), word)
-                })
-                .collect(),
-        });
-    }
-    seen
-}
-
-/// Each claim's verdict in every environment, with a one-line summary
-/// ("reproduced on 2 of 3 environments; not on env 9f2c… (2 CPUs)").
-pub fn across_environments(envs: &[EnvironmentEvidence]) -> Vec<ClaimAcrossEnvironments> {
-    let mut claims: Vec<String> = Vec::new();
-    for e in envs {
-        for (c, _) in &e.verdicts {
-            if !claims.contains(c) {
-                claims.push(c.clone());
-            }
-        }
-    }
-    claims
-        .into_iter()
-        .map(|claim| {
-            let verdicts: Vec<(String, String)> = envs
-                .iter()
-                .filter_map(|e| {
-                    e.verdicts
-                        .iter()
-                        .find(|(c, _)| *c == claim)
-                        .map(|(_, v)| (e.env_id.clone(), v.clone()))
-                })
-                .collect();
-            let reproduced = verdicts
-                .iter()
-                .filter(|(_, v)| v.starts_with("REPRODUCED"))
-                .count();
-            let not: Vec<String> = verdicts
-                .iter()
-                .filter(|(_, v)| !v.starts_with("REPRODUCED"))
-                .map(|(env, v)| {
-                    let cpus = envs
-                        .iter()
-                        .find(|e| e.env_id == *env)
-                        .map_or(0, |e| e.logical_cpus);
-                    format!("env {env} ({cpus} CPUs): {v}")
-                })
-                .collect();
-            let mut summary = format!(
-                "reproduced on {reproduced} of {} environment{}",
-                verdicts.len(),
-                if verdicts.len() == 1 { "" } else { "s" }
-            );
-            if !not.is_empty() {
-                summary.push_str(&format!("; not on {}", not.join(", ")));
-            }
-            ClaimAcrossEnvironments {
-                claim,
-                verdicts,
-                summary,
-            }
-        })
-        .collect()
 }

@@ -192,3 +192,68 @@ fn parse_one(layout: &Layout, root: &Path, path: &Path) -> std::result::Result<R
     }
     Ok(record)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// Every record file under `dir`, sorted.
+    fn records_under(dir: &Path) -> Vec<PathBuf> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.to_string_lossy().ends_with(RECORD_SUFFIX) {
+                    out.push(p);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(dir, &mut out);
+        out.sort();
+        out
+    }
+
+    /// The project's own records, which this tool wrote, read back and
+    /// write out byte for byte: the types keep the format of the files.
+    #[test]
+    fn every_record_the_tool_wrote_reads_back_and_writes_out_byte_for_byte() {
+        let files = records_under(&repo().join("records"));
+        assert!(files.len() >= 6, "{files:?}");
+        let mut verdicts = 0;
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            let record: Record = yaml_io::read(path).unwrap();
+            assert_eq!(
+                yaml_io::to_string(&record).unwrap(),
+                text,
+                "{}",
+                path.display()
+            );
+            verdicts += record.experiment.map_or(0, |e| e.verdicts.len());
+        }
+        assert!(verdicts > 0, "some of the records hold claim verdicts");
+    }
+
+    /// The fixture records (written by hand) as this tool writes them back,
+    /// and the JSON form a run id is derived from, hashed: a change to
+    /// either is a change to the record format.
+    #[test]
+    fn the_fixture_records_write_out_and_hash_as_they_did() {
+        for path in records_under(&repo().join("tests/fixtures/records")) {
+            let record: Record = yaml_io::read(&path).unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let text = format!(
+                "# content_sha256 {}\n{}",
+                content_sha256(&record),
+                yaml_io::to_string(&record).unwrap()
+            );
+            insta::assert_snapshot!(name, text);
+        }
+    }
+}

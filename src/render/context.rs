@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::chapter::{Chapter, Scope};
-use crate::published::diff::{ClaimResult, ClaimVerdict};
+use crate::published::diff::ClaimResult;
+use crate::published::verdict::ClaimVerdict;
 use crate::records::report::REQUIRED_SECTIONS;
 use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
@@ -73,7 +74,8 @@ pub struct HistoryView {
 #[derive(Debug, Serialize)]
 pub struct VerdictView {
     pub claim: String,
-    pub verdict: String,
+    /// The class alone, as the prompt has always listed it.
+    pub verdict: ClaimVerdict,
     pub measured: Option<f64>,
 }
 
@@ -203,7 +205,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
                     .iter()
                     .map(|v| VerdictView {
                         claim: v.claim.clone(),
-                        verdict: v.verdict.clone(),
+                        verdict: v.verdict.class,
                         measured: v.measured,
                     })
                     .collect(),
@@ -272,7 +274,7 @@ pub struct FindingGroup {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Opportunity {
+pub struct OpportunityView {
     pub id: String,
     pub metric: String,
     pub criterion: String,
@@ -293,7 +295,7 @@ pub struct ReportContext {
     pub references: Vec<crate::chapter::manifest::Reference>,
     pub findings: Vec<FindingGroup>,
     pub proposals: Vec<ClaimView>,
-    pub opportunities: Vec<Opportunity>,
+    pub opportunities: Vec<OpportunityView>,
     /// File name of the plot written beside the report.
     pub plot: Option<String>,
     /// With experiments from several environments: a line per claim.
@@ -356,7 +358,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         ),
         ClaimVerdict::Reproduced if c.magnitude_differs.is_some() => format!(
             "qualify the size: the direction holds, but the measured value is x{} the published one",
-            crate::published::diff::short_ratio(c.magnitude_differs.unwrap_or(1.0))
+            crate::published::verdict::short_ratio(c.magnitude_differs.unwrap_or(1.0))
         ),
         ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
         ClaimVerdict::Reproduced => format!(
@@ -386,7 +388,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
     };
     let mut evidence = format!(
         "{} in {}: measured {measured} against {} (the chapter's own tables give {})",
-        c.verdict_with_flags(),
+        c.flagged(),
         run_id.unwrap_or("no recorded run"),
         c.criterion,
         number(c.published)
@@ -399,7 +401,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         quote: c.quote.clone(),
         location: c.location.clone(),
         metric: c.metric.clone(),
-        verdict: c.verdict_with_flags(),
+        verdict: c.flagged().to_string(),
         run_id: run_id
             .filter(|_| c.verdict != ClaimVerdict::Unrun)
             .map(str::to_string),
@@ -469,7 +471,7 @@ pub fn report(
         .collect();
     let opportunities = views
         .iter()
-        .map(|v| Opportunity {
+        .map(|v| OpportunityView {
             id: v.id.clone(),
             metric: v.metric.clone(),
             criterion: v.criterion.clone(),

@@ -1,96 +1,20 @@
-//! Reading the records back: each chapter's history, its research state in
-//! the site's vocabulary, and the site's data file for one chapter.
+//! `publish`: the site data of a chapter (YAML in the book site's schema,
+//! built by `records::publish`), printed or written into the book site's
+//! folder; a file there is replaced only if this tool wrote it. (The HTML
+//! site this tool writes itself is `site`.)
 
-use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 use super::Project;
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use std::path::{Path, PathBuf};
-
 use crate::records::publish;
-use crate::records::status::{self, ChapterStatus, HistoryEntry};
 use crate::yaml_io;
 
-/// One chapter's runs, newest first.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChapterHistory {
-    pub chapter: String,
-    #[serde(skip)]
-    pub title: String,
-    pub runs: Vec<HistoryEntry>,
-}
-
-/// Each chapter a query names (all when none) with its records read, and
-/// the record files that would not parse.
-fn each_chapter<T>(
-    project: &Project,
-    query: Option<&str>,
-    mut view: impl FnMut(&Chapter, &[crate::records::Record]) -> T,
-) -> Result<Overview<T>> {
-    let (chapters, broken_chapters) = project.chapters_or_all(query)?;
-    let mut all = Vec::new();
-    let mut problems = broken_chapters;
-    for ch in chapters {
-        let (records, bad) = project.records(&ch)?;
-        problems.extend(
-            bad.iter()
-                .map(|b| format!("unreadable record: {}", b.error)),
-        );
-        all.push(view(&ch, &records));
-    }
-    Ok(Overview {
-        chapters: all,
-        problems,
-    })
-}
-
-/// One view per chapter, and what could not be read (broken chapters,
-/// unreadable records), one line each.
-#[derive(Debug)]
-pub struct Overview<T> {
-    pub chapters: Vec<T>,
-    pub problems: Vec<String>,
-}
-
-/// The history of the chapters a query names (all when none), and the
-/// record files that would not parse.
-pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<ChapterHistory>> {
-    each_chapter(project, query, |ch, records| ChapterHistory {
-        chapter: ch.key_str(),
-        title: ch.manifest.chapter.title.clone(),
-        runs: status::history(ch, records),
-    })
-}
-
-/// The research state of the chapters a query names (all when none), and
-/// the record files that would not parse.
-pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
-    each_chapter(project, query, |ch, records| {
-        let mut s = status::chapter_status(ch, records);
-        s.changed_since_research =
-            super::changes::since_research(project, ch, records).map(|c| c.summary());
-        s
-    })
-}
-
-/// The chapter's research runs that examined another revision than the
-/// current snapshot, newest first.
-pub fn stale_research(project: &Project, chapter: &Chapter) -> Result<Vec<crate::records::Record>> {
-    let (records, _) = project.records(chapter)?;
-    let current = &chapter.state.current().fingerprint;
-    Ok(records
-        .into_iter()
-        .filter(|r| {
-            r.kind == crate::records::RunKind::Research && r.revision.fingerprint != *current
-        })
-        .collect())
-}
-
-/// The site's data file for a chapter; refused while any of its records is
+/// The site data file for a chapter; refused while any of its records is
 /// unreadable, since the counts would be wrong. `unparsed` in the answer
 /// says what of the report could not become an item.
-pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
+pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteData> {
     let (records, broken) = project.records(chapter)?;
     if !broken.is_empty() {
         return Err(Error::Other(format!(
@@ -125,11 +49,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
         None => None,
     };
     let claims = match &experiment {
-        Some(e) => {
-            super::compare::compare_recorded(project, chapter, e)?
-                .comparison
-                .claims
-        }
+        Some(e) => super::diff::diff_recorded(project, chapter, e)?.diff.claims,
         None => Vec::new(),
     };
     let evidence = experiment.as_ref().map(|e| publish::ClaimEvidence {
@@ -152,7 +72,7 @@ pub fn site(project: &Project, chapter: &Chapter) -> Result<publish::Built> {
         evidence,
         has_claims: project.layout().claims_file(&chapter.key).is_file(),
     };
-    Ok(publish::build(chapter, &records, &inputs))
+    Ok(publish::site_data(chapter, &records, &inputs))
 }
 
 /// Refuses to replace `path` unless this tool wrote it (its `generator`),
@@ -171,9 +91,9 @@ pub fn check_replaceable(path: &Path) -> Result<()> {
     }
 }
 
-/// What `publish_site` did.
+/// What `write_site_data` did.
 #[derive(Debug, Default)]
-pub struct SitePublished {
+pub struct SiteDataWritten {
     pub written: Vec<PathBuf>,
     /// Per chapter, what of its report could not become an item.
     pub unparsed: Vec<(String, String)>,
@@ -182,8 +102,8 @@ pub struct SitePublished {
     pub problems: Vec<String>,
 }
 
-/// Where the site reads a chapter's file under its folder.
-pub fn site_file(dir: &Path, chapter: &Chapter) -> PathBuf {
+/// Where the book's site reads a chapter's data file under its folder.
+pub fn site_data_file(dir: &Path, chapter: &Chapter) -> PathBuf {
     dir.join("content/research/chapters")
         .join(chapter.key.book.as_str())
         .join(format!("{}.yaml", chapter.key.chapter.as_str()))
@@ -193,17 +113,19 @@ pub fn site_file(dir: &Path, chapter: &Chapter) -> PathBuf {
 /// researched ones included. Every file it would replace is checked first:
 /// one that this tool did not write stops the whole run before anything is
 /// written.
-pub fn publish_site(project: &Project, dir: &Path) -> Result<SitePublished> {
+pub fn write_site_data(project: &Project, dir: &Path) -> Result<SiteDataWritten> {
     let (chapters, broken) = project.all_chapters()?;
-    let mut done = SitePublished {
+    let mut done = SiteDataWritten {
         problems: broken,
-        ..SitePublished::default()
+        ..SiteDataWritten::default()
     };
     let mut files = Vec::new();
     for chapter in &chapters {
-        match site(project, chapter).and_then(|b| Ok((b.unparsed, yaml_io::to_string(&b.site)?))) {
+        match site_data(project, chapter)
+            .and_then(|b| Ok((b.unparsed, yaml_io::to_string(&b.site)?)))
+        {
             Ok((unparsed, text)) => {
-                let path = site_file(dir, chapter);
+                let path = site_data_file(dir, chapter);
                 check_replaceable(&path)?;
                 done.unparsed
                     .extend(unparsed.into_iter().map(|u| (chapter.key.to_string(), u)));

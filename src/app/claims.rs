@@ -1,0 +1,73 @@
+//! Checking a chapter's claims.yaml against its current snapshot, before
+//! any run: the sentences that state numbers and that no claim quotes, the
+//! quotes the text no longer has, the metrics that do not evaluate on the
+//! chapter's own tables (`claims check`).
+
+use super::Project;
+use crate::chapter::Chapter;
+use crate::error::Result;
+use crate::published::claims::{self, TableSet};
+use crate::published::{read_prose, read_tables};
+
+/// What `claims check` finds for a chapter's current snapshot.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClaimsCheck {
+    pub chapter: String,
+    pub claims: usize,
+    /// Sentences that state numbers and that no claim quotes.
+    pub uncovered: Vec<String>,
+    /// Claims whose quoted sentence is not in the snapshot: (id, closest).
+    pub quote_missing: Vec<(String, Option<String>)>,
+    /// Claims whose metric does not evaluate on the snapshot's tables.
+    pub metric_fails: Vec<(String, String)>,
+}
+
+impl ClaimsCheck {
+    /// Whether anything was found.
+    pub fn anything(&self) -> bool {
+        !(self.uncovered.is_empty()
+            && self.quote_missing.is_empty()
+            && self.metric_fails.is_empty())
+    }
+}
+
+/// Checks a chapter's claims against its current snapshot: the numeric
+/// sentences no claim quotes, the quotes the text lacks, the metrics that
+/// do not evaluate.
+pub fn check(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
+    let snapshot = &chapter.state.current_snapshot;
+    let prose = read_prose(project.layout(), chapter, snapshot)?;
+    let parsed = read_tables(project.layout(), chapter, snapshot)?;
+    let path = project.layout().claims_file(&chapter.key);
+    let quotes = if path.exists() {
+        crate::text::check_owned(&path, &project.layout().snapshots_root())?;
+        claims::quotes(&path)?
+    } else {
+        Vec::new()
+    };
+    let set = TableSet::from_published(&parsed.tables);
+    let mut metric_fails = Vec::new();
+    if path.exists() {
+        let file: claims::ClaimsFile = crate::yaml_io::read_finite(&path)?;
+        for c in &file.claims {
+            if let Err(e) = claims::evaluate(&c.metric, &set) {
+                metric_fails.push((c.id.clone(), e));
+            }
+        }
+    }
+    let quote_missing = quotes
+        .iter()
+        .filter_map(|(id, q)| {
+            let (found, closest) = crate::published::diff::find_quote(q, &prose);
+            (!found).then(|| (id.clone(), closest))
+        })
+        .collect();
+    let texts: Vec<String> = quotes.iter().map(|(_, q)| q.clone()).collect();
+    Ok(ClaimsCheck {
+        chapter: chapter.key.to_string(),
+        claims: quotes.len(),
+        uncovered: crate::published::coverage::uncovered(&prose, &texts),
+        quote_missing,
+        metric_fails,
+    })
+}

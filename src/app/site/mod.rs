@@ -1,0 +1,93 @@
+//! `site`: the book's evidence as a static HTML site: an index of every
+//! chapter of every book (`index`), and a page per chapter with its claims,
+//! tables, plots, history and reports (`chapter_page`). Rendered from the
+//! site templates and written whole (`folder`), so a failed run leaves the
+//! old site as it was. (The site data `publish` writes for the book's own
+//! site is `app::publish`.)
+
+mod chapter_page;
+mod folder;
+mod index;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::Project;
+use crate::error::Result;
+use crate::records::status;
+use crate::render::{SITE_STYLE_TEMPLATE, Templates};
+use folder::SiteFile;
+
+pub use folder::SITE_MARKER;
+
+/// What `build` wrote.
+#[derive(Debug)]
+pub struct HtmlSite {
+    pub out: PathBuf,
+    pub chapters: usize,
+    pub broken: Vec<String>,
+    pub files: usize,
+}
+
+/// Renders the whole site and writes it to `out`.
+pub fn build(
+    project: &Project,
+    templates: &Templates,
+    out: &Path,
+    now: DateTime<Utc>,
+) -> Result<HtmlSite> {
+    folder::check_target(out)?;
+    let generated = now.format("%Y-%m-%d %H:%M UTC").to_string();
+    let (chapters, broken) = project.all_chapters()?;
+    let mut rows = Vec::new();
+    let mut files: Vec<SiteFile> = Vec::new();
+    let mut problems = broken.clone();
+    for ch in &chapters {
+        let (records, bad) = project.records(ch)?;
+        // One status per chapter, for its index row and its page.
+        let st = status::chapter_status(ch, &records);
+        let mut row = index::index_row(ch, &records, &st);
+        let mut errors: Vec<String> = bad
+            .iter()
+            .map(|b| format!("unreadable record: {}", b.error))
+            .collect();
+        match chapter_page::chapter_files(project, templates, ch, &records, &st, &generated) {
+            Ok((f, newest)) => {
+                files.extend(f);
+                if let Some((counts, engine)) = newest {
+                    row.claims = Some(counts);
+                    if let Some(latest) = &mut row.latest {
+                        latest.engine = engine;
+                    }
+                }
+            }
+            Err(e) => {
+                errors.push(e.to_string());
+                row.page = None;
+            }
+        }
+        if !errors.is_empty() {
+            problems.extend(errors.iter().map(|e| format!("{}: {e}", ch.key)));
+            row.error = Some(errors.join("; "));
+        }
+        rows.push(row);
+    }
+    files.push(index::index_file(
+        project, templates, rows, &broken, &generated,
+    )?);
+    files.push((
+        "style.css".into(),
+        templates
+            .render(SITE_STYLE_TEMPLATE, serde_json::json!({}))?
+            .into_bytes(),
+    ));
+    let count = files.len();
+    folder::write_folder(out, files)?;
+    Ok(HtmlSite {
+        out: out.to_path_buf(),
+        chapters: chapters.len(),
+        broken: problems,
+        files: count,
+    })
+}

@@ -1,0 +1,85 @@
+//! `history` and `status`: the records read back, chapter by chapter: each
+//! one's runs, and its research state in the site's vocabulary.
+
+use serde::Serialize;
+
+use super::Project;
+use crate::chapter::Chapter;
+use crate::error::Result;
+
+use crate::records::status::{self, ChapterStatus, HistoryEntry};
+
+/// One chapter's runs, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChapterHistory {
+    pub chapter: String,
+    #[serde(skip)]
+    pub title: String,
+    pub runs: Vec<HistoryEntry>,
+}
+
+/// Each chapter a query names (all when none) with its records read, and
+/// the record files that would not parse.
+fn each_chapter<T>(
+    project: &Project,
+    query: Option<&str>,
+    mut view: impl FnMut(&Chapter, &[crate::records::Record]) -> T,
+) -> Result<Overview<T>> {
+    let (chapters, broken_chapters) = project.chapters_or_all(query)?;
+    let mut all = Vec::new();
+    let mut problems = broken_chapters;
+    for ch in chapters {
+        let (records, bad) = project.records(&ch)?;
+        problems.extend(
+            bad.iter()
+                .map(|b| format!("unreadable record: {}", b.error)),
+        );
+        all.push(view(&ch, &records));
+    }
+    Ok(Overview {
+        chapters: all,
+        problems,
+    })
+}
+
+/// One view per chapter, and what could not be read (broken chapters,
+/// unreadable records), one line each.
+#[derive(Debug)]
+pub struct Overview<T> {
+    pub chapters: Vec<T>,
+    pub problems: Vec<String>,
+}
+
+/// The history of the chapters a query names (all when none), and the
+/// record files that would not parse.
+pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<ChapterHistory>> {
+    each_chapter(project, query, |ch, records| ChapterHistory {
+        chapter: ch.key_str(),
+        title: ch.manifest.chapter.title.clone(),
+        runs: status::history(ch, records),
+    })
+}
+
+/// The research state of the chapters a query names (all when none), and
+/// the record files that would not parse.
+pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
+    each_chapter(project, query, |ch, records| {
+        let mut s = status::chapter_status(ch, records);
+        s.changed_since_research =
+            super::changes::since_research(project, ch, records).map(|c| c.summary());
+        s
+    })
+}
+
+/// The chapter's research runs that examined another revision than the
+/// current snapshot, newest first.
+pub fn stale_research(project: &Project, chapter: &Chapter) -> Result<Vec<crate::records::Record>> {
+    let (records, _) = project.records(chapter)?;
+    let current = &chapter.state.current().fingerprint;
+    Ok(records
+        .into_iter()
+        .filter(|r| {
+            r.kind == crate::records::RunKind::Research && r.revision.fingerprint != *current
+        })
+        .collect())
+}

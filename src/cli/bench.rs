@@ -1,0 +1,252 @@
+//! Running the pipeline engine: `bench` and `env`, and the value enums
+//! `reproduce` shares with them.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::formats::{ListFormat, ranged};
+use crate::bench::settings::{
+    MAX_BATCH_SIZE, MAX_BATCHES, MAX_COST_MS, MAX_PREFETCH, MAX_REPEAT, MAX_SAMPLE_FLOATS,
+    MAX_TIMER_SLACK_NS, MAX_WORKERS,
+};
+use crate::bench::{ProducerKind, WorkerKind};
+use crate::output::Format;
+
+/// A finite number of milliseconds from 0 to the cost limit.
+fn cost_ms(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || !(0.0..=MAX_COST_MS).contains(&v) {
+        return Err(format!("must be a number from 0 to {MAX_COST_MS}, got {s}"));
+    }
+    Ok(v)
+}
+
+/// `--producer`: how a producer spends its per-sample cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProducerArg {
+    /// The thread sleeps: latency, no CPU
+    Sleep,
+    /// Busy until the thread has used the cost in CPU time
+    Spin,
+    /// Busy until a wall-clock deadline (the pitfall the chapter warns about)
+    SpinWall,
+}
+
+impl From<ProducerArg> for ProducerKind {
+    fn from(p: ProducerArg) -> ProducerKind {
+        match p {
+            ProducerArg::Sleep => ProducerKind::Sleep,
+            ProducerArg::Spin => ProducerKind::Spin,
+            ProducerArg::SpinWall => ProducerKind::SpinWall,
+        }
+    }
+}
+
+/// `--engine`: what measures the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// This tool's engine (the model)
+    Embedded,
+    /// The real torch.utils.data.DataLoader (the reference)
+    Pytorch,
+}
+
+/// `--transport`: how a worker process hands a batch over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// The worker's own thread writes the batch into the pipe
+    Pipe,
+    /// A feeder thread in the worker writes it (multiprocessing.Queue)
+    Queue,
+    /// The data in shared memory, its descriptor passed over a Unix socket
+    /// by a sharer thread (PyTorch's file_descriptor strategy)
+    SharedFd,
+}
+
+impl From<TransportArg> for crate::bench::Transport {
+    fn from(t: TransportArg) -> crate::bench::Transport {
+        match t {
+            TransportArg::Pipe => crate::bench::Transport::Pipe,
+            TransportArg::Queue => crate::bench::Transport::Queue,
+            TransportArg::SharedFd => crate::bench::Transport::SharedFd,
+        }
+    }
+}
+
+/// `--worker-kind`: how workers run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkerKindArg {
+    /// OS processes, batches sent through a pipe (the chapter's picture)
+    Process,
+    /// Threads in the loop's own process
+    Thread,
+}
+
+impl From<WorkerKindArg> for WorkerKind {
+    fn from(w: WorkerKindArg) -> WorkerKind {
+        match w {
+            WorkerKindArg::Process => WorkerKind::Process,
+            WorkerKindArg::Thread => WorkerKind::Thread,
+        }
+    }
+}
+
+/// Output format of `bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    Text,
+    Json,
+    Yaml,
+    Markdown,
+    Csv,
+}
+
+impl From<BenchFormat> for Format {
+    fn from(f: BenchFormat) -> Format {
+        match f {
+            BenchFormat::Text => Format::Text,
+            BenchFormat::Json => Format::Json,
+            BenchFormat::Yaml => Format::Yaml,
+            BenchFormat::Markdown => Format::Markdown,
+            BenchFormat::Csv => Format::Csv,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Producers to run: sleep, spin (CPU time), spin-wall (wall-clock deadline)
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "sleep,spin")]
+    pub producer: Vec<ProducerArg>,
+    /// Per-sample producer cost in milliseconds
+    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub cost_ms: f64,
+    /// Samples per batch
+    #[arg(long, default_value_t = 32, value_parser = ranged::<usize>(1, MAX_BATCH_SIZE as u64))]
+    pub batch_size: usize,
+    /// Consumer's CPU work per batch in milliseconds
+    #[arg(long, default_value_t = 8.0, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub consumer_ms: f64,
+    /// Worker counts to run
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8", value_parser = ranged::<usize>(0, MAX_WORKERS as u64))]
+    pub workers: Vec<usize>,
+    /// Measured batches per configuration (after the first batch and the warm-up)
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
+    pub batches: u64,
+    /// Batches to run before measuring
+    #[arg(long, default_value_t = 0, value_parser = ranged::<u64>(0, MAX_BATCHES))]
+    pub warmup_batches: u64,
+    /// Runs per configuration; rows show medians and the spread of ex/s
+    #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
+    pub repeat: usize,
+    /// Batches each worker may have outstanding
+    #[arg(long, default_value_t = 2, value_parser = ranged::<usize>(1, MAX_PREFETCH as u64))]
+    pub prefetch_factor: usize,
+    /// Restrict the whole run to this many CPUs, or `all` for no restriction
+    #[arg(long, default_value = "1", value_parser = parse_cpus)]
+    pub cpus: Cpus,
+    /// Workers as OS processes (the chapter's picture) or threads
+    #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
+    pub worker_kind: WorkerKindArg,
+    /// How process workers hand batches over: `pipe` (the worker's thread
+    /// writes the batch), `queue` (a feeder thread in the worker writes it,
+    /// like multiprocessing.Queue) or `shared-fd` (the batch waits in shared
+    /// memory and the loop fetches its descriptor from a sharer thread, like
+    /// PyTorch's file_descriptor strategy)
+    #[arg(long, value_enum, default_value_t = TransportArg::SharedFd)]
+    pub transport: TransportArg,
+    /// Loop CPU in milliseconds for taking in each batch from a worker
+    /// process (the real DataLoader's decoding, descriptor fetch and tensor
+    /// rebuild, measured on PyTorch 2.15); 0 for none. Thread workers pay none
+    #[arg(long, default_value_t = crate::bench::PYTORCH_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub receive_ms: f64,
+    /// Worker CPU in milliseconds for handing off each batch through the
+    /// worker's helper threads (the real DataLoader's feeder and resource
+    /// sharer, measured on PyTorch 2.15); 0 for none. `pipe` and thread
+    /// workers have no helpers and pay none
+    #[arg(long, default_value_t = crate::bench::PYTORCH_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub send_ms: f64,
+    /// Switch interval in milliseconds of the modelled interpreter locks
+    /// (CPython's default is 5), one in the loop's process and one in each
+    /// worker process: the loop and each worker's main thread hold theirs
+    /// while they compute, and helper threads (the loop's index feeders,
+    /// each worker's feeder and sharer) wait up to this long before asking;
+    /// 0 for no lock. `pipe` and thread workers have no helpers and none
+    #[arg(long, default_value_t = crate::bench::CPYTHON_SWITCH_INTERVAL_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    pub switch_interval_ms: f64,
+    /// Which engine measures: this tool's own, or the real PyTorch
+    /// DataLoader through the harness this tool ships (needs torch)
+    #[arg(long, value_enum, default_value_t = EngineArg::Embedded)]
+    pub engine: EngineArg,
+    /// The Python that runs the PyTorch harness
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
+    /// Take the first ready batch instead of delivering in order
+    #[arg(long)]
+    pub out_of_order: bool,
+    /// Seed for the samples' contents
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Floats per sample tensor
+    #[arg(long, default_value_t = 64, value_parser = ranged::<usize>(1, MAX_SAMPLE_FLOATS as u64))]
+    pub sample_floats: usize,
+    /// Timer slack for the run, in ns (the kernel default is 50000)
+    #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(0, MAX_TIMER_SLACK_NS))]
+    pub timer_slack_ns: u64,
+    /// Add the columns beyond the chapter's: startup, bound, efficiency, run-queue delay, CPU, verdict
+    #[arg(long)]
+    pub wide: bool,
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    pub format: BenchFormat,
+    /// Write the whole run (settings, environment, rows, histograms) as YAML
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Store the run as an experiment record of the chapter
+    #[arg(long)]
+    pub record: bool,
+    /// Chapter the run is recorded against [default: the only registered one]
+    #[arg(long, value_name = "ID", requires = "record")]
+    pub chapter: Option<String>,
+    /// Fail the run when no batch arrives for MS milliseconds [default: 10 s
+    /// plus four times the slowest expected batch]
+    #[arg(long, hide = true, value_name = "MS", value_parser = ranged::<u64>(1, 86_400_000))]
+    pub watchdog_ms: Option<u64>,
+    /// Test aid: slow batch INDEX down by MS milliseconds
+    #[arg(long, hide = true, value_parser = parse_delay, value_name = "INDEX:MS")]
+    pub delay_batch: Option<(u64, u64)>,
+}
+
+/// `--cpus N` or `--cpus all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cpus {
+    All,
+    Count(usize),
+}
+
+fn parse_cpus(s: &str) -> Result<Cpus, String> {
+    if s == "all" {
+        return Ok(Cpus::All);
+    }
+    match s.parse::<usize>() {
+        Ok(n @ 1..=4096) => Ok(Cpus::Count(n)),
+        _ => Err(format!(
+            "expected a number of CPUs from 1 to 4096, or `all`, got '{s}'"
+        )),
+    }
+}
+
+fn parse_delay(s: &str) -> Result<(u64, u64), String> {
+    let (i, ms) = s.split_once(':').ok_or("expected INDEX:MS")?;
+    let ms: u64 = ms.parse().map_err(|_| "bad MS")?;
+    if ms > 600_000 {
+        return Err("MS must be at most 600000".into());
+    }
+    Ok((i.parse().map_err(|_| "bad INDEX")?, ms))
+}
+
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}

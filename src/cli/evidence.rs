@@ -1,0 +1,125 @@
+//! A measured run against the chapter's published claims or another run:
+//! `diff`, `compare`, and `reproduce` (which runs the chapter's experiment
+//! and diffs it).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::bench::WorkerKindArg;
+use super::formats::{DocFormat, ListFormat, ranged};
+use crate::bench::settings::{MAX_BATCHES, MAX_REPEAT};
+use crate::output::Format;
+
+/// Output format of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Table,
+    Markdown,
+    Json,
+    Yaml,
+}
+
+impl From<DiffFormat> for Format {
+    fn from(f: DiffFormat) -> Format {
+        match f {
+            DiffFormat::Table => Format::Text,
+            DiffFormat::Markdown => Format::Markdown,
+            DiffFormat::Json => Format::Json,
+            DiffFormat::Yaml => Format::Yaml,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("which").args(["run_file", "run", "latest", "all_envs"]).required(true))]
+pub struct DiffArgs {
+    /// A run file written by `bench --out`
+    #[arg(value_name = "RUN_FILE")]
+    pub run_file: Option<PathBuf>,
+    /// A recorded experiment run, by run id
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// The chapter's latest recorded experiment run
+    #[arg(long)]
+    pub latest: bool,
+    /// Each claim's verdict in every environment that recorded experiments
+    /// (the latest run of each), with a line per claim
+    #[arg(long)]
+    pub all_envs: bool,
+    /// Chapter to compare with [default: the run's, or the only registered one]
+    #[arg(long, value_name = "ID")]
+    pub chapter: Option<String>,
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Also draw ex/s against workers and the wait/work split as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Also compare every published cell with the measured one
+    #[arg(long)]
+    pub cells: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The first run: a run file written by `bench --out`, or a recorded run id
+    #[arg(value_name = "RUN_A")]
+    pub a: String,
+    /// The second run, compared with the first (ratios are B ÷ A)
+    #[arg(value_name = "RUN_B")]
+    pub b: String,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}
+
+/// `reproduce --engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReproduceEngineArg {
+    /// This tool's engine (the model)
+    Embedded,
+    /// The real torch.utils.data.DataLoader (the reference)
+    Pytorch,
+    /// The embedded engine, then PyTorch, and the two side by side
+    Both,
+}
+
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    /// [default: every chapter whose snapshot publishes tables]
+    pub chapter: Option<String>,
+    /// Measured batches per configuration
+    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
+    pub batches: u64,
+    /// Runs per configuration (medians are compared)
+    #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
+    pub repeat: usize,
+    /// Workers as OS processes (as the chapter) or threads
+    #[arg(long, value_enum, default_value_t = WorkerKindArg::Process)]
+    pub worker_kind: WorkerKindArg,
+    /// Which engine measures: this tool's, the real PyTorch DataLoader, or
+    /// both back to back (each recorded, then compared side by side)
+    #[arg(long, value_enum, default_value_t = ReproduceEngineArg::Embedded)]
+    pub engine: ReproduceEngineArg,
+    /// The Python that runs the PyTorch harness
+    #[arg(long, value_name = "PATH", default_value = "python3")]
+    pub python: PathBuf,
+    /// Add the columns beyond the chapter's
+    #[arg(long)]
+    pub wide: bool,
+    /// Also write the run file here
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Also draw the comparison as SVG
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Do not store an experiment record
+    #[arg(long)]
+    pub no_record: bool,
+    /// Also compare every published cell with the measured one
+    #[arg(long)]
+    pub cells: bool,
+    /// `json`: each chapter's comparison and record, for scripts
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}

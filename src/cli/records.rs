@@ -1,0 +1,114 @@
+//! Recording runs and what is made from the records: `record`, `history`,
+//! `status`, `publish` (the book site's data), `site` (the HTML site),
+//! `prompt` and `report`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::formats::{DocFormat, ListFormat, ranged};
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("evidence").required(true).args(["report", "run"]))]
+pub struct RecordArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// The research report (Markdown) to record; a copy is stored
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// A run file written by `bench --out`, recorded as an experiment
+    #[arg(long, value_name = "FILE")]
+    pub run: Option<PathBuf>,
+    /// The revision examined: a fingerprint, a unique prefix of one, or a stored
+    /// snapshot file [default: the current snapshot]
+    #[arg(long, value_name = "REV")]
+    pub revision: Option<String>,
+    /// A note kept with the record
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    /// The run this one follows [default: the chapter's latest run of the same kind]
+    #[arg(long, value_name = "RUN_ID")]
+    pub previous: Option<String>,
+    /// Refuse a report that lacks any of the seven required sections
+    #[arg(long)]
+    pub strict: bool,
+    /// Store an unfinished report as a draft: kept with its record, but it
+    /// never changes the chapter's research state
+    #[arg(long, requires = "report")]
+    pub draft: bool,
+    /// Commit the new record and its evidence to the git repository
+    #[arg(long)]
+    pub commit: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Chapter [default: all]
+    pub chapter: Option<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    #[arg(required_unless_present = "site", conflicts_with = "site")]
+    pub chapter: Option<String>,
+    /// Write to FILE instead of standard output (`-`: standard output); a file
+    /// is replaced only if this tool wrote it
+    #[arg(long, value_name = "FILE", conflicts_with = "site")]
+    pub out: Option<PathBuf>,
+    /// Write every registered chapter's file into the site folder DIR, at
+    /// content/research/chapters/<book>/<chapter>.yaml, replacing only files
+    /// this tool wrote
+    #[arg(long, value_name = "DIR")]
+    pub site: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SiteArgs {
+    /// The folder to write: new, empty, or a site this command wrote before
+    /// (which it replaces whole)
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Folder whose templates override the embedded ones, file by file
+    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2)
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// Write to FILE instead of standard output (never over an existing file)
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Quote this many characters of the chapter, then cut at the end of a word
+    #[arg(long, value_name = "N", default_value_t = crate::render::DEFAULT_EXCERPT_CHARS, value_parser = ranged::<usize>(0, 100_000_000))]
+    pub excerpt_chars: usize,
+    /// Folder whose templates override the embedded ones, file by file
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// `json` prints the rendered text with everything the template was given
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Stable id, book-id/chapter-id, or a chapter id only one book uses
+    pub chapter: String,
+    /// The experiment run whose verdicts to use [default: the latest recorded]
+    #[arg(long, value_name = "RUN_ID")]
+    pub run: Option<String>,
+    /// Write to FILE (and the plot beside it) instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Folder whose templates override the embedded ones, file by file
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// `json` prints the rendered text with everything the template was given
+    #[arg(long, value_enum, default_value_t = DocFormat::Text)]
+    pub format: DocFormat,
+}

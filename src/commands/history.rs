@@ -1,0 +1,48 @@
+//! `history`: each chapter's recorded runs, newest first, CURRENT or STALE
+//! against the chapter.
+
+use crate::app::{Project, status};
+use crate::cli::HistoryArgs;
+use crate::error::{Outcome, Result};
+use crate::output::{Out, Render};
+use crate::records::status::RunCurrency;
+
+impl Render for status::ChapterHistory {
+    fn text(&self) -> Result<String> {
+        let mut text = format!("{}  {}\n", self.chapter, self.title);
+        if self.runs.is_empty() {
+            text.push_str("  no runs recorded\n");
+        }
+        for e in &self.runs {
+            let state = match e.currency {
+                RunCurrency::Current => "CURRENT",
+                RunCurrency::Stale => "STALE",
+            };
+            let detail = match (&e.report_complete, &e.result) {
+                _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
+                (Some(true), _) => "report: all 7 sections".to_string(),
+                (Some(false), _) => "report: MISSING SECTIONS".to_string(),
+                (None, Some(r)) => r.clone(),
+                (None, None) => String::new(),
+            };
+            text.push_str(&format!(
+                "  {}  {:<10}  {}  {}  {:<7}  env {} ({} CPUs)  {detail}\n",
+                e.run_id,
+                e.kind.to_string(),
+                e.recorded_at.format("%Y-%m-%d %H:%M UTC"),
+                e.revision,
+                state,
+                e.env_id,
+                e.logical_cpus
+            ));
+        }
+        Ok(text)
+    }
+}
+
+/// `history`
+pub fn run(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
+    let all = status::history(project, args.chapter.as_deref())?;
+    out.emit(&all.chapters, args.format.into())?;
+    Ok(Outcome::unless(all.problems))
+}

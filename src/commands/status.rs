@@ -1,0 +1,108 @@
+//! `status`: one line per chapter, its research state, and its claims'
+//! verdicts in the latest experiment (across environments when there are
+//! several).
+
+use crate::app::{Project, status};
+use crate::cli::HistoryArgs;
+use crate::error::{Outcome, Result};
+use crate::output::{Colours, Out, Render};
+use crate::records::status::ChapterStatus;
+
+impl Render for ChapterStatus {
+    fn text(&self) -> Result<String> {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut line = format!("{}  {}  {}", self.chapter, self.state, self.label);
+        for r in &self.stale_reasons {
+            line.push_str(&format!(" (Changed: {r})"));
+        }
+        if let Some(c) = &self.changed_since_research {
+            line.push_str(&format!(" · since the last research run: {c}"));
+        }
+        line.push_str(&format!(
+            "  · {} research run{}, {} experiment run{} · last researched: {}",
+            self.research_runs,
+            plural(self.research_runs),
+            self.experiment_runs,
+            plural(self.experiment_runs),
+            self.last_researched
+                .map(|t| t.format("%Y-%m-%d").to_string())
+                .unwrap_or_else(|| "never".into())
+        ));
+        line.push('\n');
+        match (&self.claims, &self.latest_experiment) {
+            (Some(c), Some(e)) => line.push_str(&format!(
+                "    {c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
+                e.run_id,
+                e.recorded_at.format("%Y-%m-%d"),
+                e.revision,
+                if e.of_current_revision {
+                    " (current)"
+                } else {
+                    " (older than the current snapshot)"
+                },
+                e.env_id,
+                e.logical_cpus
+            )),
+            _ => line.push_str("    no experiment recorded: claims unchecked\n"),
+        }
+        if !self.across_environments.is_empty() {
+            line.push_str(&format!(
+                "    evidence from {} environments ({}):\n",
+                self.environments,
+                self.environment_list.join(", ")
+            ));
+            for c in &self.across_environments {
+                line.push_str(&format!(
+                    "      {}: {}\n",
+                    c.claim,
+                    c.summary_painted(&Colours)
+                ));
+            }
+        }
+        Ok(line)
+    }
+}
+
+/// `status`
+pub fn run(out: &mut Out, project: &Project, args: HistoryArgs) -> Result<Outcome> {
+    let lines = status::status(project, args.chapter.as_deref())?;
+    out.emit(&lines.chapters, args.format.into())?;
+    Ok(Outcome::unless(lines.problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{Record, StoredVerdict};
+
+    /// The fixture experiment, and a later one on another machine where two
+    /// claims did not hold (newest first, as the store lists them).
+    fn two_environments() -> Vec<Record> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/records/pytorch-from-first-principles/06/20261102T120000-bbbbbbbbbbbb.record.yaml",
+        );
+        let older: Record = crate::yaml_io::read(&path).unwrap();
+        let mut newer = older.clone();
+        newer.environment.env_id = "9f2c".repeat(16);
+        newer.recorded_at += chrono::Duration::days(1);
+        newer.run_id =
+            crate::ids::RunId::new(&older.run_id.chapter, newer.recorded_at, &"c".repeat(12));
+        let verdicts: Vec<StoredVerdict> = serde_yaml::from_str(
+            "- {claim: sleep-speedup-7.4x, verdict: NOT_REPRODUCED, measured: 1.01}\n\
+             - {claim: spin-454-vs-449, verdict: REPRODUCED, quote_missing: true}\n\
+             - {claim: spin-wait-mean-62.8-to-28.1, verdict: REPRODUCED, magnitude_differs: 0.00712}\n",
+        )
+        .unwrap();
+        newer.experiment.as_mut().unwrap().verdicts = verdicts;
+        vec![newer, older]
+    }
+
+    #[test]
+    fn status_prints_several_environments_as_it_did() {
+        let chapter = crate::testing::chapter06();
+        let status = crate::records::status::chapter_status(&chapter, &two_environments());
+        let text = anstream::adapter::strip_str(&status.text().unwrap()).to_string();
+        let json = serde_json::to_string_pretty(&status).unwrap();
+        insta::assert_snapshot!(format!("{text}\n{json}"));
+    }
+}

@@ -1,0 +1,65 @@
+//! Running the engine from the command line: the embedded engine with a
+//! progress bar on standard error and Ctrl-C wired to stop it cleanly, or
+//! PyTorch's DataLoader, said so on standard error (`bench`, `reproduce`).
+
+use std::path::Path;
+
+use super::warn;
+use crate::bench::{BenchRun, Settings};
+use crate::error::{Error, Result};
+
+/// Runs a benchmark with a progress bar on standard error (hidden when it is
+/// not a terminal) and Ctrl-C wired to stop it cleanly.
+pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    settings.check()?;
+    if crate::env::is_debug_build() {
+        warn(
+            "this is a DEBUG build; its numbers are not comparable with the chapter's. \
+             Use `cargo run --release`.",
+        );
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(crate::bench::interrupt::interrupt);
+    });
+    let pb =
+        ProgressBar::with_draw_target(Some(settings.total_steps()), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg:<28} [{bar:30}] {pos}/{len} batches, {elapsed}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let mut label = String::new();
+    let result = crate::app::bench::run(settings, |cfg| {
+        let l = cfg.label();
+        if l != label {
+            pb.set_message(l.clone());
+            label = l;
+        }
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    result
+}
+
+/// Runs `settings` on PyTorch's DataLoader with `python`, saying so on
+/// stderr; `flags` names the flag behind a settings error.
+pub fn run_on_pytorch(
+    settings: &Settings,
+    python: &Path,
+    flags: impl Fn(Error) -> Error,
+) -> Result<BenchRun> {
+    eprintln!(
+        "running {} configuration(s) on PyTorch's DataLoader with {}",
+        settings.producers.len() * settings.workers.len() * settings.repeat,
+        python.display()
+    );
+    crate::app::bench::run_reference(settings, python).map_err(|e| match e {
+        // Only the Python itself makes a usage error here.
+        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        other => flags(other),
+    })
+}
