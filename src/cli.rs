@@ -59,7 +59,7 @@ pub enum Command {
     Fingerprint(FingerprintArgs),
     /// List the registered chapters and the state of their current snapshot
     Chapters(ChaptersArgs),
-    /// Show one chapter's manifest
+    /// Show, register or migrate a chapter
     #[command(subcommand)]
     Chapter(ChapterCommand),
     /// Manage stored chapter snapshots
@@ -78,9 +78,9 @@ pub enum Command {
     Record(RecordArgs),
     /// List recorded runs, newest first, CURRENT or STALE against the chapter
     History(HistoryArgs),
-    /// One line per chapter: CURRENT, STALE or NEVER_RESEARCHED
+    /// One line per chapter: CURRENT, STALE, NEVER_RESEARCHED or FAILED_LATEST, with its evidence
     Status(HistoryArgs),
-    /// Write a chapter's research data in the book site's schema
+    /// Write a chapter's research data in the book site's schema (--site: every chapter's, into the site's folder)
     Publish(PublishArgs),
     /// Compare a measured run with the chapter's published tables, claim by claim
     Diff(DiffArgs),

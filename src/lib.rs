@@ -1,7 +1,7 @@
 //! research_companion: keep a technical book's chapter claims backed by
 //! evidence that can be re-checked.
 //!
-//! Three layers; imports only point down (README, "Layout"):
+//! Three layers; imports only point down (docs/architecture.md):
 //! - the command line: `cli` (clap types), `commands` (one file per
 //!   subcommand), `output` (printing, formats); `main.rs` maps outcomes to
 //!   exit codes;

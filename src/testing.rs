@@ -1,6 +1,7 @@
-//! Test support for the unit tests beside the code: the repository's own
-//! chapter 06 (read-only), its published tables, runs made from numbers, and
-//! records made by hand. Compiled only for tests.
+//! Test support for the unit tests beside the code: chapter 06 as the test
+//! fixtures hold it (`tests/fixtures/`, never the user's own
+//! `book-snapshots/`, which a user may change), its published tables, runs
+//! made from numbers, and records made by hand. Compiled only for tests.
 
 use chrono::{DateTime, Utc};
 
@@ -12,12 +13,12 @@ use crate::layout::Layout;
 use crate::published::tables::{self, Table};
 use crate::records::{RECORD_SCHEMA, Record, Revision, RunKind};
 
-/// The repository itself, as a project.
+/// The test fixtures, as a project (read-only).
 pub fn repo_layout() -> Layout {
-    Layout::new(env!("CARGO_MANIFEST_DIR"))
+    Layout::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures"))
 }
 
-/// Chapter 06 as the repository stores it.
+/// Chapter 06 as the fixtures store it.
 pub fn chapter06() -> Chapter {
     Registry::open(&repo_layout())
         .unwrap()
@@ -28,7 +29,7 @@ pub fn chapter06() -> Chapter {
 /// The tables chapter 06's stored excerpt publishes.
 pub fn chapter06_tables() -> Vec<Table> {
     let text = include_str!(
-        "../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+        "../tests/fixtures/book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
     );
     let parsed = tables::parse(text);
     assert!(parsed.malformed.is_empty(), "{:?}", parsed.malformed);
@@ -38,7 +39,7 @@ pub fn chapter06_tables() -> Vec<Table> {
 /// Chapter 06's stored excerpt, normalized.
 pub fn prose06() -> String {
     crate::chapter::normalize::normalize(include_str!(
-        "../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+        "../tests/fixtures/book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
     ))
 }
 

@@ -1,7 +1,7 @@
 //! What the engine takes from PyTorch 2.15 and CPython, in one place: every
 //! constant that describes them rather than this tool, with what it
 //! describes and where it was measured, traced or read. Change one here and
-//! the engine's side-by-side with PyTorch (README, "Engine against
+//! the engine's side-by-side with PyTorch (docs/engine.md, "Engine against
 //! PyTorch") is due again.
 //!
 //! "Measured" means on this machine kind: a 2-core x86_64 VM, PyTorch 2.15.0
@@ -13,14 +13,14 @@ use std::time::Duration;
 /// The DataLoader loop's CPU per batch received from a worker process, in
 /// ms (decoding the message, fetching the descriptor, rebuilding the
 /// tensor): measured inside `next()` with eight sleeping workers (no CPU
-/// contention), batch 32 x 64 floats, one CPU (README, "The pipeline
-/// benchmark", `--receive-ms`). The default of `--receive-ms`.
+/// contention), batch 32 x 64 floats, one CPU (docs/engine.md, "Costs of the
+/// hand-off"). The default of `--receive-ms`.
 pub const PYTORCH_RECEIVE_MS: f64 = 0.42;
 
 /// Of the receive cost, the share the loop spends before it connects to the
 /// worker's sharer (decoding the header): a scheduler trace of `next()` at
 /// cost 1 ms, batch 16, consumer 4 ms, three spinning workers, one CPU put
-/// 0.11 of its 0.34 ms there (README, `--receive-ms`).
+/// 0.11 of its 0.34 ms there (docs/engine.md, "Costs of the hand-off").
 pub const RECEIVE_BEFORE: f64 = 1.0 / 3.0;
 
 /// Of the receive cost, the share the loop spends in its side of the
@@ -34,7 +34,7 @@ pub const RECEIVE_IN_HANDSHAKE: f64 = 0.5;
 /// memory) 0.14 ms and the resource sharer thread (the handshake, sending
 /// the descriptor) 0.21 ms; per-thread CPU time of a 306-batch run less a
 /// 106-batch run, divided by 200, eight sleeping workers, batch 32 x 64
-/// floats (README, `--send-ms`). The default of `--send-ms`.
+/// floats (docs/engine.md, "Costs of the hand-off"). The default of `--send-ms`.
 pub const PYTORCH_SEND_MS: f64 = 0.35;
 
 /// Of the send cost, the part the feeder thread spends before it writes a
@@ -48,7 +48,7 @@ pub const FEEDER_PART_OF_SEND: f64 = 0.4;
 /// answer) does: its challenge, the welcome, its answer to the loop's
 /// challenge, then the descriptor. Read from CPython's `multiprocessing`,
 /// and seen in a scheduler trace of PyTorch's resource sharer taking its
-/// worker's interpreter lock once per round (README, `--switch-interval-ms`).
+/// worker's interpreter lock once per round (docs/engine.md, "The interpreter locks").
 pub const HANDSHAKE_ROUNDS: u32 = 4;
 
 /// CPython's default switch interval (`sys.getswitchinterval()`), in ms: how
@@ -59,7 +59,7 @@ pub const CPYTHON_SWITCH_INTERVAL_MS: f64 = 5.0;
 /// What the harness's `torch.full` of 64 floats per sample costs a Python
 /// worker with its interpreter lock let go: measured on one CPU with a
 /// thread waiting for the lock meanwhile, which got it during the call and
-/// never during plain Python (README, `--switch-interval-ms`).
+/// never during plain Python (docs/engine.md, "The interpreter locks").
 pub const TENSOR_CALL: Duration = Duration::from_micros(3);
 
 /// What `default_collate`'s `torch.stack` of 16 samples per batch costs a

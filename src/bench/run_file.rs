@@ -1,5 +1,5 @@
 //! The run file `bench --out` writes (schema `research_companion.bench-run.v1`,
-//! a public interface documented in README): its rows, repeats and
+//! a public interface documented in docs/formats.md): its rows, repeats and
 //! histograms, and how one is read back and checked.
 
 use std::path::Path;

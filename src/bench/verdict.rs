@@ -1,9 +1,9 @@
 //! The verdict rule for one configuration: where the training loop's time
-//! goes (README, "Verdicts"). A pure function of three measured figures.
+//! goes (docs/engine.md, "What is measured"). A pure function of three measured figures.
 
 use serde::{Deserialize, Serialize};
 
-/// Where the loop's time goes, by a documented rule (README, "Verdicts").
+/// Where the loop's time goes, by a documented rule (docs/engine.md, "What is measured").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]

@@ -1,7 +1,7 @@
 //! The `prose-v1` normalization and its SHA-256 fingerprint.
 //!
 //! Every record, staleness check and prompt keys on these fingerprints, so the
-//! rules here are the contract; README.md states them word for word.
+//! rules here are the contract; docs/formats.md states them word for word.
 //!
 //! The rules are defined as a fixed point (steps 2 to 4 repeated until the
 //! text stops changing); this module reaches the same text in one pass, in
@@ -37,7 +37,7 @@ pub const PROSE_V1: &str = "prose-v1";
 const READ_CHUNK: usize = 1 << 20;
 
 /// The longest reference body (between `&` and `;`) rule 2 decodes, in bytes;
-/// a longer one is left as it is. README states the same limit.
+/// a longer one is left as it is. docs/formats.md states the same limit.
 pub const MAX_REFERENCE_BODY: usize = 39;
 
 /// The longest stretch of text that may have to be held whole: a run of
@@ -667,7 +667,7 @@ mod tests {
         assert_eq!(String::from_utf8(streamed).unwrap(), normalize(&text));
     }
 
-    /// The rules as README states them, implemented literally: steps 2 to 4
+    /// The rules as docs/formats.md states them, implemented literally: steps 2 to 4
     /// repeated over the whole text until it stops changing, then step 5. The
     /// one-pass streaming implementation must agree with it on every input.
     fn fixed_point(text: &str) -> String {

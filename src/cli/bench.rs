@@ -77,7 +77,7 @@ impl From<TransportArg> for crate::bench::Transport {
 /// `--worker-kind`: how workers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WorkerKindArg {
-    /// OS processes, batches sent through a pipe (the chapter's picture)
+    /// OS processes, batches handed over as PyTorch does (shared-fd) unless bench's --transport says otherwise (the chapter's picture)
     Process,
     /// Threads in the loop's own process
     Thread,
@@ -194,7 +194,7 @@ pub struct BenchArgs {
     /// Timer slack for the run, in ns (the kernel default is 50000)
     #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(0, MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
-    /// Add the columns beyond the chapter's: startup, bound, efficiency, run-queue delay, CPU, verdict
+    /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, verdict, digest
     #[arg(long)]
     pub wide: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Text)]

@@ -132,7 +132,7 @@ pub enum ClaimsCommand {
 pub struct VerifyArgs {
     /// Chapters to verify [default: all]
     pub ids: Vec<String>,
-    /// Also fail when the current snapshot differs from the published fingerprint
+    /// Also fail when a current snapshot does not match the published fingerprint (it differs, is an excerpt, or none is published)
     #[arg(long)]
     pub strict: bool,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]

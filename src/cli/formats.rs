@@ -6,7 +6,7 @@ use clap::builder::{RangedU64ValueParser, TypedValueParser};
 
 use crate::output::Format;
 
-/// The documented range of every numeric option (README, "Limits"); clap
+/// The documented range of every numeric option (docs/commands.md, "Limits"); clap
 /// refuses a value outside it before anything runs.
 pub fn ranged<T>(lo: u64, hi: u64) -> impl TypedValueParser<Value = T>
 where

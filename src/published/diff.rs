@@ -59,7 +59,7 @@ pub struct ClaimResult {
     /// The metric over the run, with its values.
     pub measured_formula: Option<String>,
     pub criterion: String,
-    /// The size band the claim commits to (README, "Magnitude"), if any.
+    /// The size band the claim commits to (docs/formats.md, "claims.yaml"), if any.
     pub magnitude_within: Option<f64>,
     /// Set when the direction holds but the size does not: the ratio.
     pub magnitude_differs: Option<f64>,
@@ -68,7 +68,7 @@ pub struct ClaimResult {
     /// outnumber the CPUs (as many workers as CPUs or more):
     /// rows whose split between wait and work turns on where the
     /// scheduler's time slice runs out, which small differences between the
-    /// model and the real DataLoader move (README, "Engine against
+    /// model and the real DataLoader move (docs/engine.md, "Engine against
     /// PyTorch"). Names the row: `spin, 8 workers on 1 CPU`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,

@@ -450,7 +450,7 @@ mod chapter_excerpt {
     use crate::bench::ProducerKind;
 
     const EXCERPT: &str = include_str!(
-        "../../book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
+        "../../tests/fixtures/book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
     );
 
     /// The excerpt's tables re-flowed one row per line, as a chapter in plain

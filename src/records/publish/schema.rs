@@ -65,7 +65,7 @@ pub struct Summary {
     pub open_gaps: usize,
 }
 
-/// What changed since the previous research run (see README for each count).
+/// What changed since the previous research run (docs/formats.md, "Site data", gives each count).
 #[derive(Debug, Default, Serialize)]
 pub struct Delta {
     pub relations_reused: usize,
