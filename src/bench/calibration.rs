@@ -66,3 +66,50 @@ pub const TENSOR_CALL: Duration = Duration::from_micros(3);
 /// Python worker with its interpreter lock let go: measured as
 /// [`TENSOR_CALL`] was.
 pub const COLLATE_CALL: Duration = Duration::from_micros(7);
+
+/// The default of `--python-cost-scale`: the Python costs below as
+/// measured.
+pub const PYTHON_COST_SCALE: f64 = 1.0;
+
+/// A CPU cost that grows with the batch's shape: a fixed part, a part per
+/// sample and a part per float of the samples it handles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeCost {
+    pub base_ns: f64,
+    pub per_sample_ns: f64,
+    pub per_float_ns: f64,
+}
+
+impl ShapeCost {
+    /// The cost for `samples` samples of `floats` floats each, times `scale`.
+    pub fn at(&self, samples: usize, floats: usize, scale: f64) -> Duration {
+        let ns = self.base_ns
+            + self.per_sample_ns * samples as f64
+            + self.per_float_ns * (samples * floats) as f64;
+        Duration::from_nanos((ns * scale).max(0.0).round() as u64)
+    }
+}
+
+// The Python CPU beyond the hand-off (`python_costs.rs`), per step of a
+// batch's life. PROVISIONAL: replaced by measured figures below.
+
+const fn cost(base_ns: f64, per_sample_ns: f64, per_float_ns: f64) -> ShapeCost {
+    ShapeCost {
+        base_ns,
+        per_sample_ns,
+        per_float_ns,
+    }
+}
+
+pub const WORKER_INDEX_GET: ShapeCost = cost(30_000.0, 300.0, 0.0);
+pub const SAMPLE_CALL: ShapeCost = cost(3_000.0, 0.0, 0.0);
+pub const TENSOR_FULL: ShapeCost = cost(3_000.0, 0.0, 0.1);
+pub const COLLATE_SHARED: ShapeCost = cost(100_000.0, 1_500.0, 0.0);
+pub const STACK_SHARED: ShapeCost = cost(15_000.0, 500.0, 1.0);
+pub const WORKER_RESULT_PUT: ShapeCost = cost(12_000.0, 0.0, 0.0);
+pub const LOOP_HAND_OUT: ShapeCost = cost(30_000.0, 100.0, 0.0);
+pub const INDEX_PICKLE: ShapeCost = cost(30_000.0, 100.0, 0.0);
+pub const LOOP_RELEASE: ShapeCost = cost(10_000.0, 0.0, 0.0);
+pub const INLINE_NEXT: ShapeCost = cost(20_000.0, 100.0, 0.0);
+pub const COLLATE_INLINE: ShapeCost = cost(10_000.0, 1_000.0, 0.0);
+pub const STACK_INLINE: ShapeCost = cost(10_000.0, 500.0, 0.5);

@@ -74,6 +74,78 @@ fn a_recorded_harness_answer_becomes_a_run_file_that_diff_reads() {
 }
 
 #[test]
+fn bench_on_both_engines_prints_them_side_by_side_in_every_format() {
+    let _g = lock();
+    let p = Project::seeded();
+    let answer = fixtures().join("pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let both = |extra: &[&str]| {
+        p.cmd()
+            .args(["bench", "--engine", "both", "--python"])
+            .arg(&python)
+            .args(RECORDED)
+            // The embedded engine really runs: keep it short.
+            .args(["--cost-ms", "0.05", "--consumer-ms", "0.2"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = both(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("PyTorch's DataLoader (A) beside the embedded engine (B)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A: pytorch (pytorch DataLoader (torch 2.15.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("B: embedded (process workers, shared-fd hand-off"),
+        "{text}"
+    );
+    assert!(text.contains("4 configuration(s) compared"), "{text}");
+    // Every configuration both ran, each with its wait_frac difference.
+    for producer in ["sleep", "spin"] {
+        assert!(
+            text.contains(&format!("=== producer={producer} (A | B")),
+            "{text}"
+        );
+    }
+    let out = both(&["--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(
+        lines[0].ends_with("wait_frac_a,wait_frac_b,wait_frac_difference"),
+        "{csv}"
+    );
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.starts_with("pytorch,embedded,")),
+        "{csv}"
+    );
+    let out = both(&["--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
+    assert_eq!(json["side_by_side"]["rows"].as_array().unwrap().len(), 4);
+    // One run per file or record: two runs are refused, nothing written.
+    for extra in [&["--out", "both.yaml"][..], &["--record"][..]] {
+        let out = both(extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&out).contains("with --engine both there are two"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!p.path("both.yaml").exists());
+}
+
+#[test]
 fn a_broken_harness_is_one_clear_line_and_exit_2() {
     let _g = lock();
     let p = Project::seeded();

@@ -16,6 +16,7 @@ use super::sampler;
 use super::wire::{STOP, WORKER_SUBCOMMAND, WorkerMessage, WorkerStats};
 use crate::bench::config::{ProducerSpec, Transport};
 use crate::bench::gil::{Gil, interpreter_lock};
+use crate::bench::python_costs::{Producing, PythonCosts};
 use crate::error::{PoolError, WorkerEnd};
 use crate::sys;
 
@@ -63,6 +64,7 @@ impl ProcessPool {
         if let Some(g) = &gil {
             g.take();
         }
+        let costs = PythonCosts::of(&spec, Producing::Worker);
         let arg = serde_json::to_string(&spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
         let mut stdouts = Vec::new();
         let mut pool = ProcessPool {
@@ -70,7 +72,13 @@ impl ProcessPool {
             pids: Vec::new(),
             stdins: Vec::new(),
             gil: gil.clone(),
-            results: ResultQueue::new(ResultPipes::PerWorker(Vec::new()), None, None, receive),
+            results: ResultQueue::new(
+                ResultPipes::PerWorker(Vec::new()),
+                None,
+                None,
+                receive,
+                costs.release,
+            ),
             scratch,
         };
         for (worker, tasks) in initial.iter().enumerate() {
@@ -99,7 +107,7 @@ impl ProcessPool {
                 })?;
             let stdin = child.stdin.take().expect("piped");
             pool.stdins.push(match &gil {
-                Some(g) => IndexPipe::fed(stdin, Arc::clone(g)),
+                Some(g) => IndexPipe::fed(stdin, Arc::clone(g), costs.index_pickle),
                 None => IndexPipe::Direct(stdin),
             });
             stdouts.extend(child.stdout.take());
@@ -116,7 +124,7 @@ impl ProcessPool {
             Some((reader, _writer)) => ResultPipes::Shared(reader),
             None => ResultPipes::PerWorker(stdouts),
         };
-        pool.results = ResultQueue::new(pipes, gil, sockets, receive);
+        pool.results = ResultQueue::new(pipes, gil, sockets, receive, costs.release);
         Ok(pool)
     }
 
