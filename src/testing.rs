@@ -145,5 +145,6 @@ pub fn record(kind: RunKind, hex: &str, when: &str) -> Record {
         environment: crate::env::collect(),
         git: crate::provenance::unavailable("test".into()),
         nonce: "0".into(),
+        retraction: None,
     }
 }

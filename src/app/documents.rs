@@ -9,7 +9,6 @@ use super::{Project, diff};
 use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::ids::RunId;
-use crate::records::RunKind;
 use crate::records::store::BrokenRecord;
 use crate::render::{PROMPT_TEMPLATE, REPORT_TEMPLATE, Templates, context};
 
@@ -47,7 +46,7 @@ pub fn prompt(
             ),
         ));
     }
-    let (records, skipped) = project.records(chapter)?;
+    let (records, skipped) = project.records_with_retracted(chapter)?;
     let mut view = context::prompt(chapter, &text, excerpt_chars, &records);
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
@@ -86,7 +85,7 @@ fn other_engine(
     run: &crate::bench::BenchRun,
 ) -> Option<context::OtherEngine> {
     let is_pytorch = run.reference.is_some();
-    for record in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for record in records.iter().filter(|r| r.is_evidence()) {
         // A record that cannot be read back is skipped here: the report is
         // about its own run, and `history` shows what is broken.
         let Ok(other) = runs::experiment(project, record.clone()) else {
@@ -121,7 +120,7 @@ pub fn report(
 ) -> Result<Report> {
     let record = match run {
         Some(text) => Some(runs::recorded(project, chapter, &RunId::parse(text)?)?),
-        None => runs::latest(project, chapter, RunKind::Experiment)?,
+        None => runs::latest_evidence(project, chapter)?,
     };
     let experiment: Option<RecordedRun> = match record {
         Some(r) => Some(runs::experiment(project, r)?),

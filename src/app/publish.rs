@@ -21,7 +21,11 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
             "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
             broken.len(),
             chapter.key,
-            crate::text::list(broken.iter().map(|b| b.path.display()))
+            broken
+                .iter()
+                .map(|b| b.error.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
         )));
     }
     // The items come from the latest complete research report (a failed
@@ -41,10 +45,7 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
     };
     let report = report_of(0)?;
     let previous_report = report_of(1)?;
-    let experiment = match records
-        .iter()
-        .find(|r| r.kind == crate::records::RunKind::Experiment)
-    {
+    let experiment = match crate::records::latest_evidence(&records) {
         Some(r) => Some(super::runs::experiment(project, r.clone())?),
         None => None,
     };
@@ -78,6 +79,22 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
 /// Refuses to replace `path` unless this tool wrote it (its `generator`),
 /// so a site's own data is never overwritten.
 pub fn check_replaceable(path: &Path) -> Result<()> {
+    // The type first, without opening: reading a FIFO would wait forever,
+    // and a device or a folder is nothing this tool wrote.
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(path, e)),
+        Ok(m) if !m.is_file() => {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "{}, not a regular file this tool wrote; refusing to replace it",
+                    crate::text::file_kind(&m.file_type())
+                ),
+            ));
+        }
+        Ok(_) => {}
+    }
     match std::fs::read(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),

@@ -249,12 +249,16 @@ pub fn conclude(
     let stored = match record_as {
         Some(source) => {
             let verdicts = diff::stored_verdicts(&diffed.diff);
+            // The chapter's own experiment; only a knob the user set
+            // (thread workers where the claims need processes) can make it
+            // incomparable, and then it is recorded marked.
             Some(record::bench_run(
                 project,
                 chapter,
                 &run,
                 source,
                 Some(verdicts),
+                record::Incomparable::RecordMarked,
             )?)
         }
         None => None,

@@ -8,7 +8,8 @@
 //! process's interpreter lock), `pool` (the workers, one file per part of
 //! the DataLoader), `engine` (the consumer loop), `bound` (the ideal),
 //! `stats` (rows and medians), `verdict` (where the time goes), `histogram`
-//! (the codec), `run_file` (what `--out` writes), `suite` (a whole run),
+//! (the codec), `run_file` (what `--out` writes), `run_check` (the bounds
+//! a run read back must keep), `suite` (a whole run),
 //! `pytorch_harness` (the same run on the real DataLoader), `interrupt`
 //! (Ctrl-C), `table_layout` (the chapter's columns and header line),
 //! `metric_name` (how claims spell them) and `export` (text, Markdown and
@@ -27,6 +28,7 @@ pub mod interrupt;
 pub mod metric_name;
 pub mod pool;
 pub mod pytorch_harness;
+pub mod run_check;
 pub mod run_file;
 pub mod settings;
 pub mod stats;

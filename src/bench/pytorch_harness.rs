@@ -143,6 +143,10 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
     }
     for r in out.results {
         let cfg = settings.pipeline(r.producer, r.workers);
+        check_answer(settings, &r, out.cpus.len()).map_err(|problem| HarnessError::OutOfRange {
+            config: cfg.label(),
+            problem,
+        })?;
         if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
             return Err(HarnessError::Batches {
                 measured: r.waits_ns.len(),
@@ -209,7 +213,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
     for c in &mut results {
         c.summary = stats::summarize(&c.repeats);
     }
-    Ok(BenchRun {
+    let run = BenchRun {
         schema: RUN_SCHEMA.into(),
         created_at: Utc::now(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -225,7 +229,39 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             sharing_strategy: out.sharing_strategy,
             start_method: out.start_method,
         }),
-    })
+    };
+    // What the answer became must pass what a run file read back passes.
+    super::run_check::check_run(&run).map_err(|problem| HarnessError::OutOfRange {
+        config: "the run".into(),
+        problem,
+    })?;
+    Ok(run)
+}
+
+/// One configuration of the harness's answer against what was asked: a
+/// producer and worker count of the settings, on 1 to `MAX_CPUS` CPUs, and
+/// a window that holds every measured step (so ex/s cannot come out of a
+/// window of 0).
+fn check_answer(settings: &Settings, r: &HarnessRun, cpus: usize) -> Result<(), String> {
+    if !settings.producers.contains(&r.producer) || !settings.workers.contains(&r.workers) {
+        return Err("a producer or worker count that was not asked for".into());
+    }
+    if cpus == 0 || cpus > super::settings::MAX_CPUS {
+        return Err(format!("it ran on {cpus} CPUs"));
+    }
+    let steps: u128 = r
+        .waits_ns
+        .iter()
+        .zip(&r.works_ns)
+        .map(|(a, b)| u128::from(*a) + u128::from(*b))
+        .sum();
+    if r.window_ns == 0 || u128::from(r.window_ns) < steps {
+        return Err(format!(
+            "its window of {} ns is shorter than the {steps} ns its measured steps took",
+            r.window_ns
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,8 +1,6 @@
 //! The run file `bench --out` writes (schema `research_companion.bench-run.v1`,
 //! a public interface documented in docs/formats.md): its rows, repeats and
-//! histograms, and how one is read back and checked.
-
-use std::path::Path;
+//! histograms (`run_check` reads one back and checks it).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -11,7 +9,7 @@ use super::config::ProducerKind;
 use super::settings::Settings;
 use super::verdict::PipelineVerdict;
 use crate::env::Environment;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::yaml_io;
 
 /// Schema name of a run file written by `bench --out`.
@@ -134,18 +132,6 @@ impl BenchRun {
 }
 
 impl BenchRun {
-    /// Reads a run file and checks its schema.
-    pub fn load(path: &Path) -> Result<BenchRun> {
-        let run: BenchRun = yaml_io::read_finite(path)?;
-        if run.schema != RUN_SCHEMA {
-            return Err(Error::invalid(
-                path,
-                format!("not a bench run file (schema '{}')", run.schema),
-            ));
-        }
-        Ok(run)
-    }
-
     /// The run as the YAML text of a run file.
     pub fn to_yaml(&self) -> Result<String> {
         yaml_io::to_string(self)

@@ -32,6 +32,8 @@ pub const MAX_BATCHES: u64 = 1_000_000;
 pub const MAX_REPEAT: usize = 100;
 /// Upper bound on batches each worker may have outstanding.
 pub const MAX_PREFETCH: usize = 64;
+/// Upper bound on the CPUs a run is restricted to.
+pub const MAX_CPUS: usize = 4096;
 /// Upper bound on the timer slack, in ns (one second).
 pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
 
@@ -208,6 +210,12 @@ impl Settings {
         }
         if self.cpus == Some(0) {
             return Err(SettingsError::new(Cpus, "must be at least 1, got 0"));
+        }
+        if let Some(n) = self.cpus.filter(|n| *n > MAX_CPUS) {
+            return Err(SettingsError::new(
+                Cpus,
+                format!("must be at most {MAX_CPUS}, got {n}"),
+            ));
         }
         Ok(())
     }

@@ -55,32 +55,42 @@ impl Chapter {
 pub struct Registry {
     layout: Layout,
     keys: Vec<ChapterKey>,
+    /// Chapter folders whose book or chapter folder name is not an id: they
+    /// cannot be named, so each is reported as broken rather than dropped.
+    misnamed: Vec<Error>,
 }
 
 impl Registry {
-    /// Lists `book-snapshots/<book>/<chapter>/chapter.yaml` without parsing.
+    /// Lists `book-snapshots/<book>/<chapter>/` folders without parsing: a
+    /// folder holding a `chapter.yaml` or a `snapshots.yaml` of any file type
+    /// (a FIFO, a folder or a dangling link included) is a chapter, so one
+    /// whose file cannot be read is listed as broken and never vanishes.
+    /// Nothing is opened: the types are read with `lstat`.
     pub fn open(layout: &Layout) -> Result<Self> {
         let root = layout.snapshots_root();
         let mut keys = Vec::new();
+        let mut misnamed = Vec::new();
         if root.is_dir() {
             for book in read_dir_sorted(&root)? {
-                let Ok(book_id) = Id::parse(&book) else {
-                    continue;
-                };
-                let book_dir = layout.book_dir(&book_id);
+                let book_dir = root.join(&book);
                 if !book_dir.is_dir() {
                     continue;
                 }
                 for chapter in read_dir_sorted(&book_dir)? {
-                    let Ok(chapter_id) = Id::parse(&chapter) else {
+                    let dir = book_dir.join(&chapter);
+                    let present = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+                    if !dir.is_dir()
+                        || !(present(crate::layout::CHAPTER_MANIFEST)
+                            || present(crate::layout::CHAPTER_STATE))
+                    {
                         continue;
-                    };
-                    let key = ChapterKey {
-                        book: book_id.clone(),
-                        chapter: chapter_id,
-                    };
-                    if layout.chapter_manifest(&key).is_file() {
-                        keys.push(key);
+                    }
+                    match Id::parse(&book).and_then(|b| Ok((b, Id::parse(&chapter)?))) {
+                        Ok((book, chapter)) => keys.push(ChapterKey { book, chapter }),
+                        Err(e) => misnamed.push(Error::invalid(
+                            &dir,
+                            format!("the folder's name cannot be a chapter's: {e}"),
+                        )),
                     }
                 }
             }
@@ -88,7 +98,13 @@ impl Registry {
         Ok(Registry {
             layout: layout.clone(),
             keys,
+            misnamed,
         })
+    }
+
+    /// Chapter folders whose names are not ids, one error each.
+    pub fn misnamed(&self) -> &[Error] {
+        &self.misnamed
     }
 
     /// Every registered chapter, sorted by book then chapter.
@@ -107,14 +123,44 @@ impl Registry {
     }
 
     fn empty(&self) -> Error {
-        Error::NoChapters {
-            dir: self.layout.snapshots_root(),
+        self.check_root()
+            .err()
+            .unwrap_or_else(|| Error::NoChapters {
+                dir: self.layout.snapshots_root(),
+            })
+    }
+
+    /// Fails when the project root is not there at all (a mistyped root
+    /// should say so, not that it holds no chapters).
+    pub fn check_root(&self) -> Result<()> {
+        let root = self.layout.root();
+        match std::fs::metadata(root) {
+            Ok(m) if m.is_dir() => Ok(()),
+            Ok(_) => Err(Error::NoRoot {
+                dir: root.to_path_buf(),
+                problem: "is not a folder",
+            }),
+            Err(_) => Err(Error::NoRoot {
+                dir: root.to_path_buf(),
+                problem: "does not exist",
+            }),
         }
     }
 
     /// Finds a chapter by stable id, `<book-id>/<chapter-id>`, or a bare
     /// chapter id that only one book uses.
     pub fn resolve(&self, query: &str) -> Result<ChapterKey> {
+        // Ids are lowercase: `Systems-Notes/09` is a typo for a chapter
+        // that may well exist, so say which.
+        let lower = query.to_ascii_lowercase();
+        if lower != query
+            && let Ok(key) = self.resolve(&lower)
+        {
+            return Err(Error::UnknownChapter {
+                id: query.to_string(),
+                suggestion: Some(key.to_string()),
+            });
+        }
         if let Some(key) = ChapterKey::parse(query) {
             let key = key?;
             return match self.keys.contains(&key) {
@@ -163,6 +209,12 @@ impl Registry {
         let path = self.layout.chapter_manifest(key);
         let state_path = self.layout.chapter_state(key);
         let folder = self.layout.snapshots_root();
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Err(Error::invalid(
+                &path,
+                "missing: the chapter folder has no chapter.yaml (it says who the chapter is)",
+            ));
+        }
         crate::text::check_owned(&path, &folder)?;
         let text = yaml_io::read_text(&path)?;
         #[derive(serde::Deserialize)]
@@ -212,6 +264,23 @@ impl Registry {
             state_path,
             legacy,
         })
+    }
+
+    /// A registered book whose id is `book` but for case and the
+    /// punctuation between words (`Systems-Notes`, `systems_notes` for
+    /// `systems-notes`), other than `book` itself.
+    pub fn similar_book(&self, book: &str) -> Option<&Id> {
+        let fold = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let wanted = fold(book);
+        self.keys
+            .iter()
+            .map(|k| &k.book)
+            .find(|b| b.as_str() != book && fold(b.as_str()) == wanted)
     }
 
     /// The layout this registry reads.
@@ -283,6 +352,24 @@ pub enum AddOutcome {
     Unchanged(SnapshotEntry),
     /// The text equals an older stored snapshot, which is current again.
     Reverted(SnapshotEntry),
+    /// The text equals a stored snapshot whose file was gone (deleted by
+    /// hand): the file is written again, and that snapshot is current.
+    Restored(SnapshotEntry),
+}
+
+/// The prose-v1 fingerprint of text that is empty once normalized.
+const EMPTY_PROSE_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// Refuses a text with no prose (nothing but white space, zero-width
+/// characters and the like): there is nothing to fingerprint or check.
+pub fn refuse_empty(fingerprint: &Fingerprint, source: &str) -> Result<()> {
+    if fingerprint.value == EMPTY_PROSE_SHA256 {
+        return Err(Error::Other(format!(
+            "{}: the chapter text is empty once normalized (white space or invisible characters only); nothing stored",
+            crate::text::redact_url(source)
+        )));
+    }
+    Ok(())
 }
 
 /// A snapshot to store.
@@ -322,18 +409,32 @@ pub fn add_snapshot(
         return Err(needs_migration(chapter));
     }
     let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(new.text));
+    refuse_empty(&fingerprint, &new.source)?;
     let manifest = &chapter.state;
-    if manifest.current().fingerprint == fingerprint && manifest.current().scope == new.scope {
-        return Ok(AddOutcome::Unchanged(manifest.current().clone()));
+    let missing = |s: &SnapshotEntry| is_missing(layout, chapter, s);
+    let current = manifest.current();
+    if current.fingerprint == fingerprint && current.scope == new.scope && !missing(current) {
+        return Ok(AddOutcome::Unchanged(current.clone()));
     }
     let mut updated = manifest.clone();
     let mut written = None;
     let outcome = match manifest
         .snapshots
         .iter()
-        .find(|s| s.fingerprint == fingerprint && s.scope == new.scope)
+        .position(|s| s.fingerprint == fingerprint && s.scope == new.scope)
     {
-        Some(older) => {
+        Some(i) if missing(&manifest.snapshots[i]) => {
+            // The same prose, so the same fingerprint: verify finds the
+            // file intact again. Its size is this text's.
+            let path = layout.snapshot_file(&chapter.key, &manifest.snapshots[i].file);
+            atomic::write_new(&path, new.text.as_bytes())?;
+            written = Some(path);
+            updated.snapshots[i].bytes = new.text.len() as u64;
+            updated.current_snapshot = updated.snapshots[i].file.clone();
+            AddOutcome::Restored(updated.snapshots[i].clone())
+        }
+        Some(i) => {
+            let older = &manifest.snapshots[i];
             updated.current_snapshot = older.file.clone();
             AddOutcome::Reverted(older.clone())
         }
@@ -367,6 +468,12 @@ pub fn add_snapshot(
         return Err(e);
     }
     Ok(outcome)
+}
+
+/// Whether a stored snapshot's file is gone (`lstat` only: a file there of
+/// any kind is not missing).
+pub fn is_missing(layout: &Layout, chapter: &Chapter, entry: &SnapshotEntry) -> bool {
+    std::fs::symlink_metadata(layout.snapshot_file(&chapter.key, &entry.file)).is_err()
 }
 
 /// Replaces a snapshots.yaml atomically (the tool's file; never chapter.yaml).

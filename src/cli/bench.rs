@@ -208,6 +208,10 @@ pub struct BenchArgs {
     /// Chapter the run is recorded against [default: the only registered one]
     #[arg(long, value_name = "ID", requires = "record")]
     pub chapter: Option<String>,
+    /// Record the run even though it cannot be compared with the chapter's
+    /// tables (other settings): kept, marked, never shown as its evidence
+    #[arg(long, requires = "record")]
+    pub not_comparable: bool,
     /// Fail the run when no batch arrives for MS milliseconds [default: 10 s
     /// plus four times the slowest expected batch]
     #[arg(long, hide = true, value_name = "MS", value_parser = ranged::<u64>(1, 86_400_000))]

@@ -4,15 +4,19 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use super::formats::{DocFormat, ListFormat, ranged};
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("evidence").required(true).args(["report", "run"]))]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct RecordArgs {
+    #[command(subcommand)]
+    pub action: Option<RecordCommand>,
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
-    pub chapter: String,
+    #[arg(required = true)]
+    pub chapter: Option<String>,
     /// The research report (Markdown) to record; a copy is stored
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -39,6 +43,28 @@ pub struct RecordArgs {
     /// Commit the new record and its evidence to the git repository
     #[arg(long)]
     pub commit: bool,
+    /// Record a run that cannot be compared with the chapter's tables (other
+    /// settings): kept, marked, never shown as the chapter's evidence
+    #[arg(long, requires = "run")]
+    pub not_comparable: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RecordCommand {
+    /// Withdraw a recorded run: a retraction file beside the records (the
+    /// record is never edited); status, prompt, report, publish and site
+    /// stop reading the run, and history shows it retracted
+    Retract {
+        /// The run to withdraw (as history lists it)
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// Why, in a sentence; kept with the retraction
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        /// Commit the retraction to the git repository
+        #[arg(long)]
+        commit: bool,
+    },
 }
 
 #[derive(Debug, Args)]

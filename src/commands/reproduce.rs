@@ -174,7 +174,7 @@ impl Render for ReproduceView<'_> {
             }
         }
         for s in &self.done.skipped {
-            summary.push(format!("skipped: {s}"));
+            summary.push(format!("skipped: {}", crate::text::visible(s)));
         }
         Ok(format!("{}\n\n{details}", summary.join("\n")))
     }

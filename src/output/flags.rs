@@ -10,6 +10,9 @@ use crate::error::{Error, Result};
 pub fn name_common_flags(e: Error) -> Error {
     match e {
         Error::NoChapters { .. } => Error::Usage(format!("{e}, or pass --root DIR")),
+        Error::NoRoot { .. } => {
+            Error::Usage(format!("{e} (named by --root or RESEARCH_COMPANION_ROOT)"))
+        }
         other => other,
     }
 }

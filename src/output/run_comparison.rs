@@ -52,8 +52,8 @@ fn runs_text(c: &RunComparison) -> String {
         let _ = writeln!(
             s,
             "{name}: {} ({}; env {}; CPUs {}; {})",
-            l.source,
-            l.engine,
+            crate::text::visible(&l.source),
+            crate::text::visible(&l.engine),
             crate::env::short_id(&l.env_id),
             crate::text::list(&l.cpus_used),
             l.created_at.format("%Y-%m-%d %H:%M UTC")
@@ -64,7 +64,7 @@ fn runs_text(c: &RunComparison) -> String {
     } else {
         s.push_str("the runs differ in:\n");
         for d in &c.run_differences {
-            let _ = writeln!(s, "  {d}");
+            let _ = writeln!(s, "  {}", crate::text::visible(d));
         }
     }
     s

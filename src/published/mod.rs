@@ -1,10 +1,12 @@
 //! What the chapter says, made checkable: its published tables (`tables`),
 //! their internal consistency (`audit`), its numeric claims (`claims`), and
 //! the comparison with a measured run (`diff`, `render`, `plot`), claim by
-//! claim (`verdict`).
+//! claim (`verdict`), and whether a run can be compared at all
+//! (`comparability`).
 
 pub mod audit;
 pub mod claims;
+pub mod comparability;
 pub mod coverage;
 pub mod diff;
 pub mod plot;

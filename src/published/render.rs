@@ -1,6 +1,7 @@
 //! `diff` output as text tables and Markdown; JSON and YAML are the
 //! comparison's own serialization.
 
+use crate::text::visible;
 use std::fmt::Write as _;
 
 use super::diff::{ClaimResult, PublishedDiff};
@@ -102,13 +103,13 @@ pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
             s,
             "  {}  {}: \"{}\"",
             r.flagged().painted(paint),
-            r.id,
-            r.quote
+            visible(&r.id),
+            visible(&r.quote)
         );
         let _ = writeln!(
             s,
             "      published  {} = {} = {}",
-            r.metric,
+            visible(&r.metric),
             r.published_formula,
             fmt_num(r.published)
         );
@@ -136,7 +137,7 @@ pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
             let _ = writeln!(s, "      {}: {}", flag.painted(paint), explained(&flag, r));
         }
         if let Some(reason) = &r.reason {
-            let _ = writeln!(s, "      {reason}");
+            let _ = writeln!(s, "      {}", visible(reason));
         }
     }
     let _ = writeln!(s, "{}", verdict_summary(c, paint));
@@ -159,7 +160,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
             "the quoted sentence is not in this revision{}",
             r.closest_sentence
                 .as_ref()
-                .map(|c| format!("; closest: \"{c}\""))
+                .map(|c| format!("; closest: \"{}\"", visible(c)))
                 .unwrap_or_default()
         ),
     }
@@ -276,13 +277,13 @@ pub fn markdown(c: &PublishedDiff) -> String {
     );
     for r in &c.claims {
         let verdict = match &r.reason {
-            Some(why) => format!("{} ({why})", r.flagged()),
+            Some(why) => format!("{} ({})", r.flagged(), visible(why)),
             None => r.flagged().to_string(),
         };
         let _ = writeln!(
             s,
             "| {} | {verdict} | {} | {} | {} | {} |",
-            r.id,
+            visible(&r.id),
             fmt_num(r.published),
             r.measured.map_or("-".into(), fmt_num),
             r.criterion,

@@ -3,7 +3,8 @@
 //! stored beside it. Records are only ever added, never edited.
 //!
 //! `store` reads and writes the files (at the paths `Layout` gives),
-//! `create` builds new records, `report` checks reports, `status` says which
+//! `create` builds new records, `report` checks reports, `retraction` is a
+//! run withdrawn (a file of its own, never an edit), `status` says which
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
@@ -11,6 +12,7 @@ pub mod create;
 pub mod publish;
 pub mod report;
 pub mod report_items;
+pub mod retraction;
 pub mod status;
 pub mod store;
 
@@ -176,6 +178,11 @@ pub struct ExperimentInfo {
     /// Claim verdicts against the revision's published tables, when known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<StoredVerdict>,
+    /// Why the run cannot be compared with the revision's tables (the
+    /// first setting that differs), when it was recorded anyway: kept, but
+    /// never the evidence `status` and the other readers show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_comparable: Option<String>,
 }
 
 /// One recorded run.
@@ -201,6 +208,31 @@ pub struct Record {
     pub git: GitProvenance,
     /// Random, so that two otherwise identical records get different ids.
     pub nonce: String,
+    /// The retraction that withdrew the run, when one did: not part of the
+    /// record's file, filled in by the store from the retraction's.
+    #[serde(skip)]
+    pub retraction: Option<retraction::Retraction>,
+}
+
+impl Record {
+    /// Whether this is an experiment whose verdicts are evidence about the
+    /// chapter's claims: one that could be compared with the tables of the
+    /// revision it examined. Every reader that shows "the latest
+    /// experiment" takes the latest of these.
+    pub fn is_evidence(&self) -> bool {
+        self.kind == RunKind::Experiment
+            && self.retraction.is_none()
+            && self
+                .experiment
+                .as_ref()
+                .is_none_or(|e| e.not_comparable.is_none())
+    }
+}
+
+/// The latest experiment that is evidence ([`Record::is_evidence`]) among
+/// records listed newest first.
+pub fn latest_evidence(records: &[Record]) -> Option<&Record> {
+    records.iter().find(|r| r.is_evidence())
 }
 
 #[cfg(test)]

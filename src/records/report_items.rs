@@ -113,7 +113,8 @@ fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'static s
         .ok_or("it has no title")?;
     let url = col(&["url", "link"])
         .and_then(url_in)
-        .or_else(|| title_cell.and_then(url_in));
+        .or_else(|| title_cell.and_then(url_in))
+        .map(|u| crate::text::redact_url(&u));
     let year = match col(&["year", "date"]) {
         None => None,
         Some(y) => Some(

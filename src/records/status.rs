@@ -74,6 +74,13 @@ pub struct HistoryEntry {
     pub result: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Experiment runs recorded although they cannot be compared with the
+    /// chapter's tables: why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_comparable: Option<String>,
+    /// Withdrawn runs: `RETRACTED on <date>: <reason>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retracted: Option<String>,
 }
 
 /// The history lines for one chapter's records (already newest first).
@@ -92,6 +99,8 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             draft: r.report.as_ref().is_some_and(|p| p.draft),
             result: r.experiment.as_ref().map(|e| e.summary.clone()),
             note: r.note.clone(),
+            not_comparable: r.experiment.as_ref().and_then(|e| e.not_comparable.clone()),
+            retracted: r.retraction.as_ref().map(|x| x.label()),
         })
         .collect()
 }
@@ -160,7 +169,8 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         ),
     };
     let label = state.label().to_string();
-    let experiment = records.iter().find(|r| r.kind == RunKind::Experiment);
+    // A run recorded as not comparable is kept, but is not the evidence.
+    let experiment = super::latest_evidence(records);
     ChapterStatus {
         chapter: chapter.key_str(),
         title: chapter.manifest.chapter.title.clone(),
@@ -331,7 +341,7 @@ impl ClaimAcrossEnvironments {
 /// The latest experiment of each environment (records newest first).
 pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
     let mut seen: Vec<EnvironmentEvidence> = Vec::new();
-    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for r in records.iter().filter(|r| r.is_evidence()) {
         let env = crate::env::short_id(&r.environment.env_id);
         if seen.iter().any(|e| e.env_id == env) {
             continue;

@@ -68,7 +68,8 @@ pub struct HistoryView {
     pub run_id: String,
     pub date: String,
     pub revision: String,
-    pub state: &'static str,
+    /// The revision's state, and for a withdrawn run its retraction.
+    pub state: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -112,7 +113,10 @@ const NOT_GIVEN: &str = "not given in chapter.yaml";
 
 fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     let m = &ch.manifest;
-    let given = |u: &Option<String>| u.clone().unwrap_or_else(|| NOT_GIVEN.to_string());
+    let given = |u: &Option<String>| {
+        u.as_deref()
+            .map_or_else(|| NOT_GIVEN.to_string(), crate::text::redact_url)
+    };
     (
         BookView {
             id: m.book.id.to_string(),
@@ -166,8 +170,9 @@ fn short_revision(r: &Record) -> String {
     format!("{}:{}", fp.normalization, fp.short())
 }
 
-/// The prompt's context. `records` newest first; `text` the current
-/// snapshot's stored text.
+/// The prompt's context. `records` newest first, retracted ones included
+/// (the history shows them marked; nothing else reads them); `text` the
+/// current snapshot's stored text.
 pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> PromptContext {
     let (book, chapter) = book_and_chapter(ch);
     let research: Vec<&Record> = records
@@ -180,37 +185,37 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
             run_id: r.run_id.to_string(),
             date: r.recorded_at.format("%Y-%m-%d").to_string(),
             revision: short_revision(r),
-            state: match status::currency(ch, r) {
-                RunCurrency::Current => "the current revision",
-                RunCurrency::Stale => "an older revision",
+            state: match (status::currency(ch, r), &r.retraction) {
+                (RunCurrency::Current, None) => "the current revision".into(),
+                (RunCurrency::Stale, None) => "an older revision".into(),
+                (RunCurrency::Current, Some(x)) => format!("the current revision; {}", x.label()),
+                (RunCurrency::Stale, Some(x)) => format!("an older revision; {}", x.label()),
             },
         })
         .collect();
     let chapter_changed = research
-        .first()
-        .is_some_and(|r| status::currency(ch, r) == RunCurrency::Stale);
-    let evidence = records
         .iter()
-        .find(|r| r.kind == RunKind::Experiment)
-        .and_then(|r| {
-            let e = r.experiment.as_ref()?;
-            Some(EvidenceView {
-                run_id: r.run_id.to_string(),
-                date: r.recorded_at.format("%Y-%m-%d").to_string(),
-                revision: short_revision(r),
-                stale: status::currency(ch, r) == RunCurrency::Stale,
-                summary: e.summary.clone(),
-                verdicts: e
-                    .verdicts
-                    .iter()
-                    .map(|v| VerdictView {
-                        claim: v.claim.clone(),
-                        verdict: v.verdict.class,
-                        measured: v.measured,
-                    })
-                    .collect(),
-            })
-        });
+        .find(|r| r.retraction.is_none())
+        .is_some_and(|r| status::currency(ch, r) == RunCurrency::Stale);
+    let evidence = crate::records::latest_evidence(records).and_then(|r| {
+        let e = r.experiment.as_ref()?;
+        Some(EvidenceView {
+            run_id: r.run_id.to_string(),
+            date: r.recorded_at.format("%Y-%m-%d").to_string(),
+            revision: short_revision(r),
+            stale: status::currency(ch, r) == RunCurrency::Stale,
+            summary: e.summary.clone(),
+            verdicts: e
+                .verdicts
+                .iter()
+                .map(|v| VerdictView {
+                    claim: v.claim.clone(),
+                    verdict: v.verdict.class,
+                    measured: v.measured,
+                })
+                .collect(),
+        })
+    });
     PromptContext {
         book,
         chapter,

@@ -16,4 +16,7 @@ mod prompt_and_report;
 mod publish;
 mod pytorch_reference;
 mod records;
+mod reliable_records;
 mod site;
+mod store_inputs;
+mod trust;

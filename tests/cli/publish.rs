@@ -407,7 +407,10 @@ fn every_state_keeps_the_schema_and_counts_its_lists() {
     assert_eq!(len(&v["sections"]["experiment_opportunities"]), 1);
 
     // Failed latest: a report without its sections.
-    p.write("bad.md", "# Notes\n\nUNVERIFIED: everything.\n");
+    p.write(
+        "bad.md",
+        "# Notes\n\n## 1. Context and provenance\n\nUNVERIFIED: everything.\n",
+    );
     p.record(&["--report", "bad.md"]);
     let v = publish(&p);
     assert_site_schema(&v);

@@ -9,7 +9,6 @@ use crate::app::{Project, changes, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
 use crate::records::Record;
-use crate::records::RunKind;
 use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
 use crate::render::{SITE_CHAPTER_TEMPLATE, Templates, markdown};
 use crate::text::number;
@@ -171,7 +170,7 @@ fn records_path(ch: &Chapter) -> String {
 fn latest_per_environment(project: &Project, records: &[Record]) -> Vec<runs::RecordedRun> {
     let mut seen: Vec<(String, bool)> = Vec::new();
     let mut out = Vec::new();
-    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for r in records.iter().filter(|r| r.is_evidence()) {
         let Ok(e) = runs::experiment(project, r.clone()) else {
             continue;
         };
@@ -300,6 +299,10 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
             (None, Some(x)) => (x.summary.clone(), Some(x.file.clone()), None),
             (None, None) => (String::new(), None, None),
         };
+        let summary = match &r.retraction {
+            Some(x) => format!("{} (no longer research or evidence). {summary}", x.label()),
+            None => summary,
+        };
         let base = format!("../{}", records_path(ch));
         history.push(HistoryRow {
             run_id: r.run_id.to_string(),
@@ -340,7 +343,7 @@ pub fn chapter_files(
         chapter_id: m.chapter.id.to_string(),
         title: m.chapter.title.clone(),
         stable_id: m.stable_id(),
-        url: m.chapter.url.clone(),
+        url: m.chapter.url.as_deref().map(crate::text::redact_url),
         snapshot_file: current.file.clone(),
         scope: current.scope.to_string(),
         fingerprint: current.fingerprint.value.clone(),
@@ -361,7 +364,14 @@ pub fn chapter_files(
     // The raw records, so the page's links open them from disk.
     for r in records {
         for path in crate::records::store::record_files(project.layout(), r) {
+            // Checked first (a FIFO would hang the read); and the copy is
+            // published, so no URL in it keeps a secret.
+            crate::text::check_owned(&path, &project.layout().records_root())?;
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let bytes = match String::from_utf8(bytes) {
+                Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
+                Err(e) => e.into_bytes(),
+            };
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             files.push((format!("{}/{name}", records_path(ch)), bytes));
         }
