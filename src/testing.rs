@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 
 use crate::bench::{BenchRun, ConfigResult, PipelineVerdict, ProducerKind, RUN_SCHEMA, Row};
 use crate::bench::{Column, Settings};
-use crate::chapter::{Chapter, Fingerprint, Registry, Scope};
+use crate::chapter::registry::Registry;
+use crate::chapter::{Chapter, Fingerprint, Scope};
 use crate::ids::RunId;
 use crate::layout::Layout;
 use crate::published::tables::{self, Table};

@@ -244,13 +244,15 @@ fn without_secret_params(query: &str) -> Option<String> {
 /// ([`SECRET_PARAMS`]) of its query or of a fragment made of parameters
 /// (`#access_token=...`). Both the `scheme://user:secret@host/path` form
 /// (parsed by the `url` crate) and the scp-like `user@host:path` form,
-/// which is not a URL, are handled. Anything that is not a URL (a path)
-/// comes back as it was. Every URL the tool writes or prints goes through
-/// here.
+/// which is not a URL, are handled. A URL with nothing to take out, and
+/// anything that is not a URL (a path), comes back exactly as it was (not
+/// rewritten the `url` crate's way). Every URL the tool writes or prints
+/// goes through here.
 pub fn redact_url(url: &str) -> String {
     if let Ok(mut parsed) = url::Url::parse(url)
         && parsed.has_host()
     {
+        let untouched = parsed.to_string();
         // Both calls only fail for URLs that cannot have credentials.
         let _ = parsed.set_username("");
         let _ = parsed.set_password(None);
@@ -261,7 +263,11 @@ pub fn redact_url(url: &str) -> String {
             let kept = without_secret_params(fragment);
             parsed.set_fragment(kept.as_deref());
         }
-        return parsed.to_string();
+        return if parsed.as_str() == untouched {
+            url.to_string()
+        } else {
+            parsed.to_string()
+        };
     }
     // scp-like: user@host:path (no scheme). Only strip when the @ comes
     // before the first colon, so a path with @ in it is left alone.
@@ -294,7 +300,7 @@ pub fn serialize_redacted_str<S: serde::Serializer>(
 
 /// Whether `url` holds something [`redact_url`] takes out.
 pub fn carries_secret(url: &str) -> bool {
-    lost_a_secret(url, &redact_url(url))
+    redact_url(url) != url
 }
 
 /// Free text (a report, a record file copied into the site) with every URL
@@ -320,9 +326,7 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
         }
         let url = &text[start..end];
         let safe = redact_url(url);
-        // The url crate also normalizes (a trailing slash); only a URL that
-        // lost something is rewritten.
-        if safe != url && lost_a_secret(url, &safe) {
+        if safe != url {
             out.push_str(&text[copied..start]);
             out.push_str(&safe);
             copied = end;
@@ -333,16 +337,6 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     std::borrow::Cow::Owned(out)
-}
-
-/// Whether [`redact_url`] took user info or a parameter out of `url`,
-/// rather than only writing it the `url` crate's way (a trailing `/`).
-fn lost_a_secret(url: &str, safe: &str) -> bool {
-    match url::Url::parse(url) {
-        Ok(parsed) => parsed.as_str() != safe,
-        // Not a URL the crate reads (scp-like): any change took something.
-        Err(_) => url != safe,
-    }
 }
 
 /// How a column of an [`aligned`] table is aligned.
@@ -404,6 +398,12 @@ mod tests {
             ("git@github.com:o/r.git", "github.com:o/r.git"),
             ("/srv/git/r.git", "/srv/git/r.git"),
             ("https://h/x?q=rust+lang", "https://h/x?q=rust+lang"),
+            // Nothing taken out: exactly as written, not normalized.
+            ("https://example.com", "https://example.com"),
+            (
+                "https://b\u{fc}cher.example/",
+                "https://b\u{fc}cher.example/",
+            ),
         ] {
             assert_eq!(redact_url(url), safe, "{url}");
         }

@@ -2,7 +2,8 @@
 //! command and passed to every use-case, so nothing re-reads the registry or
 //! rebuilds paths by hand.
 
-use crate::chapter::{Chapter, Registry};
+use crate::chapter::Chapter;
+use crate::chapter::registry::Registry;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::records::Record;

@@ -98,26 +98,8 @@ pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Out
 
 /// `chapter new`
 fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Result<Outcome> {
-    let key = crate::ids::ChapterKey::parse(&args.key)
-        .ok_or_else(|| {
-            crate::error::Error::Usage(format!(
-                "'{}' names no chapter: write book-id/chapter-id, e.g. my-book/07",
-                args.key
-            ))
-        })?
-        .map_err(|e| {
-            // `Systems-Notes/09` beside an existing `systems-notes`: name it.
-            let book = args.key.split('/').next().unwrap_or_default();
-            match project.registry().similar_book(book) {
-                Some(b) => crate::error::Error::Usage(format!(
-                    "{e}; book {b} exists: did you mean {b}/{}?",
-                    args.key.split_once('/').map_or("", |(_, c)| c)
-                )),
-                None => e.into(),
-            }
-        })?;
     let new = chapters::NewChapter {
-        key,
+        key: new_key(project, &args.key)?,
         title: args.title,
         number: args.number,
         book_title: args.book_title,
@@ -160,6 +142,34 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
             key.chapter
         ))?;
     }
+    print_tables(out, &created)?;
+    Ok(Outcome::Ok)
+}
+
+/// The key `chapter new` is given, as `book-id/chapter-id`; a book id in
+/// the wrong case or punctuation beside an existing book names that book.
+fn new_key(project: &Project, text: &str) -> Result<crate::ids::ChapterKey> {
+    crate::ids::ChapterKey::parse(text)
+        .ok_or_else(|| {
+            crate::error::Error::Usage(format!(
+                "'{text}' names no chapter: write book-id/chapter-id, e.g. my-book/07"
+            ))
+        })?
+        .map_err(|e| {
+            let book = text.split('/').next().unwrap_or_default();
+            match project.registry().similar_book(book) {
+                Some(b) => crate::error::Error::Usage(format!(
+                    "{e}; book {b} exists: did you mean {b}/{}?",
+                    text.split_once('/').map_or("", |(_, c)| c)
+                )),
+                None => e.into(),
+            }
+        })
+}
+
+/// A new chapter's snapshot, and the tables its text publishes (or the
+/// fragments that did not parse).
+fn print_tables(out: &mut Out, created: &chapters::Created) -> Result<()> {
     out.line(format!(
         "  snapshot: {} ({}, {})",
         created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
@@ -178,10 +188,11 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
     for m in &created.malformed {
         out.line(format!(
             "  table-like fragment at {} did not parse: {}",
-            m.location, m.problem
+            m.location,
+            visible(&m.problem)
         ))?;
     }
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// `chapter show` as text: the manifest's fields, what research should
