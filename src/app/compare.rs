@@ -20,6 +20,9 @@ pub struct RunLabel {
     pub cpus_used: Vec<usize>,
     /// Worker kind and, for processes, the hand-off.
     pub engine: String,
+    /// Its rounds and how busy the machine was (see
+    /// [`crate::bench::export::load_summary`]).
+    pub load: String,
 }
 
 /// One number in both runs.
@@ -51,8 +54,55 @@ pub struct PairedRow {
     pub wait_p50_ms: Pair,
     pub work_ms: Pair,
     pub wait_frac: Pair,
+    /// Whether ex/s differs by more than both runs' spread.
+    pub spread: Spread,
     /// What differs enough to matter, in words (empty when nothing does).
     pub differences: Vec<String>,
+}
+
+/// How two runs' ex/s of a configuration stand against their spread over
+/// rounds (each run's undisturbed runs of it, lowest to highest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spread {
+    /// The two ranges do not overlap.
+    Beyond,
+    /// They overlap: the difference is within the runs' own noise.
+    Within,
+    /// A run has a single undisturbed run of it: no spread to read.
+    Unknown,
+}
+
+/// The lowest and highest ex/s of a configuration's undisturbed runs; None
+/// with fewer than two.
+fn ex_range(run: &BenchRun, producer: ProducerKind, workers: usize) -> Option<(f64, f64)> {
+    let c = run
+        .results
+        .iter()
+        .find(|c| c.producer == producer && c.workers == workers)?;
+    let ex: Vec<f64> = c
+        .repeats
+        .iter()
+        .filter(|r| !r.row.disturbed)
+        .map(|r| r.row.ex_per_s)
+        .collect();
+    (ex.len() >= 2).then(|| {
+        (
+            ex.iter().copied().fold(f64::INFINITY, f64::min),
+            ex.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    })
+}
+
+fn spread(a: &BenchRun, b: &BenchRun, producer: ProducerKind, workers: usize) -> Spread {
+    match (
+        ex_range(a, producer, workers),
+        ex_range(b, producer, workers),
+    ) {
+        (Some((alo, ahi)), Some((blo, bhi))) if ahi < blo || bhi < alo => Spread::Beyond,
+        (Some(_), Some(_)) => Spread::Within,
+        _ => Spread::Unknown,
+    }
 }
 
 /// Two runs compared: what `compare` prints.
@@ -102,6 +152,7 @@ fn label(source: &str, run: &BenchRun) -> RunLabel {
         env_id: run.environment.env_id.clone(),
         cpus_used: run.cpus_used.clone(),
         engine,
+        load: crate::bench::export::load_summary(run),
     }
 }
 
@@ -183,9 +234,14 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
             wait_p50_ms: Pair::new(ra.wait_p50_ms, rb.wait_p50_ms),
             work_ms: Pair::new(ra.work_ms, rb.work_ms),
             wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
+            spread: spread(a, b, ra.producer, ra.workers),
             differences: Vec::new(),
         };
         row.differences = row_differences(&row);
+        if row.spread == Spread::Beyond {
+            row.differences
+                .push("ex/s beyond both runs' spread over their rounds".into());
+        }
         rows.push(row);
     }
     for rb in b.results.iter().map(|r| &r.summary) {
@@ -209,6 +265,20 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
             a.environment.identity.logical_cpus,
             short(&b.environment.env_id),
             b.environment.identity.logical_cpus
+        ));
+    }
+    // A machine's load changes what it measures: say so, the settings aside.
+    let load_1m = |r: &BenchRun| r.environment.volatile.load_average.map(|l| l[0]);
+    if let (Some(la), Some(lb)) = (load_1m(a), load_1m(b))
+        && (la - lb).abs() >= 1.0
+    {
+        run_differences.push(format!("load average when it started: {la:.2} vs {lb:.2}"));
+    }
+    let (da, db) = (a.disturbance(), b.disturbance());
+    if da.0 > 0 || db.0 > 0 {
+        run_differences.push(format!(
+            "configuration runs disturbed by other processes: {} vs {}",
+            da.0, db.0
         ));
     }
     if a.cpus_used != b.cpus_used {

@@ -22,7 +22,10 @@ impl Render for status::ChapterHistory {
                 _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
                 (Some(true), _) => "report: all 7 sections".to_string(),
                 (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => r.clone(),
+                (None, Some(r)) => match &e.disturbed {
+                    Some(mark) => format!("{r}  [{mark}]"),
+                    None => r.clone(),
+                },
                 (None, None) => String::new(),
             };
             text.push_str(&format!(

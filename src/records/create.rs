@@ -177,6 +177,7 @@ pub fn record_experiment(
             sha256: sha.clone(),
             summary: summary.clone(),
             verdicts: verdicts.clone(),
+            load: super::RunLoad::of(run),
         });
         Ok((record, Evidence::Run, run_bytes.to_vec()))
     })

@@ -51,6 +51,8 @@ fn row(
         data_digest: "0".into(),
         max_outstanding: 0,
         ex_per_s_spread: None,
+        outside: None,
+        disturbed: false,
     };
     ConfigResult {
         producer,
@@ -73,6 +75,7 @@ fn chapter_like_run() -> BenchRun {
         cpus_used: vec![0],
         environment: research_companion::env::collect(),
         measurement_overhead_ns_per_step: 100.0,
+        outside_load_cost_ns: None,
         results,
         reference: None,
     }
