@@ -23,6 +23,9 @@ pub struct RunLabel {
     /// Its rounds and how busy the machine was (see
     /// [`crate::bench::export::load_summary`]).
     pub load: String,
+    /// Configuration runs other processes disturbed; None when the outside
+    /// load was not measured.
+    pub disturbed_runs: Option<usize>,
 }
 
 /// One number in both runs.
@@ -153,6 +156,7 @@ fn label(source: &str, run: &BenchRun) -> RunLabel {
         cpus_used: run.cpus_used.clone(),
         engine,
         load: crate::bench::export::load_summary(run),
+        disturbed_runs: run.outside_measured().then(|| run.disturbance().0),
     }
 }
 

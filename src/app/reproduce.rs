@@ -13,6 +13,7 @@
 use super::compare::{self, RunComparison};
 use super::record::{self, Stored};
 use super::{Project, diff};
+use crate::bench::stats::round_row;
 use crate::bench::{BenchRun, Decided, Settings, WorkerKind};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
@@ -279,7 +280,7 @@ pub fn settled(project: &Project, chapter: &Chapter, run: &BenchRun) -> bool {
         return true;
     };
     let latest = run.rounds();
-    let latest_quiet = run.results.iter().all(|c| c.round_row(latest).is_some());
+    let latest_quiet = run.results.iter().all(|c| round_row(c, latest).is_some());
     !found.diff.claims.iter().any(|c| {
         c.verdict == ClaimVerdict::Inconclusive
             && c.rounds

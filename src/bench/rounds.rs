@@ -97,7 +97,7 @@ pub fn run_rounds(
         for attempt in 0..MAX_RERUNS {
             let again: Vec<(ProducerKind, usize)> = results
                 .iter()
-                .filter(|c| c.round_row(round).is_none())
+                .filter(|c| stats::round_row(c, round).is_none())
                 .map(|c| (c.producer, c.workers))
                 .collect();
             if again.is_empty() {
@@ -420,7 +420,7 @@ mod tests {
         );
         for c in &results {
             assert!(
-                c.round_row(1).is_some() && c.round_row(2).is_some(),
+                stats::round_row(c, 1).is_some() && stats::round_row(c, 2).is_some(),
                 "{c:?}"
             );
             assert!(!c.summary.disturbed);
@@ -505,7 +505,7 @@ mod tests {
             // Every round a configuration has an undisturbed run in comes
             // out in its summary as not disturbed.
             for c in &results {
-                let all_quiet = c.rounds().iter().all(|&r| c.round_row(r).is_some());
+                let all_quiet = c.rounds().iter().all(|&r| stats::round_row(c, r).is_some());
                 prop_assert_eq!(c.summary.disturbed, !all_quiet);
             }
         }

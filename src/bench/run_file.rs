@@ -98,18 +98,6 @@ pub struct ConfigResult {
 }
 
 impl ConfigResult {
-    /// This configuration in `round`: the medians over its undisturbed runs
-    /// of that round; None when every run of that round was disturbed (or
-    /// it did not run in it).
-    pub fn round_row(&self, round: usize) -> Option<Row> {
-        let runs: Vec<&RepeatResult> = self
-            .repeats
-            .iter()
-            .filter(|r| r.round() == round && !r.row.disturbed)
-            .collect();
-        (!runs.is_empty()).then(|| super::stats::median_row(&runs))
-    }
-
     /// The highest outside share among its disturbed runs of `round`, when
     /// no run of that round was undisturbed.
     pub fn disturbed_in(&self, round: usize) -> Option<f64> {

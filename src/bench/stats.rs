@@ -3,7 +3,7 @@
 //! runs of every round (of all runs, when every one was disturbed).
 
 use super::config::PipelineConfig;
-use super::run_file::{RepeatResult, Row};
+use super::run_file::{ConfigResult, RepeatResult, Row};
 use super::verdict::verdict;
 use super::{bound, engine, histogram};
 
@@ -68,6 +68,18 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// A configuration in `round`: the medians over its undisturbed runs of
+/// that round; None when every run of that round was disturbed (or it did
+/// not run in it).
+pub fn round_row(config: &ConfigResult, round: usize) -> Option<Row> {
+    let runs: Vec<&RepeatResult> = config
+        .repeats
+        .iter()
+        .filter(|r| r.round() == round && !r.row.disturbed)
+        .collect();
+    (!runs.is_empty()).then(|| median_row(&runs))
 }
 
 /// A configuration's summary: the medians over its undisturbed runs (over

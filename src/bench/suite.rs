@@ -212,22 +212,28 @@ impl RoundEngine for Harness<'_> {
         round: usize,
     ) -> Result<Vec<Vec<RepeatResult>>> {
         // The harness runs every producer it is given against every worker
-        // count: one run per producer, with that producer's workers.
-        let mut producers: Vec<ProducerKind> = Vec::new();
-        for &(p, _) in configs {
-            if !producers.contains(&p) {
-                producers.push(p);
+        // count: a whole round in one run, the configurations run again in
+        // one run per producer, with that producer's workers.
+        let mut calls: Vec<Settings> = Vec::new();
+        if configs == self.settings.configurations().as_slice() {
+            calls.push(self.settings.clone());
+        } else {
+            for &(p, _) in configs {
+                if calls.iter().any(|s| s.producers == [p]) {
+                    continue;
+                }
+                let mut s = self.settings.clone();
+                s.producers = vec![p];
+                s.workers = configs
+                    .iter()
+                    .filter(|(q, _)| *q == p)
+                    .map(|&(_, w)| w)
+                    .collect();
+                calls.push(s);
             }
         }
         let mut measured: Vec<ConfigResult> = Vec::new();
-        for p in producers {
-            let mut s = self.settings.clone();
-            s.producers = vec![p];
-            s.workers = configs
-                .iter()
-                .filter(|(q, _)| *q == p)
-                .map(|&(_, w)| w)
-                .collect();
+        for s in calls {
             let run = super::pytorch_harness::run(&s, self.environment.clone(), self.python)?;
             measured.extend(run.results.iter().cloned());
             self.first.get_or_insert(run);

@@ -69,7 +69,12 @@ fn runs_text(c: &RunComparison) -> String {
         let _ = writeln!(s, "   {}", l.load);
     }
     if c.run_differences.is_empty() {
-        s.push_str("the runs share their settings, environment, CPUs and load\n");
+        s.push_str(match (c.a.disturbed_runs, c.b.disturbed_runs) {
+            (Some(0), Some(0)) => {
+                "the runs share their settings, environment and CPUs, and other processes disturbed neither\n"
+            }
+            _ => "the runs share their settings, environment and CPUs (their load: the lines above)\n",
+        });
     } else {
         s.push_str("the runs differ in:\n");
         for d in &c.run_differences {

@@ -12,6 +12,7 @@ use super::claims::{self, Claim, TableSet};
 use super::interval::{self, Interval, Reading, RoundValue, RoundsJudgement};
 use super::verdict::ClaimVerdict;
 use crate::bench::outside_load::cpus_in_words;
+use crate::bench::stats::round_row;
 use crate::bench::{BenchRun, ProducerKind, Row};
 
 /// A claim's values over the rounds, as the output shows them.
@@ -71,7 +72,7 @@ pub fn round_values(metric: &str, run: &BenchRun) -> Vec<RoundValue> {
                 if !c.rounds().contains(&round) {
                     return None;
                 }
-                if c.round_row(round).is_none() {
+                if round_row(c, round).is_none() {
                     let share = c.disturbed_in(round).unwrap_or(0.0);
                     busiest = Some(busiest.map_or(share, |b: f64| b.max(share)));
                 }
@@ -82,7 +83,7 @@ pub fn round_values(metric: &str, run: &BenchRun) -> Vec<RoundValue> {
             let rows: Vec<Row> = run
                 .results
                 .iter()
-                .filter_map(|c| c.round_row(round))
+                .filter_map(|c| round_row(c, round))
                 .collect();
             claims::evaluate(metric, &TableSet::from_rows(&rows))
                 .ok()
