@@ -300,3 +300,54 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
         unpaired,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06_tables, in_rounds, run_like};
+
+    /// The chapter's numbers in six rounds, ex/s off by `spread` (a
+    /// fraction) from the lowest round to the highest, all scaled by `scale`.
+    fn rounds(scale: f64, spread: f64) -> BenchRun {
+        in_rounds(run_like(&chapter06_tables(), 1), 6, move |round, row| {
+            row.ex_per_s *= scale * (1.0 + spread * (round as f64 - 1.0) / 5.0);
+        })
+    }
+
+    #[test]
+    fn two_runs_differ_beyond_their_spread_only_when_their_ranges_do_not_overlap() {
+        let a = rounds(1.0, 0.02);
+        let beyond = compare_runs("a", &a, "b", &rounds(1.05, 0.02));
+        assert!(beyond.rows.iter().all(|r| r.spread == Spread::Beyond));
+        assert!(
+            beyond.rows[0]
+                .differences
+                .iter()
+                .any(|d| d.contains("beyond both runs' spread"))
+        );
+        let within = compare_runs("a", &a, "b", &rounds(1.01, 0.02));
+        assert!(within.rows.iter().all(|r| r.spread == Spread::Within));
+        // A single run has no spread to read.
+        let single = compare_runs("a", &a, "b", &run_like(&chapter06_tables(), 1));
+        assert!(single.rows.iter().all(|r| r.spread == Spread::Unknown));
+        assert_eq!(single.b.disturbed_runs, None, "its load was not measured");
+        assert_eq!(single.a.disturbed_runs, Some(0));
+    }
+
+    #[test]
+    fn disturbed_runs_are_a_difference_between_runs() {
+        let a = rounds(1.0, 0.02);
+        let mut b = rounds(1.0, 0.02);
+        let first = &mut b.results[0].repeats[0].row;
+        first.outside = Some(0.4);
+        first.disturbed = true;
+        let c = compare_runs("a", &a, "b", &b);
+        assert!(
+            c.run_differences
+                .contains(&"configuration runs disturbed by other processes: 0 vs 1".to_string()),
+            "{:?}",
+            c.run_differences
+        );
+        assert!(c.b.load.contains("machine busy"), "{}", c.b.load);
+    }
+}

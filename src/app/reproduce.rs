@@ -320,3 +320,49 @@ pub fn conclude(
         stored,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ProducerKind;
+    use crate::testing::{chapter06_tables, in_rounds, repo_layout, run_like};
+
+    fn project() -> Project {
+        Project::open(repo_layout()).unwrap()
+    }
+
+    /// Six rounds of the chapter's own numbers; `edit` changes a round's
+    /// row.
+    fn six(edit: impl Fn(usize, &mut crate::bench::Row)) -> BenchRun {
+        in_rounds(run_like(&chapter06_tables(), 1), 6, edit)
+    }
+
+    #[test]
+    fn rounds_are_added_only_while_another_round_could_decide_a_claim() {
+        let p = project();
+        let ch = p.chapter("pytorch-from-first-principles/06").unwrap();
+        assert!(settled(&p, &ch, &six(|_, _| {})), "every claim decided");
+        // The sleep speed-up's interval straddles 5: another round may
+        // decide it.
+        let straddling = six(|round, row| {
+            if (row.producer, row.workers) == (ProducerKind::Sleep, 8) {
+                row.ex_per_s *= 0.6 + 0.03 * round as f64;
+            }
+        });
+        assert!(!settled(&p, &ch, &straddling));
+        // Spin w8 disturbed in rounds 1 to 3, the machine quiet since:
+        // more rounds will decide.
+        let disturbed_in = |last: usize| {
+            six(move |round, row| {
+                if (row.producer, row.workers) == (ProducerKind::Spin, 8) && round <= last {
+                    row.outside = Some(0.4);
+                    row.disturbed = true;
+                }
+            })
+        };
+        assert!(!settled(&p, &ch, &disturbed_in(3)));
+        // Disturbed up to the latest round: more rounds under the same
+        // load would not.
+        assert!(settled(&p, &ch, &disturbed_in(6)));
+    }
+}
