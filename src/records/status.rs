@@ -346,7 +346,14 @@ impl ClaimAcrossEnvironments {
             let not: Vec<String> = self
                 .not_held
                 .iter()
-                .map(|(env, v)| format!("{env}: {}", v.painted(paint)))
+                .map(|(env, v)| {
+                    let undecided = if v.class == ClaimVerdict::Inconclusive {
+                        " (undecided: not evidence against the chapter)"
+                    } else {
+                        ""
+                    };
+                    format!("{env}: {}{undecided}", v.painted(paint))
+                })
                 .collect();
             summary.push_str(&format!("; not on {}", not.join(", ")));
         }
