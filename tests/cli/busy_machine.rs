@@ -90,6 +90,20 @@ fn a_hog_on_the_runs_cpu_makes_claims_inconclusive_never_not_reproduced() {
         stdout(&status)
     );
 
+    // The prompt and the report say the claims are undecided, not wrong.
+    let prompt = p.cmd().args(["prompt", "06"]).output().unwrap();
+    assert!(
+        stdout(&prompt).contains("which is not evidence against the chapter"),
+        "{}",
+        stdout(&prompt)
+    );
+    let report = stdout(&p.cmd().args(["report", "06"]).output().unwrap());
+    assert!(
+        report.contains("nothing to change yet: the measurement could not decide"),
+        "{report}"
+    );
+    assert!(!report.contains("qualify or correct"), "{report}");
+
     // publish shows nothing contradictory and no negative finding from it.
     let published = p.cmd().args(["publish", CHAPTER]).output().unwrap();
     assert_eq!(published.status.code(), Some(0), "{}", stderr(&published));
