@@ -89,6 +89,8 @@ pub enum Knob {
     Batches,
     WarmupBatches,
     Repeat,
+    Rounds,
+    Budget,
     PrefetchFactor,
     Cpus,
     SampleFloats,

@@ -3,7 +3,7 @@
 
 use crate::app::{Project, record};
 use crate::atomic;
-use crate::bench::Settings;
+use crate::bench::{BenchRun, Settings};
 use crate::cli::{BenchArgs, Cpus};
 use crate::error::{Error, Outcome, Result};
 use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
@@ -23,6 +23,8 @@ fn settings(args: &BenchArgs) -> Settings {
         batches: args.batches,
         warmup_batches: args.warmup_batches,
         repeat: args.repeat,
+        rounds: args.rounds,
+        budget_s: Some(args.budget),
         prefetch_factor: args.prefetch_factor,
         cpus: match args.cpus {
             Cpus::All => None,
@@ -52,9 +54,11 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     }
     refuse_existing(args.out.as_deref())?;
     let record_to = record_target(project, &args, &settings)?;
+    // No claims to settle: the rounds asked for are enough.
+    let decided = &mut |_: &BenchRun| true;
     let run = match args.engine {
-        crate::cli::EngineArg::Embedded => run_with_progress(&settings).map_err(flags)?,
-        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags)?,
+        crate::cli::EngineArg::Embedded => run_with_progress(&settings, decided).map_err(flags)?,
+        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags, decided)?,
     };
     out.emit(
         &RunView {

@@ -46,6 +46,15 @@ impl Render for ChapterStatus {
             )),
             _ => line.push_str("    no experiment recorded: claims unchecked\n"),
         }
+        if let Some(mark) = self
+            .latest_experiment
+            .as_ref()
+            .and_then(|e| e.disturbed.as_ref())
+        {
+            line.push_str(&format!(
+                "    the latest experiment was {mark}: a round without an undisturbed run did not count, so it holds nothing against the chapter\n"
+            ));
+        }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
                 "    evidence from {} environments ({}):\n",

@@ -32,6 +32,8 @@ pub fn knob_flag(knob: Knob) -> &'static str {
         Knob::WarmupBatches => "--warmup-batches",
         Knob::TimerSlackNs => "--timer-slack-ns",
         Knob::Repeat => "--repeat",
+        Knob::Rounds => "--rounds",
+        Knob::Budget => "--budget",
         Knob::PrefetchFactor => "--prefetch-factor",
         Knob::Cpus => "--cpus",
         Knob::SampleFloats => "--sample-floats",

@@ -189,6 +189,7 @@ pub fn record_experiment(
             summary: summary.clone(),
             verdicts: compared.verdicts.clone(),
             not_comparable: compared.not_comparable.clone(),
+            load: super::RunLoad::of(run),
         });
         Ok((record, Evidence::Run, run_bytes.to_vec()))
     })

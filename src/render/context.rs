@@ -78,6 +78,8 @@ pub struct VerdictView {
     /// The class alone, as the prompt has always listed it.
     pub verdict: ClaimVerdict,
     pub measured: Option<f64>,
+    /// For INCONCLUSIVE: why the measurement could not decide.
+    pub undecided: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,6 +90,8 @@ pub struct EvidenceView {
     pub stale: bool,
     pub summary: String,
     pub verdicts: Vec<VerdictView>,
+    /// Set when other processes disturbed the run: the record's mark.
+    pub disturbed: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -212,8 +216,11 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
                     claim: v.claim.clone(),
                     verdict: v.verdict.class,
                     measured: v.measured,
+                    undecided: (v.verdict.class == ClaimVerdict::Inconclusive)
+                        .then(|| v.detail.clone().unwrap_or_default()),
                 })
                 .collect(),
+            disturbed: status::disturbed_mark(r),
         })
     });
     PromptContext {
@@ -365,6 +372,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
             "qualify the size: the direction holds, but the measured value is x{} the published one",
             crate::published::verdict::short_ratio(c.magnitude_differs.unwrap_or(1.0))
         ),
+        ClaimVerdict::Reproduced if c.magnitude_uncertain.is_some() => "keep the direction; run `research_companion reproduce` again on a quiet machine (more rounds narrow the interval) before relying on the size".to_string(),
         ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
         ClaimVerdict::Reproduced => format!(
             "fix the prose: it says {}, its own table gives {}",
@@ -381,6 +389,10 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
                 c.reason.clone().unwrap_or_default()
             )
         }
+        ClaimVerdict::Inconclusive => format!(
+            "nothing to change yet: the measurement could not decide ({}); run `research_companion reproduce` again on a quiet machine",
+            c.reason.clone().unwrap_or_default()
+        ),
         ClaimVerdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
     };
     // The model's wait and work in this row hang on the scheduler's slice:
@@ -452,18 +464,24 @@ pub fn report(
             c.verdict == ClaimVerdict::Reproduced
                 && c.prose_consistent
                 && c.magnitude_differs.is_none()
+                && c.magnitude_uncertain.is_none()
                 && c.quote_found
         }),
         group("Qualifying", &|c| {
             (c.verdict == ClaimVerdict::Reproduced
-                && (!c.prose_consistent || c.magnitude_differs.is_some()))
+                && (!c.prose_consistent
+                    || c.magnitude_differs.is_some()
+                    || c.magnitude_uncertain.is_some()))
                 || c.verdict == ClaimVerdict::NotComparable
                 || !c.quote_found
         }),
         group("Contradictory", &|c| {
             c.verdict == ClaimVerdict::NotReproduced
         }),
-        group("Unresolved", &|c| c.verdict == ClaimVerdict::Unrun),
+        // A claim the measurement could not decide is not contradicted.
+        group("Unresolved", &|c| {
+            matches!(c.verdict, ClaimVerdict::Unrun | ClaimVerdict::Inconclusive)
+        }),
     ];
     let proposals = claims
         .iter()

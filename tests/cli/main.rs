@@ -4,6 +4,7 @@
 mod architecture;
 mod bench;
 mod books;
+mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;

@@ -96,7 +96,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
-            "the PyTorch harness speaks version 1, this tool version 2",
+            "the PyTorch harness speaks version 1, this tool version 3",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -208,6 +208,10 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
             "both",
             "--batches",
             "3",
+            "--rounds",
+            "2",
+            "--budget",
+            "0",
             "--python",
         ])
         .arg(&python)
@@ -347,4 +351,38 @@ fn the_workers_cpu_time_the_harness_reads_reaches_the_rows() {
             r.workers
         );
     }
+}
+
+#[test]
+fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
+    let _g = lock();
+    let p = Project::seeded();
+    // A real answer of the harness, recorded on this project's 2-core
+    // machine while other builds kept CPU 0 busy.
+    let answer = fixtures().join("pytorch-harness-answer-busy.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("pt.run.yaml")).unwrap();
+    for c in &run.results {
+        let outside = c.summary.outside.expect("measured");
+        assert!(outside > 0.05 && c.summary.disturbed, "{c:?}");
+    }
+    assert!(
+        stdout(&out).contains("configuration run(s) over 5% (marked *)"),
+        "{}",
+        stdout(&out)
+    );
+    // The older answer (version 2) has no counters: nothing is measured,
+    // nothing is marked.
+    let answer = fixtures().join("pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let out = bench_with(&p, &python, &["--out", "old.run.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("old.run.yaml")).unwrap();
+    assert!(
+        run.results
+            .iter()
+            .all(|c| c.summary.outside.is_none() && !c.summary.disturbed)
+    );
 }

@@ -32,6 +32,8 @@ struct ClaimRow {
     /// none.
     tone: &'static str,
     reason: Option<String>,
+    /// The claim's rounds and interval, in words; absent for a single run.
+    rounds: Option<String>,
     closest_sentence: Option<String>,
 }
 
@@ -127,12 +129,16 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         _ if !c.quote_found => "bad",
         V::NotReproduced => "bad",
         V::Reproduced
-            if c.magnitude_differs.is_some() || c.model_limit.is_some() || !c.prose_consistent =>
+            if c.magnitude_differs.is_some()
+                || c.magnitude_uncertain.is_some()
+                || c.model_limit.is_some()
+                || !c.prose_consistent =>
         {
             "warn"
         }
         V::Reproduced => "ok",
-        V::NotComparable => "warn",
+        // Undecided, never against the chapter: the reason shows beside it.
+        V::Inconclusive | V::NotComparable => "warn",
         V::Unrun => "none",
     };
     ClaimRow {
@@ -148,6 +154,21 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         verdict: c.flagged().to_string(),
         tone,
         reason: c.reason.clone(),
+        rounds: c.rounds.as_ref().map(|e| match &e.interval {
+            Some(i) => format!(
+                "{} of {} rounds undisturbed; 95% interval {} to {} ({})",
+                e.values.len(),
+                e.rounds,
+                number(i.low),
+                number(i.high),
+                e.method
+            ),
+            None => format!(
+                "{} of {} rounds undisturbed: too few for an interval",
+                e.values.len(),
+                e.rounds
+            ),
+        }),
         closest_sentence: c.closest_sentence.clone(),
     }
 }
@@ -296,7 +317,15 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                 };
                 (what, Some(p.file.clone()), html)
             }
-            (None, Some(x)) => (x.summary.clone(), Some(x.file.clone()), None),
+            (None, Some(x)) => {
+                // A disturbed run says so, and why it holds nothing against
+                // the chapter.
+                let mark = crate::records::status::disturbed_mark(r)
+                    .map_or_else(String::new, |m| {
+                        format!(" ({m}; rounds without an undisturbed run did not count)")
+                    });
+                (format!("{}{mark}", x.summary), Some(x.file.clone()), None)
+            }
             (None, None) => (String::new(), None, None),
         };
         let summary = match &r.retraction {

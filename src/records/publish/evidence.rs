@@ -1,7 +1,7 @@
 //! The latest experiment's claim verdicts as the site data's evidence
 //! relations: each verdict (with its flags) a relation of the claim to the
 //! run, grouped as the report's findings group them, and the contradicted
-//! ones as negative findings.
+//! ones as negative findings (never an INCONCLUSIVE one: it is unresolved).
 
 use chrono::{DateTime, Utc};
 
@@ -56,6 +56,7 @@ fn evidence_item(c: &ClaimResult, e: &ClaimEvidence<'_>) -> EvidenceItem {
     let rationale = match c.verdict {
         _ if !c.quote_found => "The quoted sentence is not in the revision the run examined, so the verdict may not be about the prose any more.".to_string(),
         ClaimVerdict::Reproduced if c.magnitude_differs.is_some() => "The direction the chapter states holds; the size it gives does not.".into(),
+        ClaimVerdict::Reproduced if c.magnitude_uncertain.is_some() => "The direction the chapter states holds; the run's rounds cannot tell whether the size it gives does.".into(),
         ClaimVerdict::Reproduced if !c.prose_consistent => format!(
             "The measurement agrees with the chapter's table, but the prose says {} where the table gives {}.",
             number(c.stated),
@@ -63,6 +64,10 @@ fn evidence_item(c: &ClaimResult, e: &ClaimEvidence<'_>) -> EvidenceItem {
         ),
         ClaimVerdict::Reproduced => "The measurement agrees with the chapter's claim.".into(),
         ClaimVerdict::NotReproduced => "The measurement contradicts the chapter's claim.".into(),
+        ClaimVerdict::Inconclusive => format!(
+            "The measurement could not decide ({}); it is not evidence against the chapter.",
+            c.reason.as_deref().unwrap_or("no reason recorded")
+        ),
         ClaimVerdict::NotComparable => "The run cannot be compared with what the chapter measured.".into(),
         ClaimVerdict::Unrun => "No run has measured this claim yet.".into(),
     };
@@ -92,7 +97,10 @@ pub fn evidence_groups(e: &ClaimEvidence<'_>) -> (EvidenceGroups, Vec<NegativeFi
     let mut negative = Vec::new();
     for c in e.claims {
         let item = evidence_item(c, e);
-        let qualified = !c.quote_found || c.magnitude_differs.is_some() || !c.prose_consistent;
+        let qualified = !c.quote_found
+            || c.magnitude_differs.is_some()
+            || c.magnitude_uncertain.is_some()
+            || !c.prose_consistent;
         match c.verdict {
             ClaimVerdict::NotReproduced => {
                 negative.push(NegativeFinding {
@@ -104,7 +112,9 @@ pub fn evidence_groups(e: &ClaimEvidence<'_>) -> (EvidenceGroups, Vec<NegativeFi
                 });
                 groups.contradictory.push(item);
             }
-            ClaimVerdict::Unrun => groups.unresolved.push(item),
+            // Undecided is not contradicted: a busy machine or a wide
+            // interval says nothing against the chapter.
+            ClaimVerdict::Unrun | ClaimVerdict::Inconclusive => groups.unresolved.push(item),
             ClaimVerdict::NotComparable => groups.qualifying.push(item),
             ClaimVerdict::Reproduced if qualified => groups.qualifying.push(item),
             ClaimVerdict::Reproduced => groups.supporting.push(item),
