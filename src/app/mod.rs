@@ -19,6 +19,7 @@ pub mod project;
 pub mod publish;
 pub mod record;
 pub mod reproduce;
+pub mod research_record;
 pub mod runs;
 pub mod site;
 pub mod status;

@@ -1,12 +1,13 @@
 //! What the chapter says, made checkable: its published tables (`tables`),
 //! their internal consistency (`audit`), its numeric claims (`claims`), and
 //! the comparison with a measured run (`diff`, `render`, `plot`), claim by
-//! claim (`verdict`).
+//! claim (`verdict`), and a claim's measurement said in words (`in_words`).
 
 pub mod audit;
 pub mod claims;
 pub mod coverage;
 pub mod diff;
+pub mod in_words;
 pub mod plot;
 pub mod render;
 pub mod tables;

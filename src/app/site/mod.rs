@@ -19,6 +19,7 @@ use crate::records::status;
 use crate::render::{SITE_STYLE_TEMPLATE, Templates};
 use folder::SiteFile;
 
+pub use chapter_page::page_path;
 pub use folder::SITE_MARKER;
 
 /// What `build` wrote.
