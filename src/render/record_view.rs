@@ -117,20 +117,28 @@ pub struct FindingView {
     pub text: String,
 }
 
-/// The latest research run's findings and leads.
+/// The latest research run's findings, group by group (a group it says
+/// holds nothing reads "none"), and its leads.
 pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadView>) {
-    let findings = items
-        .findings
-        .iter()
-        .map(|f| FindingView {
-            kind: f.kind.name(),
-            text: f.text.clone(),
-        })
-        .chain(items.findings_none.iter().map(|k| FindingView {
-            kind: k.name(),
-            text: "none, the report says".into(),
-        }))
-        .collect();
+    let mut findings = Vec::new();
+    for kind in FindingKind::ALL {
+        findings.extend(
+            items
+                .findings
+                .iter()
+                .filter(|f| f.kind == kind)
+                .map(|f| FindingView {
+                    kind: kind.name(),
+                    text: f.text.clone(),
+                }),
+        );
+        if items.findings_none.contains(&kind) {
+            findings.push(FindingView {
+                kind: kind.name(),
+                text: "none".into(),
+            });
+        }
+    }
     let leads = items
         .gaps
         .iter()

@@ -16,4 +16,5 @@ mod prompt_and_report;
 mod publish;
 mod pytorch_reference;
 mod records;
+mod research_record;
 mod site;
