@@ -92,7 +92,8 @@ pub struct SiteArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Folder whose templates override the embedded ones, file by file
-    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2)
+    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
+    /// research-prompt.md.j2 for the prompt the pages offer)
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 }

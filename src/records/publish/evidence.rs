@@ -11,7 +11,8 @@
 //! [`measured_group`], the one place a verdict class and its flags become a
 //! group; when the report says that group holds nothing ("Contradictory:
 //! none that I trust"), the measurement goes to `unresolved`, since the
-//! report and the run disagree.
+//! report and the run disagree. A measurement is shown as evidence of a
+//! contradiction only when [`measured_group`] itself says contradictory.
 
 use chrono::{DateTime, Utc};
 
@@ -78,6 +79,17 @@ pub fn measured_group(verdict: &FlaggedVerdict, prose_consistent: bool) -> Evide
         ClaimVerdict::NotComparable => EvidenceGroup::Qualifying,
         ClaimVerdict::Unrun => EvidenceGroup::Unresolved,
     }
+}
+
+/// Whether a claim's measurement may stand as the evidence of the report's
+/// relation in `group`: any measured verdict backs the report's words,
+/// except that only a contradicting measurement is ever shown as evidence
+/// of a contradiction (a measurement that reproduced the claim, or could
+/// not judge it, is not one).
+fn measurement_backs(group: EvidenceGroup, c: &ClaimResult) -> bool {
+    let own = measured_group(&c.flagged(), c.prose_consistent);
+    c.verdict != ClaimVerdict::Unrun
+        && (group != EvidenceGroup::Contradictory || own == EvidenceGroup::Contradictory)
 }
 
 /// The group and relation of a finding of the report.
@@ -281,7 +293,7 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
         for (id, quote) in named {
             spoken.push(id);
             match measured(id) {
-                Some((c, e)) if c.verdict != ClaimVerdict::Unrun => {
+                Some((c, e)) if measurement_backs(group, c) => {
                     groups.push(group, measured_item(c, e, relation, f.text.clone()));
                     if source.is_some() {
                         let item = reported_item(f, quote.clone(), id.clone(), source, r);
@@ -318,6 +330,98 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::report_items::read;
+
+    fn result(id: &str, verdict: ClaimVerdict) -> ClaimResult {
+        ClaimResult {
+            id: id.into(),
+            quote: format!("the sentence of {id}"),
+            location: String::new(),
+            metric: "sleep.w8.ex_s / sleep.w0.ex_s".into(),
+            stated: 7.4,
+            published: 7.36,
+            prose_consistent: true,
+            measured: Some(7.79),
+            ratio: Some(1.06),
+            published_formula: String::new(),
+            measured_formula: None,
+            criterion: ">= 5".into(),
+            magnitude_within: None,
+            magnitude_differs: None,
+            model_limit: None,
+            verdict,
+            reason: None,
+            quote_found: true,
+            closest_sentence: None,
+        }
+    }
+
+    fn groups_of(report: &str, claims: &[ClaimResult]) -> EvidenceGroups {
+        let items = read(report);
+        let ids: Vec<(String, String)> = claims
+            .iter()
+            .map(|c| (c.id.clone(), c.quote.clone()))
+            .collect();
+        let e = ClaimEvidence {
+            run_id: "experiment".into(),
+            recorded_at: chrono::DateTime::UNIX_EPOCH,
+            environment: "env".into(),
+            engine: "the model".into(),
+            revision: "abc".into(),
+            of_current_revision: true,
+            claims,
+            runs: 1,
+            url: None,
+        };
+        let r = ReportEvidence {
+            run_id: "research",
+            url: None,
+            year: 2026,
+            items: &items,
+            sources: &[],
+            claims: &ids,
+        };
+        evidence_groups(Some(&e), &r)
+    }
+
+    #[test]
+    fn the_report_decides_but_only_a_contradicting_run_is_evidence_of_a_contradiction() {
+        let claims = [
+            result("a", ClaimVerdict::Reproduced),
+            result("b", ClaimVerdict::NotReproduced),
+        ];
+        let g = groups_of(
+            "## 4. Findings\n**Contradictory**\n- a: the docs say otherwise.\n- b: it fails.\n",
+            &claims,
+        );
+        let sources: Vec<(&str, &str)> = g
+            .contradictory
+            .iter()
+            .map(|i| (i.relation, i.source.id.as_str()))
+            .collect();
+        assert_eq!(
+            sources,
+            [("CONTRADICTS", "research"), ("CONTRADICTS", "experiment")],
+            "a reproduced claim's run is not shown as contradicting it"
+        );
+        assert_eq!(g.relations(), 2);
+        // A group the report says is empty gets no measured item: the run
+        // that disagrees is unresolved.
+        let g = groups_of(
+            "## 4. Findings\nContradictory: none that I trust.\n",
+            &claims,
+        );
+        assert!(g.contradictory.is_empty());
+        assert_eq!(g.supporting.len(), 1);
+        assert_eq!(g.unresolved.len(), 1);
+        assert_eq!(g.unresolved[0].relation, "EMPIRICAL_EVIDENCE");
+        assert!(
+            g.unresolved[0]
+                .interpretation
+                .rationale
+                .contains("says its contradictory findings hold nothing")
+        );
+    }
 
     #[test]
     fn a_claim_is_named_only_as_a_word_of_its_own() {
