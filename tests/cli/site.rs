@@ -365,4 +365,25 @@ fn the_chapter_page_offers_the_prompt_and_the_snapshot_as_prompt_and_the_store_g
         assert!(doc.select(&anchor).next().is_some(), "run-{stem}");
     }
     assert_links_resolve(&site);
+    // A snapshot its fingerprint no longer vouches for is not offered; the
+    // page says why, naming the file from the project root.
+    let stored = p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt");
+    let mut altered = std::fs::read(&stored).unwrap();
+    altered.extend_from_slice(b"\nAn edit made behind the tool's back.\n");
+    std::fs::write(&stored, altered).unwrap();
+    assert!(build(&p, "site").status.success());
+    assert!(
+        !site
+            .join("pytorch-from-first-principles/06/chapter-snapshot.txt")
+            .exists()
+    );
+    assert!(
+        !site
+            .join("pytorch-from-first-principles/06/prompt.txt")
+            .exists()
+    );
+    let page = std::fs::read_to_string(site.join("pytorch-from-first-principles/06.html")).unwrap();
+    let notice = "Not everything here could be assembled: book-snapshots&#x2f;pytorch-from-first-principles&#x2f;06&#x2f;snapshots&#x2f;0001-a7d34947a6b4.txt: does not match its fingerprint; run `verify`</p>";
+    assert!(page.contains(notice), "{page}");
+    assert_links_resolve(&site);
 }

@@ -353,6 +353,18 @@ fn research_kit(
     let snapshot_path = project.layout().snapshot_file(&ch.key, &current.file);
     let snapshot = crate::text::check_owned(&snapshot_path, &project.layout().snapshots_root())
         .and_then(|()| std::fs::read(&snapshot_path).map_err(|e| Error::io(&snapshot_path, e)));
+    // Only the bytes the fingerprint vouches for are offered.
+    let snapshot = snapshot.and_then(|bytes| {
+        let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes));
+        if found == current.fingerprint.value {
+            Ok(bytes)
+        } else {
+            Err(Error::invalid(
+                &snapshot_path,
+                "does not match its fingerprint; run `verify`",
+            ))
+        }
+    });
     let snapshot_chars = match snapshot {
         Ok(bytes) => {
             let chars = String::from_utf8_lossy(&bytes).chars().count();
@@ -377,14 +389,16 @@ fn research_kit(
             ));
             Some(doc.text)
         }
-        Err(e) => {
+        // An altered snapshot fails the prompt too: say it once.
+        Err(e) if errors.is_empty() => {
             errors.push(e.to_string());
             None
         }
+        Err(_) => None,
     };
     ResearchKit {
         prompt,
-        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        error: (!errors.is_empty()).then(|| super::paths::from_root(project, &errors.join("; "))),
         prompt_link: format!("{}/{PROMPT_DOWNLOAD}", ch.key.chapter.as_str()),
         snapshot_link: format!("{}/{SNAPSHOT_DOWNLOAD}", ch.key.chapter.as_str()),
         snapshot_chars,

@@ -8,6 +8,7 @@
 mod chapter_page;
 mod folder;
 mod index;
+mod paths;
 
 use std::path::{Path, PathBuf};
 
