@@ -89,6 +89,26 @@ pub struct PublishArgs {
     /// this tool wrote
     #[arg(long, value_name = "DIR")]
     pub site: Option<PathBuf>,
+    /// Where the evidence site (`site --out`) is served: experiment and
+    /// research items link to their run on its chapter page [default: the
+    /// chapter's research_pack_url]
+    #[arg(long, value_name = "URL", value_parser = web_url)]
+    pub site_url: Option<String>,
+}
+
+/// An http(s) address with a host and no credentials, as published pages
+/// may link to it.
+fn web_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("needs an http:// or https:// address with a host".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "holds credentials, which would be published; give the address without them".into(),
+        );
+    }
+    Ok(text.trim_end_matches('/').to_string())
 }
 
 #[derive(Debug, Args)]
@@ -98,7 +118,8 @@ pub struct SiteArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Folder whose templates override the embedded ones, file by file
-    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2)
+    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
+    /// research-prompt.md.j2 for the prompt the pages offer)
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 }

@@ -2,8 +2,9 @@
 //! their internal consistency (`audit`), its numeric claims (`claims`), and
 //! the comparison with a measured run (`diff`, `render`, `plot`), claim by
 //! claim (`verdict`), over the run's rounds (`claim_rounds`, with the
-//! interval's arithmetic in `interval`), and whether a run can be compared
-//! at all (`comparability`).
+//! interval's arithmetic in `interval`), whether a run can be compared at
+//! all (`comparability`), and a claim's measurement said in words
+//! (`in_words`).
 
 pub mod audit;
 pub mod claim_rounds;
@@ -11,6 +12,7 @@ pub mod claims;
 pub mod comparability;
 pub mod coverage;
 pub mod diff;
+pub mod in_words;
 pub mod interval;
 pub mod plot;
 pub mod render;

@@ -3,8 +3,10 @@
 //! stored beside it. Records are only ever added, never edited.
 //!
 //! `store` reads and writes the files (at the paths `Layout` gives),
-//! `create` builds new records, `report` checks reports, `retraction` is a
-//! run withdrawn (a file of its own, never an edit), `status` says which
+//! `create` builds new records, `report` checks reports, `report_items`
+//! reads a report into items (its ledger, marks, findings), `retraction` is
+//! a run withdrawn (a file of its own, never an edit), `source_id` gives a
+//! source the id it keeps from run to run, `status` says which
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
@@ -13,6 +15,7 @@ pub mod publish;
 pub mod report;
 pub mod report_items;
 pub mod retraction;
+pub mod source_id;
 pub mod status;
 pub mod store;
 

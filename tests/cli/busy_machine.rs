@@ -104,16 +104,22 @@ fn a_hog_on_the_runs_cpu_makes_claims_inconclusive_never_not_reproduced() {
     );
     assert!(!report.contains("qualify or correct"), "{report}");
 
-    // publish shows nothing contradictory and no negative finding from it.
+    // publish (with a review recorded, since experiments alone are not
+    // research) shows nothing contradictory and no negative finding from it.
+    p.write("review.md", crate::helpers::fixture_report("review-06.md"));
+    p.record(&["--report", "review.md"]);
     let published = p.cmd().args(["publish", CHAPTER]).output().unwrap();
     assert_eq!(published.status.code(), Some(0), "{}", stderr(&published));
     let v: serde_yaml::Value = serde_yaml::from_slice(&published.stdout).unwrap();
     assert_eq!(v["summary"]["contradictory"], serde_yaml::Value::from(0));
-    assert_eq!(
-        v["negative_findings"].as_sequence().map(Vec::len),
-        Some(0),
-        "{v:?}"
-    );
+    // The review's negative finding is about a paper, never the busy run;
+    // and no measurement the run could not decide is shown as support.
+    let negative = serde_yaml::to_string(&v["negative_findings"]).unwrap();
+    assert!(!negative.contains("experiment"), "{negative}");
+    for group in ["supporting", "qualifying"] {
+        let items = serde_yaml::to_string(&v["sections"]["existing_evidence"][group]).unwrap();
+        assert!(!items.contains("INCONCLUSIVE"), "{group}: {items}");
+    }
     let unresolved =
         serde_yaml::to_string(&v["sections"]["existing_evidence"]["unresolved"]).unwrap();
     assert!(

@@ -18,6 +18,7 @@ mod publish;
 mod pytorch_reference;
 mod records;
 mod reliable_records;
+mod research_record;
 mod site;
 mod store_inputs;
 mod trust;

@@ -150,8 +150,16 @@ fn a_run_recorded_as_not_comparable_never_hides_the_comparable_one() {
         "{}",
         stdout(&out)
     );
+    // The site data lists experiments beside research only: with a review
+    // recorded, its evidence is the comparable run's.
+    p.write("review.md", crate::helpers::fixture_report("review-06.md"));
+    p.record(&["--report", "review.md"]);
     let out = p.cmd().args(["publish", "06"]).output().unwrap();
-    assert!(stdout(&out).contains(&good) && !stdout(&out).contains(&other));
+    assert!(
+        stdout(&out).contains(&good) && !stdout(&out).contains(&other),
+        "{}",
+        stdout(&out)
+    );
 }
 
 // Item 18.

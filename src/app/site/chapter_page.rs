@@ -76,6 +76,9 @@ struct EvidenceBlock {
 #[derive(Debug, Serialize)]
 struct HistoryRow {
     run_id: String,
+    /// The run's anchor on the page (`run-<stem>`), which the book site's
+    /// data links to.
+    anchor: String,
     kind: String,
     date: String,
     revision: String,
@@ -86,6 +89,21 @@ struct HistoryRow {
     record_link: String,
     evidence_link: Option<String>,
     report_html: Option<String>,
+}
+
+/// What the page offers a research assistant: the research prompt, shown
+/// in full and as a download with the bytes `prompt` prints, and the
+/// current snapshot as a download.
+#[derive(Debug, Serialize)]
+struct ResearchKit {
+    /// The prompt's text; None when it cannot be assembled (`error` says why).
+    prompt: Option<String>,
+    error: Option<String>,
+    /// Links from the page.
+    prompt_link: String,
+    snapshot_link: String,
+    /// Characters of the snapshot; None when it cannot be read.
+    snapshot_chars: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -106,6 +124,7 @@ struct ChapterPage {
     state: String,
     state_label: String,
     stale_reasons: Vec<String>,
+    research_kit: ResearchKit,
     evidence: Vec<EvidenceBlock>,
     history: Vec<HistoryRow>,
     generated: String,
@@ -335,6 +354,7 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
         let base = format!("../{}", records_path(ch));
         history.push(HistoryRow {
             run_id: r.run_id.to_string(),
+            anchor: format!("run-{stem}"),
             kind: r.kind.to_string(),
             date: r.recorded_at.format("%Y-%m-%d %H:%M UTC").to_string(),
             revision: r.revision.fingerprint.short().to_string(),
@@ -350,6 +370,78 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
     history
 }
 
+/// The research prompt and the current snapshot, as files of the site
+/// beside the chapter's page, and what the page says about them. What
+/// cannot be read is said on the page rather than failing it.
+fn research_kit(
+    project: &Project,
+    templates: &Templates,
+    ch: &Chapter,
+    files: &mut Vec<SiteFile>,
+) -> ResearchKit {
+    let folder = format!("{}/{}", ch.key.book.as_str(), ch.key.chapter.as_str());
+    let mut errors = Vec::new();
+    let current = ch.state.current();
+    let snapshot_path = project.layout().snapshot_file(&ch.key, &current.file);
+    let snapshot = crate::text::check_owned(&snapshot_path, &project.layout().snapshots_root())
+        .and_then(|()| std::fs::read(&snapshot_path).map_err(|e| Error::io(&snapshot_path, e)));
+    // Only the bytes the fingerprint vouches for are offered.
+    let snapshot = snapshot.and_then(|bytes| {
+        let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes));
+        if found == current.fingerprint.value {
+            Ok(bytes)
+        } else {
+            Err(Error::invalid(
+                &snapshot_path,
+                "does not match its fingerprint; run `verify`",
+            ))
+        }
+    });
+    let snapshot_chars = match snapshot {
+        Ok(bytes) => {
+            let chars = String::from_utf8_lossy(&bytes).chars().count();
+            files.push((format!("{folder}/{SNAPSHOT_DOWNLOAD}"), bytes));
+            Some(chars)
+        }
+        Err(e) => {
+            errors.push(e.to_string());
+            None
+        }
+    };
+    let prompt = match crate::app::documents::prompt(
+        project,
+        ch,
+        templates,
+        crate::render::DEFAULT_EXCERPT_CHARS,
+    ) {
+        Ok(doc) => {
+            files.push((
+                format!("{folder}/{PROMPT_DOWNLOAD}"),
+                doc.text.clone().into_bytes(),
+            ));
+            Some(doc.text)
+        }
+        // An altered snapshot fails the prompt too: say it once.
+        Err(e) if errors.is_empty() => {
+            errors.push(e.to_string());
+            None
+        }
+        Err(_) => None,
+    };
+    ResearchKit {
+        prompt,
+        error: (!errors.is_empty()).then(|| super::paths::from_root(project, &errors.join("; "))),
+        prompt_link: format!("{}/{PROMPT_DOWNLOAD}", ch.key.chapter.as_str()),
+        snapshot_link: format!("{}/{SNAPSHOT_DOWNLOAD}", ch.key.chapter.as_str()),
+        snapshot_chars,
+    }
+}
+
+/// The file names of the downloads beside a chapter's page, in a folder
+/// named after the chapter.
+pub const PROMPT_DOWNLOAD: &str = "prompt.txt";
+pub const SNAPSHOT_DOWNLOAD: &str = "chapter-snapshot.txt";
+
 /// Files of one chapter: its page and plots (paths from the site's root),
 /// and the newest experiment's claims counted.
 pub fn chapter_files(
@@ -361,6 +453,7 @@ pub fn chapter_files(
     generated: &str,
 ) -> Result<(Vec<SiteFile>, Newest)> {
     let mut files = Vec::new();
+    let research_kit = research_kit(project, templates, ch, &mut files);
     let (evidence, counts) = evidence_blocks(project, ch, records, &mut files)?;
     let history = history_rows(project, ch, records);
     let current = ch.state.current();
@@ -382,6 +475,7 @@ pub fn chapter_files(
         state: st.state.to_string(),
         state_label: st.label.clone(),
         stale_reasons: st.stale_reasons.clone(),
+        research_kit,
         evidence,
         history,
         generated: generated.to_string(),

@@ -91,20 +91,8 @@ pub fn index_file(
     broken: &[String],
     generated: &str,
 ) -> Result<SiteFile> {
-    // Errors name files; the site shows them from the project root, so a
-    // published site carries no folder of the author's machine.
-    let given = project.layout().root();
-    let roots: Vec<String> = [Some(given.to_path_buf()), given.canonicalize().ok()]
-        .into_iter()
-        .flatten()
-        .filter(|r| r.is_absolute())
-        .map(|r| format!("{}/", r.display()))
-        .collect();
-    let local = |e: &str| {
-        roots
-            .iter()
-            .fold(e.to_string(), |e, r| e.replace(r.as_str(), ""))
-    };
+    // Errors name files; the site shows them from the project root.
+    let local = |e: &str| super::paths::from_root(project, e);
     for row in &mut rows {
         row.error = row.error.as_deref().map(local);
     }

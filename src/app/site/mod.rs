@@ -8,6 +8,7 @@
 mod chapter_page;
 mod folder;
 mod index;
+mod paths;
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,7 @@ use crate::records::status;
 use crate::render::{SITE_STYLE_TEMPLATE, Templates};
 use folder::SiteFile;
 
+pub use chapter_page::page_path;
 pub use folder::SITE_MARKER;
 
 /// What `build` wrote.
