@@ -4,6 +4,7 @@
 mod architecture;
 mod bench;
 mod books;
+mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
@@ -16,4 +17,8 @@ mod prompt_and_report;
 mod publish;
 mod pytorch_reference;
 mod records;
+mod reliable_records;
+mod research_record;
 mod site;
+mod store_inputs;
+mod trust;
