@@ -156,8 +156,10 @@ mod tests {
         let big = PythonCosts::of(&spec(1.0, 128, 64), Producing::Worker);
         let wide = PythonCosts::of(&spec(1.0, 128, 16_384), Producing::Worker);
         assert!(big.worker_per_batch(128) > small.worker_per_batch(4));
-        assert!(wide.stack > big.stack, "{wide:?} {big:?}");
-        assert!(wide.tensor > big.tensor);
+        assert!(big.collate > small.collate && big.hand_out > small.hand_out);
+        // Per float PyTorch spends less than the engine's own handling of
+        // the floats, which every step counts inside its figure.
+        assert_eq!(wide, big, "{wide:?} {big:?}");
         assert_eq!(small.sample, big.sample, "a sample's call is per sample");
         let double = PythonCosts::of(&spec(2.0, 128, 64), Producing::Worker);
         let close = |a: Duration, b: Duration| a.abs_diff(b) <= Duration::from_nanos(2);

@@ -204,17 +204,67 @@ fn the_reference_engine_refuses_knobs_pytorch_does_not_have() {
     }
 }
 
-/// The Python with torch to test with, if this machine has one.
+/// The Python with torch to test with, if this machine has one:
+/// RESEARCH_COMPANION_TEST_PYTHON, else `python3`, else the shared venv of
+/// this workplace's machines (/tmp/torchenv), whichever imports torch.
 fn python_with_torch() -> Option<PathBuf> {
-    let candidate = std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("python3"));
-    let ok = std::process::Command::new(&candidate)
-        .args(["-c", "import torch"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(candidate)
+    let candidates = match std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON") {
+        Some(p) => vec![PathBuf::from(p)],
+        None => vec![
+            PathBuf::from("python3"),
+            PathBuf::from("/tmp/torchenv/bin/python"),
+        ],
+    };
+    candidates.into_iter().find(|candidate| {
+        std::process::Command::new(candidate)
+            .args(["-c", "import torch"])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+#[test]
+fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
+    let _g = lock();
+    let Some(python) = python_with_torch() else {
+        eprintln!(
+            "SKIPPED bench_on_both_engines_with_real_torch_pairs_every_configuration: no Python \
+             here imports torch (not RESEARCH_COMPANION_TEST_PYTHON, python3 or \
+             /tmp/torchenv/bin/python)"
+        );
+        return;
+    };
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args(["bench", "--engine", "both", "--python"])
+        .arg(&python)
+        .args(["--batches", "6", "--workers", "0,2", "--cost-ms", "0.2"])
+        .args(["--consumer-ms", "1", "--rounds", "2", "--budget", "0"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
+    assert!(json["embedded"]["reference"].is_null());
+    assert_eq!(json["embedded"]["settings"]["rounds"], 2);
+    let rows = json["side_by_side"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in rows {
+        let (a, b) = (&r["ex_per_s"]["a"], &r["ex_per_s"]["b"]);
+        assert!(
+            a.as_f64().unwrap() > 0.0 && b.as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        let d = r["wait_frac"]["difference"].as_f64().unwrap();
+        let (wa, wb) = (
+            r["wait_frac"]["a"].as_f64().unwrap(),
+            r["wait_frac"]["b"].as_f64().unwrap(),
+        );
+        assert!((d - (wb - wa)).abs() < 1e-9, "{r}");
+    }
 }
 
 #[test]
@@ -298,13 +348,18 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
         "{text}"
     );
     assert!(
-        text.contains("The embedded engine (A) beside PyTorch's DataLoader (B)"),
+        text.contains("PyTorch's DataLoader (A) beside the embedded engine (B)"),
         "{text}"
     );
     assert_eq!(
         text.matches("recorded pytorch-from-first-principles:06:")
             .count(),
         4,
+        "{text}"
+    );
+    assert!(
+        text.contains("every claim has the same verdict on both engines")
+            || text.contains("with a different verdict on each engine:"),
         "{text}"
     );
 }
