@@ -152,6 +152,19 @@ pub const TENSOR_FULL: ShapeCost = cost(4_400.0 - STEP_OVERSHOOT_NS, 0.0, 0.0);
 /// than the figures above add (worker, and loop at 0 workers, B = 4, 32,
 /// 128, the runs of (2)), so each per-sample step is short by this much.
 const STEP_OVERSHOOT_NS: f64 = 1_100.0;
+/// Per sample of a sleeping producer, after its sleep: what `time.sleep`
+/// costs Python's thread beyond the engine's own sleep (taking the lock
+/// back, the interpreter's caches gone cold). The loop's CPU per sample at
+/// 0 workers, PyTorch less the engine, `bench --engine both --producer
+/// sleep --consumer-ms 0 --workers 0 --batch-size 8 --batches 40`, 3
+/// repeats each, 2026-12-01 on the busy machine of the figures above:
+/// 48 to 56 us at cost 0.25 ms, 51 to 87 us at 1 ms, 105 to 147 us at 4
+/// ms; and the chapter-06 gap on a quieter day (8 sleeping
+/// workers on one CPU, 2736 against 3194 ex/s, batch 32): 52 us a sample.
+/// The figure for sleeps up to a few ms; longer ones on a busy machine cost
+/// Python more.
+pub const SLEEP_WAKE: ShapeCost = cost(55_000.0, 0.0, 0.0);
+
 /// Worker, per batch: `default_collate`'s Python and the batch's shared
 /// storage.
 pub const COLLATE_SHARED: ShapeCost = cost(150_000.0, 2_200.0, 0.0);

@@ -44,6 +44,7 @@ pub fn fetch_sample(
 ) -> Vec<f32> {
     gil::compute(costs.sample, gil);
     pay(spec.producer, Duration::from_nanos(spec.cost_ns), gil);
+    gil::compute(costs.wake, gil);
     gil::torch_call(costs.tensor, gil, || sample_values(spec, index))
 }
 

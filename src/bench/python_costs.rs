@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use super::calibration::{
     COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT,
-    LOOP_RELEASE, SAMPLE_CALL, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL,
+    LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL,
     WORKER_INDEX_GET, WORKER_RESULT_PUT,
 };
-use super::config::{PipelineConfig, ProducerSpec, Transport, WorkerKind};
+use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
 /// Where a batch is produced: which of PyTorch's paths the costs follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,10 @@ pub struct PythonCosts {
     /// Per sample, held: the fetcher's call into `__getitem__` and the
     /// dataset's Python around the producer's cost.
     pub sample: Duration,
+    /// Per sample, held, after a sleeping producer's sleep: `time.sleep`
+    /// returning (taking the lock back, the interpreter's cold caches);
+    /// zero for producers that do not sleep.
+    pub wake: Duration,
     /// Per sample, let go: `torch.full` building the sample's tensor.
     pub tensor: Duration,
     /// Per batch, held: `default_collate`'s Python (and in a worker,
@@ -71,10 +75,15 @@ impl PythonCosts {
         if s <= 0.0 {
             return Self::before_the_knob(spec, producing);
         }
+        let wake = match spec.producer {
+            ProducerKind::Sleep if spec.cost_ns > 0 => SLEEP_WAKE.at(1, f, s),
+            _ => Duration::ZERO,
+        };
         match producing {
             Producing::Worker => PythonCosts {
                 index_get: WORKER_INDEX_GET.at(b, f, s),
                 sample: SAMPLE_CALL.at(1, f, s),
+                wake,
                 tensor: TENSOR_FULL.at(1, f, s),
                 collate: COLLATE_SHARED.at(b, f, s),
                 stack: STACK_SHARED.at(b, f, s),
@@ -86,6 +95,7 @@ impl PythonCosts {
             },
             Producing::Inline => PythonCosts {
                 sample: SAMPLE_CALL.at(1, f, s),
+                wake,
                 tensor: TENSOR_FULL.at(1, f, s),
                 collate: COLLATE_INLINE.at(b, f, s),
                 stack: STACK_INLINE.at(b, f, s),
@@ -124,7 +134,7 @@ impl PythonCosts {
     /// A worker's main thread's CPU per batch, every step together.
     pub fn worker_per_batch(&self, batch_size: usize) -> Duration {
         self.index_get
-            + (self.sample + self.tensor) * batch_size as u32
+            + (self.sample + self.wake + self.tensor) * batch_size as u32
             + self.collate
             + self.stack
             + self.result_put
@@ -165,6 +175,20 @@ mod tests {
         let close = |a: Duration, b: Duration| a.abs_diff(b) <= Duration::from_nanos(2);
         assert!(close(double.collate, big.collate * 2));
         assert!(close(double.hand_out, big.hand_out * 2));
+    }
+
+    #[test]
+    fn only_a_sleeping_producer_pays_for_waking_up() {
+        let sleeping = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
+        assert!(sleeping.wake > Duration::ZERO);
+        let mut spinning = spec(1.0, 32, 64);
+        spinning.producer = ProducerKind::Spin;
+        let spinning = PythonCosts::of(&spinning, Producing::Worker);
+        assert_eq!(spinning.wake, Duration::ZERO);
+        assert_eq!(
+            sleeping.worker_per_batch(32) - spinning.worker_per_batch(32),
+            sleeping.wake * 32
+        );
     }
 
     #[test]
