@@ -1,4 +1,4 @@
-//! Fetching a chapter snapshot over HTTP: a blocking reqwest client with
+//! Fetching a chapter snapshot (or its notebook) over HTTP: a blocking reqwest client with
 //! timeouts, a redirect limit, a body size cap, conditional requests, and
 //! one clear error for each way it can fail.
 
@@ -17,6 +17,17 @@ pub const MAX_REDIRECTS: usize = 5;
 /// Default body size cap.
 pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
 
+/// What kind of body a fetch expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BodyKind {
+    /// A plain-text snapshot: a `text/*` content type other than HTML.
+    #[default]
+    Text,
+    /// A Jupyter notebook: the same, or JSON (`application/json`,
+    /// `application/*+json` such as `application/x-ipynb+json`).
+    Notebook,
+}
+
 /// How to fetch.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -27,6 +38,8 @@ pub struct Request {
     /// Validators from the last fetch of the same URL.
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// What the body must be.
+    pub body: BodyKind,
 }
 
 /// What the server answered.
@@ -124,7 +137,10 @@ fn get_within(req: &Request) -> Result<Response> {
             "{final_url} sent HTML ({content_type}) where a plain-text snapshot was expected"
         )));
     }
-    if !mime.starts_with("text/") {
+    let json =
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"));
+    let accepted = mime.starts_with("text/") || (req.body == BodyKind::Notebook && json);
+    if !accepted {
         let shown = if content_type.is_empty() {
             "no Content-Type".to_string()
         } else {

@@ -66,6 +66,7 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
         max_bytes: opts.max_bytes,
         etag: m.fetch.etag.clone().filter(|_| same_url),
         last_modified: m.fetch.last_modified.clone().filter(|_| same_url),
+        body: fetch::BodyKind::Text,
     };
     let (text, etag, last_modified, final_url) = match fetch::get(&req)? {
         Response::NotModified => return Ok(Fetched::NotModified { url: shown }),

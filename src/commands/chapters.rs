@@ -119,9 +119,21 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         } else {
             Scope::Excerpt
         },
+        material: Vec::new(),
     };
     let key = new.key.clone();
-    let created = chapters::create(project, new, &args.file)?;
+    let (created, notebook) = match &args.notebook {
+        None => (chapters::create(project, new, &args.file)?, None),
+        Some(nb) => {
+            let download = crate::app::notebook::Download {
+                connect_timeout: std::time::Duration::from_secs(10),
+                timeout: std::time::Duration::from_secs(60),
+            };
+            let (c, added) =
+                crate::app::notebook::new_chapter(project, new, &args.file, nb, download)?;
+            (c, Some(added))
+        }
+    };
     out.line(format!(
         "created {key}{}: {}",
         if created.new_book {
@@ -135,6 +147,12 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         "  snapshot: {} ({}, {})",
         created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
     ))?;
+    if let Some(crate::notebook::store::NotebookAdded::Stored(e)) = &notebook {
+        out.line(format!(
+            "  notebook: {} ({}, {} cells, {} code), named in chapter.yaml",
+            e.file, e.fingerprint, e.cells, e.code_cells
+        ))?;
+    }
     if created.tables.is_empty() {
         out.line("  published tables: none, so claims.yaml starts empty with nothing to check")?;
     } else {

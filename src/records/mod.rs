@@ -2,12 +2,15 @@
 //! `records/<book-id>/<chapter-id>/`, with the evidence (report, run file)
 //! stored beside it. Records are only ever added, never edited.
 //!
+//! A notebook run's record holds the `notebook` module's `NotebookInfo`.
+//!
 //! `store` reads and writes the files (at the paths `Layout` gives),
 //! `create` builds new records, `report` checks reports, `status` says which
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
 pub mod create;
+pub mod notebook_status;
 pub mod publish;
 pub mod report;
 pub mod report_items;
@@ -36,6 +39,8 @@ pub enum RunKind {
     Research,
     /// A benchmark run compared with the chapter's published tables.
     Experiment,
+    /// The chapter's notebook run in fresh Jupyter kernels.
+    Notebook,
 }
 
 /// The chapter revision a run examined.
@@ -197,6 +202,9 @@ pub struct Record {
     pub report: Option<ReportInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<ExperimentInfo>,
+    /// Notebook runs: what the run showed (the whole run is its evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<crate::notebook::NotebookInfo>,
     pub environment: Environment,
     pub git: GitProvenance,
     /// Random, so that two otherwise identical records get different ids.
