@@ -71,6 +71,7 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
         previous_report: previous_report.as_deref(),
         evidence,
         has_claims: project.layout().claims_file(&chapter.key).is_file(),
+        notebook: super::notebook::status(project, chapter, &records)?,
     };
     Ok(publish::site_data(chapter, &records, &inputs))
 }

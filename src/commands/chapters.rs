@@ -129,8 +129,9 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
                 connect_timeout: std::time::Duration::from_secs(10),
                 timeout: std::time::Duration::from_secs(60),
             };
-            let (c, added) =
-                crate::app::notebook::new_chapter(project, new, &args.file, nb, download)?;
+            let (c, added) = crate::app::notebook::new_chapter::new_chapter(
+                project, new, &args.file, nb, download,
+            )?;
             (c, Some(added))
         }
     };

@@ -45,6 +45,9 @@ impl Render for ChapterStatus {
             )),
             _ => line.push_str("    no experiment recorded: claims unchecked\n"),
         }
+        if let Some(n) = &self.notebook {
+            line.push_str(&format!("    {}\n", n.line()));
+        }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
                 "    evidence from {} environments ({}):\n",

@@ -284,9 +284,10 @@ fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Durati
         },
         versions: Versions {
             python: a.python,
-            kernel: match a.kernel_language {
-                Some(lang) => format!("{} ({lang})", a.kernel),
-                None => a.kernel,
+            kernel: match (a.kernel_language, &a.kernel_language_version) {
+                (Some(lang), Some(v)) => format!("{} ({lang} {v})", a.kernel),
+                (Some(lang), None) => format!("{} ({lang})", a.kernel),
+                (None, _) => a.kernel,
             },
             kernel_language_version: a.kernel_language_version,
             ipykernel: a.ipykernel,

@@ -105,6 +105,9 @@ pub struct PromptContext {
     pub changes_since_research: Option<String>,
     pub evidence: Option<EvidenceView>,
     pub required_sections: Vec<SectionView>,
+    /// The chapter's notebook and its latest run (filled in by the caller
+    /// that reads notebooks.yaml; none when the chapter has no notebook).
+    pub notebook: Option<super::notebook_view::NotebookView>,
 }
 
 /// How a missing address reads in the prompt and report.
@@ -232,6 +235,7 @@ pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> Pro
             .zip(SECTION_ASKS)
             .map(|(heading, asks)| SectionView { heading, asks })
             .collect(),
+        notebook: None,
     }
 }
 
@@ -305,6 +309,9 @@ pub struct ReportContext {
     /// The latest experiment of the other engine (the real DataLoader when
     /// the report's run is the model's, or the reverse), kept apart.
     pub other_engine: Option<OtherEngine>,
+    /// The chapter's notebook and its latest run, for the experiment
+    /// section (filled in by the caller).
+    pub notebook: Option<super::notebook_view::NotebookView>,
 }
 
 /// What a claim backed by `record` says when the record examined another
@@ -518,6 +525,7 @@ pub fn report(
         across_environments: Vec::new(),
         environments: Vec::new(),
         other_engine: None,
+        notebook: None,
     }
 }
 

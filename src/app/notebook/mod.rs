@@ -2,9 +2,10 @@
 //! file or a URL fetched as `fetch` fetches), auditing a saved notebook
 //! without running it (`notebook check`), running it in fresh kernels and
 //! recording what it printed (`run`), the book's execution report
-//! (`report`), and the notebook's state for everything that shows a
+//! (`report`), a new chapter with its notebook (`new_chapter`), and the notebook's state for everything that shows a
 //! chapter's evidence.
 
+pub mod new_chapter;
 pub mod report;
 pub mod run;
 
@@ -227,7 +228,7 @@ pub fn add(
 }
 
 /// Stores what [`obtain`] got.
-fn store_obtained(
+pub(super) fn store_obtained(
     project: &Project,
     key: &crate::ids::ChapterKey,
     state: Option<&StoredNotebooks>,
@@ -252,42 +253,6 @@ pub fn material(given: &str, o: &Obtained) -> Material {
         url: o.source.clone(),
         note: "Stored as the chapter's first notebook snapshot. Whether it runs, and what it prints, is what a recorded `research_companion notebook run` says.".into(),
         caveat: Some("Availability is not evidence: a notebook shows something only through a recorded run.".into()),
-    }
-}
-
-/// `chapter new` with a notebook: the notebook is read or downloaded
-/// first (a failure writes nothing), named in chapter.yaml, and stored as
-/// the chapter's first notebook snapshot once the chapter exists; if that
-/// fails, the new chapter is removed again.
-pub fn new_chapter(
-    project: &Project,
-    mut new: crate::app::chapters::NewChapter,
-    text: &Path,
-    notebook: &str,
-    download: Download,
-) -> Result<(crate::app::chapters::Created, NotebookAdded)> {
-    let source = if notebook.contains("://") {
-        NotebookSource::Url(notebook.to_string())
-    } else {
-        NotebookSource::File(notebook.into())
-    };
-    let obtained = obtain(project, None, &source, None, None, download)?.ok_or_else(|| {
-        Error::Other("the server answered 304 Not Modified to a first download".into())
-    })?;
-    new.material.push(material(notebook, &obtained));
-    let key = new.key.clone();
-    let book_dir = project.layout().book_dir(&key.book);
-    let book_existed = book_dir.exists();
-    let created = crate::app::chapters::create(project, new, text)?;
-    match store_obtained(project, &key, None, obtained) {
-        Ok(added) => Ok((created, added)),
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(project.layout().chapter_dir(&key));
-            if !book_existed {
-                let _ = std::fs::remove_dir(&book_dir);
-            }
-            Err(e)
-        }
     }
 }
 

@@ -106,6 +106,7 @@ struct ChapterPage {
     state_label: String,
     stale_reasons: Vec<String>,
     evidence: Vec<EvidenceBlock>,
+    notebook: Option<crate::render::notebook_view::NotebookView>,
     history: Vec<HistoryRow>,
     generated: String,
 }
@@ -318,6 +319,28 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
     history
 }
 
+/// The notebook panel: its state and the latest run, each cell's output as
+/// the record keeps it.
+fn notebook_panel(
+    project: &Project,
+    ch: &Chapter,
+    records: &[Record],
+    st: &ChapterStatus,
+) -> Option<crate::render::notebook_view::NotebookView> {
+    let status = st.notebook.as_ref()?;
+    let fingerprint = crate::notebook::store::load(project.layout(), &ch.key)
+        .ok()
+        .flatten()
+        .map(|s| s.current().fingerprint.to_string());
+    let latest = crate::app::notebook::latest_run(project, records);
+    Some(crate::render::notebook_view::notebook_view(
+        status,
+        fingerprint,
+        latest.as_ref().map(|(r, f)| (r, f)),
+        crate::notebook::harness::RECORD_OUTPUT_CHARS,
+    ))
+}
+
 /// Files of one chapter: its page and plots (paths from the site's root),
 /// and the newest experiment's claims counted.
 pub fn chapter_files(
@@ -351,6 +374,7 @@ pub fn chapter_files(
         state_label: st.label.clone(),
         stale_reasons: st.stale_reasons.clone(),
         evidence,
+        notebook: notebook_panel(project, ch, records, st),
         history,
         generated: generated.to_string(),
     };

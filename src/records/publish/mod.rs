@@ -3,13 +3,15 @@
 //! book's own site renders (the HTML site this tool writes itself is
 //! `app::site`). The lists come from what the records hold: the latest
 //! research report's source ledger, UNVERIFIED marks and upgrade proposals,
-//! and the latest experiment's claim verdicts. Every count is the length of
-//! the list it counts.
+//! and the latest experiment's claim verdicts, and the latest notebook run.
+//! Every count is the length of the list it counts.
 //!
 //! `schema` is the file's types, `evidence` the verdicts as evidence
-//! relations; this file builds the whole.
+//! relations, `notebook` the notebook run as one; this file builds the
+//! whole.
 
 mod evidence;
+mod notebook;
 pub mod schema;
 
 use super::Record;
@@ -37,6 +39,8 @@ pub struct Inputs<'a> {
     pub evidence: Option<ClaimEvidence<'a>>,
     /// Whether the chapter has claims to check at all.
     pub has_claims: bool,
+    /// The chapter's notebook, when it has one.
+    pub notebook: Option<super::notebook_status::NotebookStatus>,
 }
 
 /// The site data file for a chapter, and what in its report could not
@@ -142,11 +146,11 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
             gap: g.gap.clone(),
         })
         .collect();
-    let (existing, negative) = match &inputs.evidence {
+    let (mut existing, mut negative) = match &inputs.evidence {
         Some(e) => evidence_groups(e),
         None => (EvidenceGroups::default(), Vec::new()),
     };
-    let opportunities = match &inputs.evidence {
+    let mut opportunities = match &inputs.evidence {
         _ if !inputs.has_claims => Vec::new(),
         None => vec![Opportunity {
             description: "Run the chapter's experiment (research_companion reproduce)".into(),
@@ -162,6 +166,9 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
         }],
         Some(_) => Vec::new(),
     };
+    if let Some(n) = &inputs.notebook {
+        notebook::add_notebook(n, &mut existing, &mut negative, &mut opportunities);
+    }
     let m = &chapter.manifest;
     let public_path = m
         .chapter
