@@ -135,6 +135,16 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
             (c, Some(added))
         }
     };
+    print_created(out, &key, &created, notebook.as_ref())
+}
+
+/// What `chapter new` made, a line each.
+fn print_created(
+    out: &mut Out,
+    key: &crate::ids::ChapterKey,
+    created: &chapters::Created,
+    notebook: Option<&crate::notebook::store::NotebookAdded>,
+) -> Result<Outcome> {
     out.line(format!(
         "created {key}{}: {}",
         if created.new_book {
@@ -148,7 +158,7 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         "  snapshot: {} ({}, {})",
         created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
     ))?;
-    if let Some(crate::notebook::store::NotebookAdded::Stored(e)) = &notebook {
+    if let Some(crate::notebook::store::NotebookAdded::Stored(e)) = notebook {
         out.line(format!(
             "  notebook: {} ({}, {} cells, {} code), named in chapter.yaml",
             e.file, e.fingerprint, e.cells, e.code_cells

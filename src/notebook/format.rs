@@ -86,6 +86,13 @@ impl Cell {
 /// Reads a notebook file: at most [`MAX_NOTEBOOK_BYTES`] (a larger one is
 /// refused with its size), JSON, readable as a notebook.
 pub fn read_file(path: &Path) -> Result<(Vec<u8>, Notebook)> {
+    let bytes = read_bytes(path)?;
+    let notebook = parse(&bytes, path)?;
+    Ok((bytes, notebook))
+}
+
+/// A notebook file's bytes, at most [`MAX_NOTEBOOK_BYTES`] of them.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if size > MAX_NOTEBOOK_BYTES {
@@ -98,8 +105,7 @@ pub fn read_file(path: &Path) -> Result<(Vec<u8>, Notebook)> {
     if bytes.len() as u64 > MAX_NOTEBOOK_BYTES {
         return Err(too_large(path, bytes.len() as u64));
     }
-    let notebook = parse(&bytes, path)?;
-    Ok((bytes, notebook))
+    Ok(bytes)
 }
 
 fn too_large(path: &Path, size: u64) -> Error {

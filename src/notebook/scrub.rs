@@ -35,14 +35,20 @@ pub struct LocalFacts {
 
 impl LocalFacts {
     /// This machine's: the home folder, temporary folder and user from the
-    /// environment, the host name from the kernel; folders given by the
-    /// caller.
+    /// environment (`USER`, `LOGNAME`, else the home folder's name), the
+    /// host name from the kernel; other folders are the caller's to add.
     pub fn of_this_machine() -> Self {
         let env_path = |k: &str| std::env::var_os(k).map(PathBuf::from);
         let mut users: Vec<String> = ["USER", "LOGNAME"]
             .iter()
             .filter_map(|k| std::env::var(k).ok())
             .collect();
+        if users.is_empty()
+            && let Some(name) = env_path("HOME")
+                .and_then(|h| h.file_name().map(|n| n.to_string_lossy().into_owned()))
+        {
+            users.push(name);
+        }
         users.dedup();
         let host = crate::sys::hostname();
         let mut hosts = vec![host.clone()];

@@ -75,7 +75,7 @@ pub fn current_notebook(
     let entry = state.current();
     let path = project.layout().notebook_file(&chapter.key, &entry.file);
     crate::text::check_owned(&path, &project.layout().snapshots_root())?;
-    let (bytes, nb) = format::read_file(&path)?;
+    let bytes = format::read_bytes(&path)?;
     let sha = crate::text::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
     if sha != entry.sha256 {
         return Err(Error::invalid(
@@ -87,6 +87,7 @@ pub fn current_notebook(
             ),
         ));
     }
+    let nb = format::parse(&bytes, &path)?;
     Ok((path, nb))
 }
 
