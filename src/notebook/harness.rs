@@ -129,10 +129,13 @@ pub fn run_once(
     std::fs::File::create(&script)
         .and_then(|mut f| f.write_all(HARNESS.as_bytes()))
         .map_err(|e| Error::io(&script, e))?;
+    // The harness runs in the working folder: a path from elsewhere must
+    // not depend on where this tool was started.
+    let notebook = std::path::absolute(call.notebook).map_err(|e| Error::io(call.notebook, e))?;
     let pid_file = dir.join("kernel.pid");
     let mark = run_mark()?;
     let argument = serde_json::json!({
-        "notebook": call.notebook,
+        "notebook": notebook,
         "workdir": workdir,
         "cell_timeout": call.cell_timeout_seconds,
         "kernel": call.kernel,

@@ -328,7 +328,14 @@ fn an_endless_cell_is_stopped_by_the_cell_timeout() {
         ]),
     );
     let started = std::time::Instant::now();
-    let out = run(&p, &python, &["06", "--cell-timeout", "2"]);
+    // With the root given as a relative path, as `--root .` gives it.
+    let out = p
+        .cmd()
+        .env("RESEARCH_COMPANION_ROOT", ".")
+        .args(["notebook", "run", "06", "--cell-timeout", "2", "--python"])
+        .arg(&python)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("spin FAIL (timed out)"), "{text}");
