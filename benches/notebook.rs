@@ -5,8 +5,8 @@
 //! Each round runs the same stored notebook twice, in turn: once as a plain
 //! nbclient script would (`NotebookClient(nb, timeout=..., kernel_name=
 //! "python3").execute()` in an empty folder, the whole Python process
-//! timed), once through `research_companion notebook run --no-record` (the
-//! whole process timed). The tool's overhead is the difference as a share
+//! timed; the kernel shut down at once, as the harness does), once through
+//! `research_companion notebook run --no-record` (the whole process timed). The tool's overhead is the difference as a share
 //! of the tool's wall time, per round; the median and the range over the
 //! rounds are printed, with both wall times.
 //!
@@ -107,7 +107,9 @@ fn stored_notebook(root: &Path) -> PathBuf {
         .join(current)
 }
 
-const PLAIN_NBCLIENT: &str = "import sys, nbformat\nfrom nbclient import NotebookClient\nnb = nbformat.read(sys.argv[1], as_version=4)\nNotebookClient(nb, timeout=120, kernel_name='python3', resources={'metadata': {'path': '.'}}).execute()\n";
+/// nbclient as the harness sets it up (the same timeout, kernel, working
+/// folder, and the kernel shut down at once rather than waited for).
+const PLAIN_NBCLIENT: &str = "import sys, nbformat\nfrom nbclient import NotebookClient\nnb = nbformat.read(sys.argv[1], as_version=4)\nNotebookClient(nb, timeout=120, kernel_name='python3', shutdown_kernel='immediate', resources={'metadata': {'path': '.'}}).execute()\n";
 
 fn timed(mut cmd: Command) -> Duration {
     let start = Instant::now();
@@ -145,7 +147,8 @@ fn main() {
         "notebook overhead: {which}, {} , {rounds} rounds",
         python.display()
     );
-    let (mut plain, mut tool, mut share) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut plain, mut tool, mut share, mut extra) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         let work = tempfile::tempdir().unwrap();
         let mut c = Command::new(&python);
@@ -161,6 +164,7 @@ fn main() {
         plain.push(p);
         tool.push(t);
         share.push((t - p) / t);
+        extra.push(t - p);
     }
     let range = |v: &[f64]| {
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
@@ -170,6 +174,7 @@ fn main() {
     let (plo, phi) = range(&plain);
     let (tlo, thi) = range(&tool);
     let (slo, shi) = range(&share);
+    let (elo, ehi) = range(&extra);
     println!(
         "  nbclient alone:        median {:.2} s (range {plo:.2} to {phi:.2})",
         median(plain.clone())
@@ -183,5 +188,9 @@ fn main() {
         100.0 * median(share.clone()),
         100.0 * slo,
         100.0 * shi
+    );
+    println!(
+        "  the tool's extra time:  median {:.2} s (range {elo:.2} to {ehi:.2})",
+        median(extra.clone())
     );
 }

@@ -131,15 +131,23 @@ pub fn obtain(
             }));
         }
         NotebookSource::Url(u) => u.clone(),
-        NotebookSource::Published => chapter
-            .and_then(|c| store::published_notebook(&c.manifest))
-            .map(|m| m.url.clone())
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "{}: chapter.yaml lists no notebook (an associated_material entry of kind `notebook` or `colab-notebook`) and no FILE or URL was given",
-                    chapter.map(|c| c.key_str()).unwrap_or_default()
-                ))
-            })?,
+        NotebookSource::Published => {
+            let key = chapter.map(|c| c.key_str()).unwrap_or_default();
+            let url = chapter
+                .and_then(|c| store::published_notebook(&c.manifest))
+                .map(|m| m.url.clone())
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "{key}: chapter.yaml lists no notebook (an associated_material entry of kind `notebook` or `colab-notebook`) and no FILE or URL was given"
+                    ))
+                })?;
+            if !url.contains("://") {
+                return Err(Error::Usage(format!(
+                    "{key}: chapter.yaml's notebook entry names '{url}', which is not a URL to download; give the notebook's FILE"
+                )));
+            }
+            url
+        }
     };
     download_notebook(state, &url, given_source, download)
 }

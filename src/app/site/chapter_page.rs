@@ -299,7 +299,10 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                 (what, Some(p.file.clone()), html)
             }
             (None, Some(x)) => (x.summary.clone(), Some(x.file.clone()), None),
-            (None, None) => (String::new(), None, None),
+            (None, None) => match &r.notebook {
+                Some(n) => (n.summary.clone(), Some(n.file.clone()), None),
+                None => (String::new(), None, None),
+            },
         };
         let base = format!("../{}", records_path(ch));
         history.push(HistoryRow {

@@ -189,6 +189,8 @@ fn a_passing_notebook_is_recorded_and_shows_wherever_the_evidence_does() {
         page.contains("<section id=\"notebook\">") && page.contains("the answer holds"),
         "{page}"
     );
+    // The run is in the page's history, with its run file linked.
+    assert!(page.contains(".notebook.yaml\">run file</a>"), "{page}");
     // A notebook saved after running keeps its fingerprint: nothing stored.
     let mut saved: Value =
         serde_json::from_str(&std::fs::read_to_string(p.path("pass.ipynb")).unwrap()).unwrap();

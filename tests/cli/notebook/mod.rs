@@ -280,3 +280,71 @@ fn a_notebook_is_downloaded_as_fetch_downloads_and_not_again_when_unchanged() {
         stderr(&out)
     );
 }
+
+#[test]
+fn chapter_new_takes_a_notebook_and_writes_nothing_when_it_is_not_one() {
+    let p = Project::seeded();
+    p.write("07.txt", "A chapter with no tables.");
+    p.write("bad.ipynb", "[]");
+    let before = p.state();
+    let new = |nb: &str| {
+        p.cmd()
+            .args([
+                "chapter",
+                "new",
+                "systems-notes/07",
+                "07.txt",
+                "--title",
+                "Queues",
+            ])
+            .args(["--book-title", "Systems Notes", "--notebook", nb])
+            .output()
+            .unwrap()
+    };
+    let out = new("bad.ipynb");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("bad.ipynb: not a Jupyter notebook: the JSON is not an object"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(p.state(), before, "no chapter folder, no book folder");
+    p.write("07.ipynb", notebook(vec![code("a", "print(1)")]));
+    let out = new("07.ipynb");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stored = p.path("book-snapshots/systems-notes/07/notebooks.yaml");
+    assert!(
+        std::fs::read_to_string(stored)
+            .unwrap()
+            .contains("source: 07.ipynb\n")
+    );
+    // Its notebook entry names a file, so there is nothing to download.
+    let out = p.cmd().args(["notebook", "add", "07"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("systems-notes/07: chapter.yaml's notebook entry names '07.ipynb', which is not a URL to download; give the notebook's FILE"),
+        "{}",
+        stderr(&out)
+    );
+    // A chapter without a notebook entry says so.
+    let out = p
+        .cmd()
+        .args([
+            "chapter",
+            "new",
+            "systems-notes/08",
+            "07.txt",
+            "--title",
+            "Q",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = p.cmd().args(["notebook", "add", "08"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("chapter.yaml lists no notebook"),
+        "{}",
+        stderr(&out)
+    );
+}
