@@ -42,6 +42,32 @@ pub fn die_with_parent() {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
 }
 
+/// How a process group is asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// SIGTERM: finish up (a harness shuts its kernel down).
+    Terminate,
+    /// SIGKILL: now.
+    Kill,
+}
+
+/// Signals every process of the process group `pgid`. A group that has no
+/// process left is not an error: there is nothing to stop.
+pub fn stop_process_group(pgid: u32, how: Stop) -> io::Result<()> {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return Ok(());
+    };
+    let signal = match how {
+        Stop::Terminate => Signal::TERM,
+        Stop::Kill => Signal::KILL,
+    };
+    match kill_process_group(pid, signal) {
+        Err(rustix::io::Errno::SRCH) => Ok(()),
+        other => other.map_err(Into::into),
+    }
+}
+
 /// The CPUs in the calling thread's affinity mask.
 pub fn affinity() -> io::Result<Vec<usize>> {
     let set = rustix::thread::sched_getaffinity(None)?;
