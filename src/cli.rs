@@ -39,8 +39,19 @@ pub use records::{
 };
 
 /// Parses the command line (exits with clap's usage error on bad arguments).
+/// A usage error quotes the value it refuses: a URL in it is printed with
+/// its credentials and secret parameters taken out, as every URL the tool
+/// prints is.
 pub fn parse() -> Cli {
-    Cli::parse()
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let text = e.to_string();
+            eprint!("{}", crate::text::redact_urls_in(&text));
+            std::process::exit(e.exit_code());
+        }
+    }
 }
 
 /// Keep a technical book's chapter claims backed by evidence you can re-check.

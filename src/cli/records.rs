@@ -108,6 +108,11 @@ fn web_url(text: &str) -> Result<String, String> {
             "holds credentials, which would be published; give the address without them".into(),
         );
     }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(
+            "has a ?query or #fragment, which the links to records cannot follow; give the base address".into(),
+        );
+    }
     Ok(text.trim_end_matches('/').to_string())
 }
 
