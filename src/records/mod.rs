@@ -337,12 +337,45 @@ impl Record {
                 .as_ref()
                 .is_none_or(|e| e.not_comparable.is_none())
     }
+
+    /// Whether an experiment's run decided at least one claim (or keeps no
+    /// verdicts to say): a run whose every claim is INCONCLUSIVE or UNRUN,
+    /// as one on a busy machine can be, decided nothing.
+    pub fn decided_something(&self) -> bool {
+        self.experiment.as_ref().is_none_or(|e| {
+            e.verdicts.is_empty()
+                || e.verdicts.iter().any(|v| {
+                    !matches!(
+                        v.verdict.class,
+                        ClaimVerdict::Inconclusive | ClaimVerdict::Unrun
+                    )
+                })
+        })
+    }
 }
 
 /// The latest experiment that is evidence ([`Record::is_evidence`]) among
-/// records listed newest first.
+/// records listed newest first, passing over later ones that decided
+/// nothing ([`Record::decided_something`]): a run on a busy machine never
+/// takes the place of one that measured. When none decided anything, the
+/// latest.
 pub fn latest_evidence(records: &[Record]) -> Option<&Record> {
-    records.iter().find(|r| r.is_evidence())
+    let mut evidence = records.iter().filter(|r| r.is_evidence());
+    let latest = evidence.clone().next();
+    evidence.find(|r| r.decided_something()).or(latest)
+}
+
+/// The experiments after [`latest_evidence`] that decided nothing, newest
+/// first: kept and shown in the history, not counted.
+pub fn undecided_since_evidence(records: &[Record]) -> Vec<&Record> {
+    let Some(chosen) = latest_evidence(records) else {
+        return Vec::new();
+    };
+    records
+        .iter()
+        .take_while(|r| r.run_id != chosen.run_id)
+        .filter(|r| r.is_evidence() && !r.decided_something())
+        .collect()
 }
 
 #[cfg(test)]
