@@ -168,10 +168,10 @@ pub struct FetchArgs {
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// Seconds to wait for the connection
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, allow_negative_numbers = true, value_parser = seconds)]
     pub connect_timeout: f64,
     /// Seconds the whole request may take, body included
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, allow_negative_numbers = true, value_parser = seconds)]
     pub timeout: f64,
     /// Largest body accepted, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES, value_parser = ranged::<u64>(1, MAX_FETCH_BYTES))]
