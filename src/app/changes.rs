@@ -55,7 +55,8 @@ pub fn between(
     let folder = project.layout().snapshots_root();
     let read = |e: &SnapshotEntry| -> Result<String> {
         let path = project.layout().snapshot_file(&chapter.key, &e.file);
-        crate::text::read_owned(&path, &folder).map(|t| normalize(&t))
+        let text = crate::text::read_owned(&path, &folder)?;
+        normalize(&text).map_err(|e| crate::chapter::normalize_error(&path, e))
     };
     let (old, new) = (read(from)?, read(to)?);
     let diff = TextDiff::from_words(&old, &new);
@@ -82,7 +83,8 @@ pub fn between(
             quote
                 .split(['…'])
                 .flat_map(|part| part.split("..."))
-                .map(normalize)
+                // A part prose-v1 refuses cannot be in either normalized text.
+                .filter_map(|part| normalize(part).ok())
                 .filter(|f| f.len() >= 3)
                 .any(|f| old.contains(&f) && !new.contains(&f))
         })

@@ -77,7 +77,9 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
         } => (text, etag, last_modified, final_url),
     };
     let previous = m.current().fingerprint.clone();
-    if fingerprint_str(&text) == previous.value {
+    let fingerprint = fingerprint_str(&text)
+        .map_err(|e| crate::chapter::normalize_error(std::path::Path::new(&final_url), e))?;
+    if fingerprint == previous.value {
         return Ok(Fetched::SameProse {
             fingerprint: previous,
         });

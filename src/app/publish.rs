@@ -78,7 +78,7 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
 /// Refuses to replace `path` unless this tool wrote it (its `generator`),
 /// so a site's own data is never overwritten.
 pub fn check_replaceable(path: &Path) -> Result<()> {
-    match std::fs::read(path) {
+    match crate::text::read_at_most(path, crate::text::MAX_FILE_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),
         Ok(bytes) => match std::str::from_utf8(&bytes) {

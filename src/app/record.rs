@@ -106,7 +106,8 @@ pub fn run_file(
     notes: RunNotes<'_>,
 ) -> Result<Stored> {
     let run = BenchRun::load(file)?;
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let bytes = crate::text::read_at_most(file, crate::text::MAX_FILE_BYTES)
+        .map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
     let diffed = diff::diff_run(project, chapter, &basics.revision.snapshot, &run)?;
     let source = project.layout().portable_source(file);

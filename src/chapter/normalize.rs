@@ -46,6 +46,22 @@ pub const MAX_REFERENCE_BODY: usize = 39;
 /// holds a few bytes; a longer stretch is refused rather than held in memory.
 pub const MAX_UNSTABLE_RUN: usize = 4 << 20;
 
+/// How the normalizer reads: `chunk` bytes at a time, and after each read
+/// at most `held` bytes held back whole (else the text is refused). Every
+/// entry point reads at [`PACE`], in memory too, so what is refused
+/// depends on the text alone; tests scale both down.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    chunk: usize,
+    held: usize,
+}
+
+/// The pace of every entry point.
+const PACE: Pace = Pace {
+    chunk: READ_CHUNK,
+    held: MAX_UNSTABLE_RUN,
+};
+
 /// Characters removed by rule 4.
 const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
@@ -55,22 +71,26 @@ pub enum NormalizeError {
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: u64 },
     #[error(
-        "more than {MAX_UNSTABLE_RUN} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
+        "more than {limit} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
     )]
-    UnstableRun { offset: u64 },
+    UnstableRun { offset: u64, limit: usize },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Normalizes a whole text held in memory.
-pub fn normalize(text: &str) -> String {
+/// Normalizes a whole text held in memory. The only error is
+/// [`NormalizeError::UnstableRun`]. The text is read in the same pieces as
+/// a stream, because where [`MAX_UNSTABLE_RUN`] is checked (after each
+/// piece) decides what is refused: read whole, a text `fingerprint` refuses
+/// could be stored, and `verify` could then not read it back.
+pub fn normalize(text: &str) -> Result<String, NormalizeError> {
+    normalize_with(text, PACE)
+}
+
+fn normalize_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
     let mut out = Vec::with_capacity(text.len());
-    // One read takes the whole text; the next finds its end.
-    normalize_stream_with(text.as_bytes(), text.len() + 1, |b| {
-        out.extend_from_slice(b)
-    })
-    .expect("a str is UTF-8 and reading memory cannot fail");
-    String::from_utf8(out).expect("normalization keeps UTF-8 valid")
+    normalize_stream_with(text.as_bytes(), pace, |b| out.extend_from_slice(b))?;
+    Ok(String::from_utf8(out).expect("normalization keeps UTF-8 valid"))
 }
 
 /// Streams `reader` through `prose-v1`, handing normalized bytes to `sink`.
@@ -79,19 +99,19 @@ pub fn normalize_stream<R: Read>(
     reader: R,
     sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
-    normalize_stream_with(reader, READ_CHUNK, sink)
+    normalize_stream_with(reader, PACE, sink)
 }
 
-/// [`normalize_stream`] reading `chunk` bytes at a time (small in tests, so
-/// every boundary is crossed).
+/// [`normalize_stream`] at another pace (small pieces in tests, so every
+/// boundary is crossed).
 fn normalize_stream_with<R: Read>(
     reader: R,
-    chunk: usize,
+    pace: Pace,
     mut sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
     let mut ws = WhitespaceFolder::default();
     let mut out = Vec::new();
-    for_each_released(reader, chunk, |text| {
+    for_each_released(reader, pace, |text| {
         out.clear();
         ws.push(&text, &mut out);
         sink(&out);
@@ -104,9 +124,10 @@ fn normalize_stream_with<R: Read>(
 /// finished stretch of text to `each`, which hands back a buffer to reuse.
 fn for_each_released<R: Read>(
     mut reader: R,
-    chunk: usize,
+    pace: Pace,
     mut each: impl FnMut(String) -> String,
 ) -> Result<u64, NormalizeError> {
+    let chunk = pace.chunk;
     let mut raw: Vec<u8> = Vec::with_capacity(chunk + 4);
     // Byte offset in the input of raw[0], for error messages.
     let mut raw_offset: u64 = 0;
@@ -149,8 +170,11 @@ fn for_each_released<R: Read>(
                 std::borrow::Cow::Owned(normalized) => normalized,
             };
             spare = each(piece);
-        } else if decoder.held() > MAX_UNSTABLE_RUN {
-            return Err(NormalizeError::UnstableRun { offset: raw_offset });
+        } else if decoder.held() > pace.held {
+            return Err(NormalizeError::UnstableRun {
+                offset: raw_offset,
+                limit: pace.held,
+            });
         }
         if eof {
             return Ok(total);
@@ -386,6 +410,10 @@ fn decode_reference(body: &str) -> Option<std::borrow::Cow<'static, str>> {
 /// second thread, so a large file takes about the time of the slower half
 /// rather than the sum.
 pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> {
+    fingerprint_reader_with(reader, PACE)
+}
+
+fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, NormalizeError> {
     // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
     // balances the two. Pieces go over as bytes and their buffers come back
     // empty, so the same few buffers serve the whole file.
@@ -408,7 +436,7 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
         });
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
-        let read = for_each_released(reader, READ_CHUNK, |text| {
+        let read = for_each_released(reader, pace, |text| {
             let _ = full_tx.send(text.into_bytes());
             empty_rx.try_recv().unwrap_or_default()
         });
@@ -418,9 +446,14 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
     })
 }
 
-/// The `prose-v1` SHA-256 of a text held in memory.
-pub fn fingerprint_str(text: &str) -> String {
-    hex(&Sha256::digest(normalize(text).as_bytes()))
+/// The `prose-v1` SHA-256 of a text held in memory; refused as
+/// [`normalize`] refuses it.
+pub fn fingerprint_str(text: &str) -> Result<String, NormalizeError> {
+    fingerprint_str_with(text, PACE)
+}
+
+fn fingerprint_str_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
+    Ok(hex(&Sha256::digest(normalize_with(text, pace)?.as_bytes())))
 }
 
 /// The SHA-256 of bytes as they are.
@@ -588,7 +621,12 @@ mod tests {
     use proptest::prelude::*;
 
     fn fp(s: &str) -> String {
-        fingerprint_str(s)
+        fingerprint_str(s).unwrap()
+    }
+
+    /// The in-memory normalization of a text these tests know it accepts.
+    fn normalize(s: &str) -> String {
+        super::normalize(s).unwrap()
     }
 
     #[test]
@@ -708,9 +746,17 @@ mod tests {
             .join(" ")
     }
 
+    /// The entry points' pace, reading `chunk` bytes at a time.
+    fn in_pieces(chunk: usize) -> Pace {
+        Pace { chunk, ..PACE }
+    }
+
     fn streamed(text: &str, chunk: usize) -> String {
         let mut out = Vec::new();
-        normalize_stream_with(text.as_bytes(), chunk, |b| out.extend_from_slice(b)).unwrap();
+        normalize_stream_with(text.as_bytes(), in_pieces(chunk), |b| {
+            out.extend_from_slice(b)
+        })
+        .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -816,11 +862,123 @@ mod tests {
     #[test]
     fn an_endless_run_of_combining_marks_is_refused_not_held() {
         let marks = "\u{0301}".repeat(MAX_UNSTABLE_RUN / 2 + 1024);
-        let err = normalize_stream_with(format!("e{marks}").as_bytes(), 1 << 16, |_| {})
+        let err = normalize_stream_with(format!("e{marks}").as_bytes(), in_pieces(1 << 16), |_| {})
             .unwrap_err()
             .to_string();
         assert!(err.contains("combining characters"), "{err}");
         assert!(err.contains("cannot be settled"), "{err}");
+    }
+
+    #[test]
+    fn a_long_run_after_prose_is_refused_in_memory_as_streamed() {
+        // The run starts after text that settles, so read whole it could
+        // have been released with the prose before the limit was checked:
+        // `snapshot add` then stored what `verify` cannot read back.
+        let text = format!(
+            "hello a{} b",
+            "\u{0301}".repeat((MAX_UNSTABLE_RUN + READ_CHUNK * 3 / 2) / 2)
+        );
+        assert!(matches!(
+            super::normalize(&text),
+            Err(NormalizeError::UnstableRun { .. })
+        ));
+        assert!(fingerprint_str(&text).is_err());
+        assert!(fingerprint_reader(text.as_bytes()).is_err());
+    }
+
+    /// Every entry point on one input, read at `pace`: none panics, they
+    /// accept or refuse it alike, and those that accept it agree on its
+    /// normalized text and fingerprint.
+    fn entry_points_agree(bytes: &[u8], pace: Pace) -> Result<(), TestCaseError> {
+        let mut out = Vec::new();
+        let streamed =
+            normalize_stream_with(bytes, pace, |b| out.extend_from_slice(b)).map(|_| out);
+        let read = fingerprint_reader_with(bytes, pace);
+        prop_assert_eq!(sha256_reader(bytes).unwrap(), hex(&Sha256::digest(bytes)));
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let invalid =
+                |e: Option<&NormalizeError>| matches!(e, Some(NormalizeError::InvalidUtf8 { .. }));
+            prop_assert!(invalid(streamed.as_ref().err()), "streamed: {:?}", streamed);
+            prop_assert!(invalid(read.as_ref().err()), "fingerprinted: {:?}", read);
+            return Ok(());
+        };
+        let in_memory = normalize_with(text, pace);
+        let fingerprint = fingerprint_str_with(text, pace);
+        match (&streamed, &in_memory) {
+            (Ok(s), Ok(m)) => prop_assert_eq!(s.as_slice(), m.as_bytes()),
+            (Err(NormalizeError::UnstableRun { .. }), Err(NormalizeError::UnstableRun { .. })) => {}
+            other => prop_assert!(false, "streamed and in memory differ: {:?}", other),
+        }
+        prop_assert_eq!(fingerprint.ok(), read.ok());
+        Ok(())
+    }
+
+    /// A pace scaled down from the entry points' (pieces of 64 bytes, at
+    /// most 256 held), so generated texts reach the limit.
+    const SMALL: Pace = Pace {
+        chunk: 64,
+        held: 256,
+    };
+
+    /// Text with a run of one piece long enough to reach the `SMALL` limit
+    /// of what is held whole, after prose that moves where the run starts
+    /// against the places the limit is checked.
+    fn long_runs() -> impl Strategy<Value = String> {
+        let unit = proptest::sample::select(vec![
+            "\u{0301}",
+            "&a",
+            "&#x3",
+            "\u{0B3E}",
+            "a\u{0301}",
+            "&amp;",
+            "\u{200B}",
+        ]);
+        (0usize..(3 * SMALL.chunk), unit, -2.0f64..2.0, pieces()).prop_map(
+            |(prefix, unit, over, tail)| {
+                let len = SMALL.held as f64 + over * SMALL.chunk as f64;
+                let n = (len / unit.len() as f64).max(0.0) as usize;
+                format!("{}a{}{tail}", "word ".repeat(prefix / 5), unit.repeat(n))
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_panics_an_entry_point(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            entry_points_agree(&bytes, PACE)?;
+            entry_points_agree(&bytes, SMALL)?;
+        }
+
+        #[test]
+        fn no_text_panics_an_entry_point(s in prop_oneof![pieces(), "\\PC{0,300}".prop_map(String::from)]) {
+            entry_points_agree(s.as_bytes(), PACE)?;
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+
+        #[test]
+        fn no_long_run_panics_an_entry_point(s in long_runs()) {
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+    }
+
+    #[test]
+    fn long_runs_reach_the_limit_both_ways() {
+        // The generator is only worth running if it makes texts on both
+        // sides of the limit.
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut refused, mut accepted) = (0, 0);
+        for _ in 0..200 {
+            let s = long_runs().new_tree(&mut runner).unwrap().current();
+            match normalize_with(&s, SMALL) {
+                Ok(_) => accepted += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            refused > 20 && accepted > 20,
+            "{refused} refused, {accepted} accepted"
+        );
     }
 
     proptest! {

@@ -145,9 +145,14 @@ impl Templates {
                         if !real.is_file() {
                             return Err(refuse(format!("template '{name}' is not a regular file")));
                         }
-                        return std::fs::read_to_string(&real)
-                            .map(Some)
-                            .map_err(|e| refuse(format!("{name}: {e}")));
+                        let bytes = crate::text::read_at_most(&real, crate::text::MAX_FILE_BYTES)
+                            .map_err(|e| refuse(format!("{name}: {e}")))?;
+                        return String::from_utf8(bytes).map(Some).map_err(|e| {
+                            refuse(format!(
+                                "{name}: invalid UTF-8 at byte offset {}",
+                                e.utf8_error().valid_up_to()
+                            ))
+                        });
                     }
                 }
                 Ok(EMBEDDED

@@ -361,7 +361,8 @@ pub fn chapter_files(
     // The raw records, so the page's links open them from disk.
     for r in records {
         for path in crate::records::store::record_files(project.layout(), r) {
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+                .map_err(|e| Error::io(&path, e))?;
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             files.push((format!("{}/{name}", records_path(ch)), bytes));
         }

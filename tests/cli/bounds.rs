@@ -1,0 +1,241 @@
+//! No input panics a command or makes it work without bound: text the
+//! normalizer refuses, files far larger than anything the tool reads whole,
+//! and devices that never end. Each is refused in one line naming the file
+//! (or URL) and the limit, exit 2, with nothing stored changed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+
+use crate::helpers::{Project, stderr, stdout};
+use crate::hostile::{one_line_error, run};
+
+/// 4 MiB of combining marks with no base but one `a` (4,194,325 bytes,
+/// under fetch's 5 MiB default cap): more than prose-v1 holds whole.
+fn combining_marks() -> String {
+    format!("a{}", "\u{0301}".repeat(2_097_162))
+}
+
+/// Serves `body` as text/plain to every request on 127.0.0.1; returns the
+/// URL.
+fn serve(body: Vec<u8>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/chapter.txt", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                line.clear();
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    url
+}
+
+/// No panic: the exit status is not 101 and stderr says no "panicked";
+/// with `fails`, the command also says it could not (exit 1 or 2).
+fn no_panic(out: &std::process::Output, what: &str, fails: bool) {
+    let e = stderr(out);
+    assert!(!e.contains("panicked"), "{what}: {e}");
+    assert_ne!(out.status.code(), Some(101), "{what}: {e}");
+    if fails {
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{what}: {:?} {e}",
+            out.status
+        );
+    }
+}
+
+#[test]
+fn text_prose_v1_refuses_is_an_error_in_every_command_that_stores_text() {
+    let p = Project::seeded();
+    let file = p.write("marks.txt", combining_marks());
+    let before = p.state();
+    let needle = "cannot be settled piece by piece";
+    let out = run(&p, &["snapshot", "add", "06", "marks.txt"]);
+    one_line_error(&out, 2, needle);
+    assert!(stderr(&out).contains("marks.txt"), "{}", stderr(&out));
+    let out = run(
+        &p,
+        &[
+            "chapter",
+            "new",
+            "systems-notes/07",
+            "marks.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
+        ],
+    );
+    one_line_error(&out, 2, needle);
+    let url = serve(std::fs::read(&file).unwrap());
+    let out = run(&p, &["fetch", "06", "--url", &url]);
+    one_line_error(&out, 2, needle);
+    assert!(
+        stderr(&out).contains("chapter.txt"),
+        "names the URL: {}",
+        stderr(&out)
+    );
+    assert_eq!(p.state(), before, "nothing stored changed");
+}
+
+#[test]
+fn a_stored_snapshot_prose_v1_refuses_panics_no_reader() {
+    // A snapshot stored, then replaced by hand with text the tool would
+    // have refused: every command that reads its prose says so.
+    let p = Project::with_fixture_records();
+    p.write(
+        "revised.txt",
+        "A revised chapter of one sentence, 7.4 times faster.\n",
+    );
+    let out = run(&p, &["snapshot", "add", "06", "revised.txt"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let current = p.chapter_dir().join("snapshots");
+    let file = std::fs::read_dir(&current)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|f| f.to_string_lossy().contains("0002-"))
+        .unwrap();
+    std::fs::write(&file, combining_marks()).unwrap();
+    for (args, fails) in [
+        (&["snapshot", "diff", "06"][..], true),
+        (&["prompt", "06"], true),
+        (&["claims", "check", "06"], true),
+        (&["verify"], true),
+        (&["diff", "--latest"], false),
+        (&["status"], false),
+        (&["history", "06"], false),
+        (&["chapters"], false),
+        (&["site", "--out", "site"], false),
+    ] {
+        no_panic(&run(&p, args), &args.join(" "), fails);
+    }
+}
+
+/// A file of `len` bytes that takes no room on disk.
+fn sparse(p: &Project, name: &str, len: u64) -> std::path::PathBuf {
+    let path = p.path(name);
+    std::fs::File::create(&path).unwrap().set_len(len).unwrap();
+    path
+}
+
+#[test]
+fn chapter_text_and_reports_past_the_size_limit_are_refused_naming_the_size() {
+    let p = Project::seeded();
+    sparse(&p, "huge.txt", 200_000_000);
+    let before = p.state();
+    let named = "200000000 bytes, more than the 16777216-byte (16 MiB) limit";
+    for args in [
+        &["snapshot", "add", "06", "huge.txt"][..],
+        &[
+            "chapter",
+            "new",
+            "systems-notes/07",
+            "huge.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
+        ],
+        &["record", "06", "--report", "huge.txt"],
+    ] {
+        let out = run(&p, args);
+        one_line_error(&out, 2, named);
+        assert!(
+            stderr(&out).contains("huge.txt"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // A device that never ends is read to one byte past the limit, not to
+    // the end of memory (the hang guard would kill a run that tried).
+    for args in [
+        &["snapshot", "add", "06", "/dev/zero"][..],
+        &[
+            "chapter",
+            "new",
+            "systems-notes/07",
+            "/dev/zero",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
+        ],
+        &["record", "06", "--report", "/dev/zero"],
+    ] {
+        one_line_error(
+            &run(&p, args),
+            2,
+            "/dev/zero: more than the 16777216-byte (16 MiB) limit",
+        );
+    }
+    assert_eq!(p.state(), before, "nothing stored changed");
+}
+
+#[test]
+fn templates_and_stored_files_past_the_size_limit_are_refused() {
+    let p = Project::with_fixture_records();
+    std::fs::create_dir(p.path("tpl")).unwrap();
+    sparse(&p, "tpl/report.md.j2", 100 << 20);
+    let out = run(&p, &["report", "06", "--templates", "tpl"]);
+    one_line_error(
+        &out,
+        2,
+        "report.md.j2: 104857600 bytes, more than the 16777216-byte",
+    );
+    // A stored report grown past the limit by hand: the research record
+    // that names it cannot be read back whole, and nothing hangs.
+    let records = p.path("records/pytorch-from-first-principles/06");
+    let report = std::fs::read_dir(&records)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|f| f.to_string_lossy().ends_with(".report.md"))
+        .expect("the fixture research run keeps its report");
+    std::fs::File::options()
+        .write(true)
+        .open(&report)
+        .unwrap()
+        .set_len(100 << 20)
+        .unwrap();
+    let out = run(&p, &["publish", "06"]);
+    no_panic(&out, "publish", true);
+    assert!(
+        stderr(&out).contains("more than the 16777216-byte"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&p, &["site", "--out", "site"]);
+    no_panic(&out, "site", true);
+    assert!(
+        stdout(&out).contains("16777216") || stderr(&out).contains("16777216"),
+        "site names the limit: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_fetched_body_past_the_chapter_text_limit_is_not_stored() {
+    let p = Project::seeded();
+    let before = p.state();
+    let url = serve(vec![b'x'; (16 << 20) + 10]);
+    let out = run(
+        &p,
+        &["fetch", "06", "--url", &url, "--max-bytes", "100000000"],
+    );
+    one_line_error(
+        &out,
+        2,
+        "larger than the 16777216-byte limit for chapter text",
+    );
+    assert_eq!(p.state(), before, "nothing stored changed");
+}
