@@ -239,3 +239,37 @@ fn a_fetched_body_past_the_chapter_text_limit_is_not_stored() {
     );
     assert_eq!(p.state(), before, "nothing stored changed");
 }
+
+#[test]
+fn a_line_of_many_table_like_fragments_is_scanned_once_and_described_briefly() {
+    // 100,000 fragments on one line (11 MB): the scan is linear, and the
+    // claims.yaml skeleton `chapter new` writes stays one the tool reads.
+    let p = Project::seeded();
+    let fragment = format!("=== producer={} ", "x".repeat(100));
+    p.write("frags.txt", fragment.repeat(100_000));
+    let out = run(
+        &p,
+        &[
+            "chapter",
+            "new",
+            "systems-notes/07",
+            "frags.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("it and 99899 more after it"),
+        "{}",
+        stdout(&out)
+    );
+    let claims = p.path("book-snapshots/systems-notes/07/claims.yaml");
+    assert!(std::fs::metadata(&claims).unwrap().len() < 1 << 20);
+    let out = run(&p, &["claims", "check", "systems-notes/07"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&p, &["reproduce", "systems-notes/07", "--no-record"]);
+    one_line_error(&out, 2, "holds no published tables to reproduce");
+}
