@@ -4,6 +4,7 @@
 
 pub mod manifest;
 pub mod normalize;
+pub mod prose_diff;
 
 use std::fs::File;
 use std::path::PathBuf;

@@ -273,3 +273,33 @@ fn a_line_of_many_table_like_fragments_is_scanned_once_and_described_briefly() {
     let out = run(&p, &["reproduce", "systems-notes/07", "--no-record"]);
     one_line_error(&out, 2, "holds no published tables to reproduce");
 }
+
+#[test]
+fn two_revisions_with_nothing_in_common_are_diffed_at_once() {
+    // 160,000 words each (1 MB), all different: the diff took minutes
+    // (the hang guard stops a run after one), and status, prompt and the
+    // site diff the same revisions since the research run.
+    let p = Project::with_fixture_records();
+    let text = |prefix: &str| -> String { (0..160_000).map(|i| format!("{prefix}{i} ")).collect() };
+    p.write("a.txt", text("a"));
+    p.write("b.txt", text("b"));
+    for file in ["a.txt", "b.txt"] {
+        let out = run(&p, &["snapshot", "add", "06", file]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let out = run(&p, &["snapshot", "diff", "06"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = stdout(&out);
+    assert!(shown.contains("320000 words changed"), "{shown}");
+    assert!(
+        shown.contains("(159976 more words)"),
+        "a long run is shortened: {shown}"
+    );
+    assert!(shown.len() < 10_000, "{} bytes", shown.len());
+    let out = run(&p, &["status", "06"]);
+    assert!(stdout(&out).contains("words changed"), "{}", stdout(&out));
+    for args in [&["prompt", "06"][..], &["site", "--out", "site"]] {
+        let out = run(&p, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -269,16 +269,23 @@ fn evidence_blocks(
 fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<HistoryRow> {
     let current = ch.state.current();
     let mut history = Vec::new();
+    // Many records examined the same revision: diff each revision once.
+    let mut since: std::collections::HashMap<&str, Option<String>> = Default::default();
     for r in records {
         let stem = r.run_id.stem();
         let is_current = status::currency(ch, r) == RunCurrency::Current;
         let changed_since = if is_current {
             None
         } else {
-            ch.state
-                .snapshot(&r.revision.snapshot)
-                .and_then(|from| changes::between(project, ch, from, current).ok())
-                .map(|c| c.summary())
+            since
+                .entry(r.revision.snapshot.as_str())
+                .or_insert_with(|| {
+                    ch.state
+                        .snapshot(&r.revision.snapshot)
+                        .and_then(|from| changes::between(project, ch, from, current).ok())
+                        .map(|c| c.summary())
+                })
+                .clone()
         };
         let (summary, evidence_file, report_html) = match (&r.report, &r.experiment) {
             (Some(p), _) => {
