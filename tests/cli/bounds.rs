@@ -303,3 +303,41 @@ fn two_revisions_with_nothing_in_common_are_diffed_at_once() {
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn a_template_or_metric_that_builds_a_long_string_is_stopped_at_its_memory_limit() {
+    // Repetition and `join`: 1.2 GB within the fuel (main reached 2 GB and
+    // then ran out of fuel); the template is stopped at 256 MiB instead.
+    let p = Project::with_fixture_records();
+    std::fs::create_dir(p.path("tpl")).unwrap();
+    p.write(
+        "tpl/report.md.j2",
+        r#"{% set s = "x" * 100000000 %}{% set t = [s, s, s, s, s, s, s, s, s, s, s, s]|join %}{{ t|length }}"#,
+    );
+    let before = p.state();
+    let out = run(
+        &p,
+        &["report", "06", "--templates", "tpl", "--out", "review.md"],
+    );
+    one_line_error(
+        &out,
+        2,
+        "template report.md.j2: it needed more than its memory limit (268435456 bytes, 256 MiB)",
+    );
+    assert_eq!(p.state(), before, "nothing written");
+    // A claim's metric, built while it is compiled.
+    let claims = p.chapter_dir().join("claims.yaml");
+    let text = std::fs::read_to_string(&claims).unwrap().replacen(
+        "metric: sleep.w8.ex_s / sleep.w0.ex_s",
+        r#"metric: ((["x"] * 50000000) ~ "")|length"#,
+        1,
+    );
+    std::fs::write(&claims, text).unwrap();
+    let out = run(&p, &["claims", "check", "06"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("memory limit (16777216 bytes, 16 MiB)"),
+        "{}",
+        stdout(&out)
+    );
+}
