@@ -43,6 +43,52 @@ pub fn die_with_parent() {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
 }
 
+/// Makes `cmd` start its process with PR_SET_PDEATHSIG set to SIGKILL, so
+/// a child this thread starts (the PyTorch harness) dies with it, even when
+/// this process is killed outright. (The kernel sends the signal when the
+/// thread that started the child exits: start it from one that lives as
+/// long as the run.)
+pub fn die_with_this_thread(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = rustix::process::getpid();
+    // SAFETY: between fork and exec the closure makes two system calls and
+    // allocates nothing, as a pre_exec hook must.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // The parent may have gone before the signal was asked for.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(io::Error::from(rustix::io::Errno::SRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Sends `signal` (SIGTERM when `hard` is false, else SIGKILL) to every
+/// process of the group `pgid`; a group already gone is no error.
+pub fn signal_group(pgid: u32, hard: bool) {
+    let signal = if hard {
+        rustix::process::Signal::KILL
+    } else {
+        rustix::process::Signal::TERM
+    };
+    if let Some(pid) = i32::try_from(pgid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(pid, signal);
+    }
+}
+
+/// Whether any process of the group `pgid` is left (zombies included).
+pub fn group_alive(pgid: u32) -> bool {
+    i32::try_from(pgid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+}
+
 /// The CPUs in the calling thread's affinity mask.
 pub fn affinity() -> io::Result<Vec<usize>> {
     let set = rustix::thread::sched_getaffinity(None)?;

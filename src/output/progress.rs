@@ -19,10 +19,7 @@ pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
              Use `cargo run --release`.",
         );
     }
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(crate::bench::interrupt::interrupt);
-    });
+    wire_ctrl_c();
     let pb =
         ProgressBar::with_draw_target(Some(settings.total_steps()), ProgressDrawTarget::stderr());
     pb.set_style(
@@ -45,6 +42,16 @@ pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
     result
 }
 
+/// Ctrl-C and SIGTERM set the run's interrupt flag, once for the process:
+/// the run then stops its workers (or the PyTorch harness and its
+/// workers), writes nothing and the command exits 130.
+fn wire_ctrl_c() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(crate::bench::interrupt::interrupt);
+    });
+}
+
 /// Runs `settings` on PyTorch's DataLoader with `python`, saying so on
 /// stderr; `flags` names the flag behind a settings error.
 pub fn run_on_pytorch(
@@ -52,6 +59,7 @@ pub fn run_on_pytorch(
     python: &Path,
     flags: impl Fn(Error) -> Error,
 ) -> Result<BenchRun> {
+    wire_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}",
         settings.producers.len() * settings.workers.len() * settings.repeat,

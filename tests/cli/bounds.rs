@@ -341,3 +341,335 @@ fn a_template_or_metric_that_builds_a_long_string_is_stopped_at_its_memory_limit
         stdout(&out)
     );
 }
+
+mod harness {
+    //! The PyTorch harness as a child that cannot hang, flood, outlive or
+    //! litter the run: stand-ins for Python that misbehave, and the real
+    //! harness where torch is installed.
+
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use crate::helpers::{Project, fixtures, stderr};
+    use crate::hostile::one_line_error;
+
+    /// The settings the recorded harness answer was measured with.
+    const RECORDED: [&str; 6] = [
+        "--batches",
+        "20",
+        "--workers",
+        "0,2",
+        "--producer",
+        "sleep,spin",
+    ];
+
+    /// A stand-in for Python that first notes its pid and the harness file
+    /// it was given, then runs `body`.
+    fn fake_python(p: &Project, body: &str) -> PathBuf {
+        let dir = p.root().display();
+        let script = format!(
+            "#!/bin/sh\necho $$ > '{dir}/harness.pid'\necho \"$1\" > '{dir}/harness.file'\n{body}\n"
+        );
+        let path = p.write("fake-python", script);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// `bench --engine pytorch` with `python`, started in a process group of
+    /// its own (as a shell starts a job), with a hang guard.
+    fn start(p: &Project, python: &Path, timeout: Option<&str>) -> Child {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_research_companion"));
+        cmd.args(["bench", "--engine", "pytorch", "--python"])
+            .arg(python)
+            .args(RECORDED)
+            .current_dir(p.root())
+            .env("RESEARCH_COMPANION_ROOT", p.root())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        match timeout {
+            Some(t) => cmd.env("RESEARCH_COMPANION_HARNESS_TIMEOUT", t),
+            None => cmd.env_remove("RESEARCH_COMPANION_HARNESS_TIMEOUT"),
+        };
+        cmd.spawn().unwrap()
+    }
+
+    /// Waits for `child` with a guard of a minute (a hung run is killed and
+    /// the test fails on its status).
+    fn finish(child: Child) -> std::process::Output {
+        let pid = child.id() as i32;
+        let guard = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(60));
+            // SAFETY: kill(2) on the run this test started.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        });
+        let out = child.wait_with_output().unwrap();
+        drop(guard);
+        out
+    }
+
+    /// The number in `file` once it has been written.
+    fn read_pid(file: &Path) -> i32 {
+        let start = Instant::now();
+        loop {
+            if let Some(pid) = std::fs::read_to_string(file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                return pid;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{} never written",
+                file.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether process `pid` has ended (a zombie has) within five seconds.
+    fn ends(pid: i32) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(5) {
+            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+                Err(_) => return true,
+                Ok(stat)
+                    if stat
+                        .rsplit(')')
+                        .next()
+                        .is_some_and(|s| s.trim_start().starts_with('Z')) =>
+                {
+                    return true;
+                }
+                Ok(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        false
+    }
+
+    /// The harness file the stand-in was given.
+    fn harness_file(p: &Project) -> PathBuf {
+        PathBuf::from(
+            std::fs::read_to_string(p.path("harness.file"))
+                .unwrap()
+                .trim(),
+        )
+    }
+
+    #[test]
+    fn a_harness_that_never_answers_is_stopped_with_its_workers_and_its_file() {
+        let _g = crate::helpers::exclusive();
+        let p = Project::seeded();
+        let python = fake_python(
+            &p,
+            &format!(
+                "sleep 1000 & echo $! > '{}/worker.pid'\nexec sleep 1000",
+                p.root().display()
+            ),
+        );
+        let out = finish(start(&p, &python, Some("2")));
+        one_line_error(
+            &out,
+            2,
+            "the PyTorch harness gave no answer within 2 s, the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another)",
+        );
+        assert!(
+            ends(read_pid(&p.path("harness.pid"))),
+            "the harness is left running"
+        );
+        assert!(
+            ends(read_pid(&p.path("worker.pid"))),
+            "its worker is left running"
+        );
+        assert!(
+            !harness_file(&p).exists(),
+            "the harness file is left behind"
+        );
+    }
+
+    #[test]
+    fn a_harness_that_floods_is_read_no_further_than_its_answer_can_be() {
+        let _g = crate::helpers::exclusive();
+        let p = Project::seeded();
+        let out = finish(start(&p, &fake_python(&p, "exec yes"), None));
+        one_line_error(&out, 2, "the PyTorch harness printed more than 85440 bytes");
+        assert!(ends(read_pid(&p.path("harness.pid"))));
+        assert!(!harness_file(&p).exists());
+        // Standard error flooded for ever: only its end is kept, and the
+        // time limit ends it.
+        let p = Project::seeded();
+        let out = finish(start(&p, &fake_python(&p, "exec yes >&2"), Some("2")));
+        one_line_error(&out, 2, "gave no answer within 2 s");
+    }
+
+    #[test]
+    fn an_answer_is_read_though_a_child_of_the_harness_keeps_the_pipe_open() {
+        let _g = crate::helpers::exclusive();
+        let p = Project::seeded();
+        let answer = fixtures().join("pytorch-harness-answer.json");
+        let body = format!(
+            "cat '{}'\nsleep 1000 & echo $! > '{}/worker.pid'\nexit 0",
+            answer.display(),
+            p.root().display()
+        );
+        let out = finish(start(&p, &fake_python(&p, &body), None));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            ends(read_pid(&p.path("worker.pid"))),
+            "the lingering child is left running"
+        );
+        assert!(!harness_file(&p).exists());
+    }
+
+    #[test]
+    fn sigterm_or_ctrl_c_ends_the_harness_and_its_workers_and_says_interrupted() {
+        let _g = crate::helpers::exclusive();
+        for (signal, to_group) in [(libc::SIGTERM, false), (libc::SIGINT, true)] {
+            let p = Project::seeded();
+            let body = format!(
+                "sleep 1000 & echo $! > '{}/worker.pid'\nwait",
+                p.root().display()
+            );
+            let child = start(&p, &fake_python(&p, &body), None);
+            let (tool, worker) = (child.id() as i32, read_pid(&p.path("worker.pid")));
+            let harness = read_pid(&p.path("harness.pid"));
+            // Ctrl-C at a terminal signals the tool's whole process group;
+            // SIGTERM (kill PID) the tool alone.
+            // SAFETY: kill(2) on the run this test started.
+            unsafe { libc::kill(if to_group { -tool } else { tool }, signal) };
+            let out = finish(child);
+            assert_eq!(
+                out.status.code(),
+                Some(130),
+                "signal {signal}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+            assert!(
+                ends(harness),
+                "signal {signal}: the harness is left running"
+            );
+            assert!(ends(worker), "signal {signal}: its worker is left running");
+            assert!(
+                !harness_file(&p).exists(),
+                "signal {signal}: the harness file is left behind"
+            );
+        }
+    }
+
+    /// The Python with torch to test with, if this machine has one.
+    fn python_with_torch() -> Option<PathBuf> {
+        let candidate = std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("python3"));
+        let ok = Command::new(&candidate)
+            .args(["-c", "import torch"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(candidate)
+    }
+
+    /// The processes whose process group is `group`.
+    fn members(group: i32) -> Vec<i32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|s| {
+                        // Fields after the command: state, ppid, pgrp.
+                        s.rsplit(')')
+                            .next()?
+                            .split_whitespace()
+                            .nth(2)?
+                            .parse::<i32>()
+                            .ok()
+                    })
+                    == Some(group)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sigterm_ends_the_real_harness_and_its_dataloader_workers() {
+        let _g = crate::helpers::exclusive();
+        let Some(python) = python_with_torch() else {
+            eprintln!(
+                "SKIPPED sigterm_ends_the_real_harness_and_its_dataloader_workers: no Python here \
+                 imports torch (set RESEARCH_COMPANION_TEST_PYTHON to one that does)"
+            );
+            return;
+        };
+        let p = Project::seeded();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_research_companion"));
+        cmd.args(["bench", "--engine", "pytorch", "--python"])
+            .arg(&python)
+            .args([
+                "--workers",
+                "2",
+                "--batches",
+                "100000",
+                "--producer",
+                "sleep",
+            ])
+            .current_dir(p.root())
+            .env("RESEARCH_COMPANION_ROOT", p.root())
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let tool = child.id() as i32;
+        // The harness leads a group of its own; wait for its two workers.
+        let start = Instant::now();
+        let (harness, group) = loop {
+            let found = std::fs::read_dir("/proc").unwrap().flatten().find_map(|e| {
+                let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                let ppid: i32 = stat
+                    .rsplit(')')
+                    .next()?
+                    .split_whitespace()
+                    .nth(1)?
+                    .parse()
+                    .ok()?;
+                (ppid == tool).then_some(pid)
+            });
+            if let Some(h) = found
+                && members(h).len() >= 3
+            {
+                break (h, members(h));
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(50),
+                "no DataLoader workers appeared"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        let file = std::fs::read_to_string(format!("/proc/{harness}/cmdline"))
+            .unwrap()
+            .split('\0')
+            .nth(1)
+            .map(PathBuf::from)
+            .unwrap();
+        assert!(file.exists(), "{}", file.display());
+        // SAFETY: kill(2) on the run this test started.
+        unsafe { libc::kill(tool, libc::SIGTERM) };
+        let out = finish(child);
+        assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+        assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+        for pid in group {
+            assert!(
+                ends(pid),
+                "process {pid} of the harness's group is left running"
+            );
+        }
+        assert!(!file.exists(), "{} is left behind", file.display());
+    }
+}
