@@ -28,7 +28,9 @@ pub use chapters::{
 };
 pub use evidence::{CompareArgs, DiffArgs, DiffFormat, ReproduceArgs, ReproduceEngineArg};
 pub use formats::{DocFormat, ListFormat};
-pub use records::{HistoryArgs, PromptArgs, PublishArgs, RecordArgs, ReportArgs, SiteArgs};
+pub use records::{
+    HistoryArgs, PromptArgs, PublishArgs, RecordArgs, RecordCommand, ReportArgs, SiteArgs,
+};
 
 /// Parses the command line (exits with clap's usage error on bad arguments).
 pub fn parse() -> Cli {
@@ -74,7 +76,7 @@ pub enum Command {
     Bench(BenchArgs),
     /// Print the environment fingerprint recorded with every run
     Env(EnvArgs),
-    /// Record a research run (a report) or an experiment run (a bench run file)
+    /// Record a research run (a report) or an experiment run (a bench run file); `record retract` withdraws one
     Record(RecordArgs),
     /// List recorded runs, newest first, CURRENT or STALE against the chapter
     History(HistoryArgs),

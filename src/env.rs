@@ -201,10 +201,12 @@ pub fn env_id(identity: &Identity) -> String {
 /// An id as tables show it: its version and 12 hex digits (an id from
 /// before versions: 12 hex digits).
 pub fn short_id(env_id: &str) -> String {
-    match env_id.split_once(':') {
+    // Ids come from records other machines wrote: shown, never obeyed.
+    let short = match env_id.split_once(':') {
         Some((version, hash)) => format!("{version}:{}", crate::text::prefix(hash, 12)),
         None => crate::text::prefix(env_id, 12).to_string(),
-    }
+    };
+    crate::text::visible(&short).into_owned()
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -273,8 +275,9 @@ pub fn render_table(env: &Environment) -> String {
     let b = &env.build;
     let v = &env.volatile;
     let mut s = String::from("The environment these numbers came from\n");
+    // Read from files (here, or in a record from another machine).
     let mut row = |k: &str, val: String| {
-        let _ = writeln!(s, "  {k:<14}{val}");
+        let _ = writeln!(s, "  {k:<14}{}", crate::text::visible(&val));
     };
     row("env_id", short_id(&env.env_id));
     row("OS", format!("{} (version {})", i.os_name, i.os_version));
@@ -329,8 +332,9 @@ pub fn render_table(env: &Environment) -> String {
     );
     row("rustc", b.rustc.clone());
     s.push_str("Volatile readings (not part of env_id)\n");
+    // Read from files (here, or in a record from another machine).
     let mut row = |k: &str, val: String| {
-        let _ = writeln!(s, "  {k:<14}{val}");
+        let _ = writeln!(s, "  {k:<14}{}", crate::text::visible(&val));
     };
     row(
         "load average",

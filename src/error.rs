@@ -89,6 +89,8 @@ pub enum Knob {
     Batches,
     WarmupBatches,
     Repeat,
+    Rounds,
+    Budget,
     PrefetchFactor,
     Cpus,
     SampleFloats,
@@ -254,6 +256,10 @@ pub enum HarnessError {
     /// It returned another number of runs than asked for.
     #[error("the PyTorch harness returned {returned} runs, {asked} were asked for")]
     Runs { returned: usize, asked: usize },
+    /// What it measured for `config` is not what a run could measure (a
+    /// window of 0 ns, a configuration it was not asked for).
+    #[error("the PyTorch harness's answer for {config} cannot be right: {problem}")]
+    OutOfRange { config: String, problem: String },
     /// It measured another number of batches than asked for in `config`.
     #[error("the PyTorch harness measured {measured} batches for {config}, {asked} were asked for")]
     Batches {
@@ -297,6 +303,9 @@ pub enum Error {
     /// No chapter is registered under the project root.
     #[error("no chapters under {}: run inside a project that has book-snapshots/", dir.display())]
     NoChapters { dir: PathBuf },
+    /// The project root is not a folder that exists.
+    #[error("the project root {} {problem}", dir.display())]
+    NoRoot { dir: PathBuf, problem: &'static str },
     /// A command that works on one chapter was not told which of several.
     #[error("several chapters are registered ({})", candidates.join(", "))]
     SeveralChapters { candidates: Vec<String> },
@@ -307,6 +316,21 @@ pub enum Error {
     /// A research report that is still a draft.
     #[error("{}: still a draft: {reasons}", path.display())]
     Draft { path: PathBuf, reasons: String },
+    /// A fetch was redirected to another origin (scheme, host or port) and
+    /// was not allowed to follow it.
+    #[error(
+        "{from} redirects to {to}, another host or port; only redirects within the origin asked for are followed"
+    )]
+    CrossOriginRedirect { from: String, to: String },
+    /// A run that cannot be compared with a chapter's tables, offered as
+    /// the chapter's experiment; `reason` names the first setting that
+    /// differs.
+    #[error("{what} cannot be compared with the tables of {chapter}: {reason}")]
+    NotComparable {
+        what: String,
+        chapter: String,
+        reason: String,
+    },
     /// Something larger than the limit set for it.
     #[error("{what} is larger than the {limit}-byte limit")]
     TooLarge { what: String, limit: u64 },

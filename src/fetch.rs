@@ -1,6 +1,7 @@
 //! Fetching a chapter snapshot over HTTP: a blocking reqwest client with
-//! timeouts, a redirect limit, a body size cap, conditional requests, and
-//! one clear error for each way it can fail.
+//! timeouts, a redirect limit, redirects kept to the origin asked for
+//! unless told otherwise, a body size cap, conditional requests with
+//! bounded validators, and one clear error for each way it can fail.
 
 use std::io::Read;
 use std::time::Duration;
@@ -16,6 +17,9 @@ use crate::error::{Error, Result};
 pub const MAX_REDIRECTS: usize = 5;
 /// Default body size cap.
 pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
+/// The longest validator (ETag, Last-Modified) kept and sent again: real
+/// ones are tens of bytes, and servers refuse request headers of a few KiB.
+pub const MAX_VALIDATOR_BYTES: usize = 1024;
 
 /// How to fetch.
 #[derive(Debug, Clone)]
@@ -27,6 +31,9 @@ pub struct Request {
     /// Validators from the last fetch of the same URL.
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// Follow a redirect to another origin (scheme, host, port); else only
+    /// redirects within the origin asked for are followed.
+    pub redirects_anywhere: bool,
 }
 
 /// What the server answered.
@@ -40,7 +47,33 @@ pub enum Response {
         etag: Option<String>,
         last_modified: Option<String>,
         final_url: String,
+        /// The URL asked for (credentials removed), when redirects led
+        /// elsewhere.
+        redirected_from: Option<String>,
     },
+}
+
+/// Why a validator cannot be stored or sent again, if it cannot: longer
+/// than [`MAX_VALIDATOR_BYTES`], or holding a byte a header value may not.
+pub fn validator_problem(value: &str) -> Option<String> {
+    if value.len() > MAX_VALIDATOR_BYTES {
+        return Some(format!(
+            "{} bytes, more than the {MAX_VALIDATOR_BYTES}-byte limit",
+            value.len()
+        ));
+    }
+    let bad = value
+        .bytes()
+        .find(|b| !(b.is_ascii_graphic() || *b == b' ' || *b == b'\t'));
+    bad.map(|b| format!("it holds the byte 0x{b:02x}, which a header may not"))
+}
+
+/// Scheme, host and port: what a redirect must keep to stay where it was
+/// asked to go.
+fn same_origin(a: &reqwest::Url, b: &reqwest::Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
 }
 
 /// The User-Agent sent with every request.
@@ -86,7 +119,7 @@ fn get_within(req: &Request) -> Result<Response> {
         .user_agent(user_agent())
         .connect_timeout(req.connect_timeout)
         .timeout(req.timeout)
-        .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+        .redirect(redirect_policy(req.redirects_anywhere))
         .build()
         .map_err(|e| Error::Other(format!("cannot set up the HTTP client: {e}")))?;
     let mut builder = client.get(url.clone());
@@ -101,6 +134,20 @@ fn get_within(req: &Request) -> Result<Response> {
     let final_url = crate::text::redact_url(response.url().as_str());
     if status == StatusCode::NOT_MODIFIED {
         return Ok(Response::NotModified);
+    }
+    if status.is_redirection()
+        && let Some(to) = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|l| response.url().join(l).ok())
+        && !same_origin(response.url(), &to)
+    {
+        // The policy stopped here: the redirect leaves the origin.
+        return Err(Error::CrossOriginRedirect {
+            from: final_url,
+            to: crate::text::redact_url(to.as_str()),
+        });
     }
     if !status.is_success() {
         return Err(Error::Other(format!("HTTP {status} from {final_url}")));
@@ -162,11 +209,37 @@ fn get_within(req: &Request) -> Result<Response> {
             "{final_url} sent an empty body where a snapshot was expected"
         )));
     }
+    let redirected_from = (response_url_differs(&url, &final_url)).then_some(shown);
     Ok(Response::Text {
         text,
         etag,
         last_modified,
         final_url,
+        redirected_from,
+    })
+}
+
+fn response_url_differs(asked: &reqwest::Url, final_shown: &str) -> bool {
+    crate::text::redact_url(asked.as_str()) != final_shown
+}
+
+/// At most [`MAX_REDIRECTS`] redirects, and only within the origin of the
+/// first URL unless `anywhere`; a redirect it will not follow is returned
+/// as the answer, which [`get`] turns into an error naming both ends.
+fn redirect_policy(anywhere: bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error("too many redirects");
+        }
+        let leaves = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| !same_origin(first, attempt.url()));
+        if leaves && !anywhere {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
     })
 }
 

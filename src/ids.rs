@@ -15,31 +15,38 @@ use serde::{Deserialize, Serialize};
 pub enum IdError {
     /// A book or chapter id that could not be a single path component.
     #[error("invalid id '{id}': {reason}")]
-    Component { id: String, reason: &'static str },
+    Component { id: String, reason: String },
     /// A run id that does not have the site's shape.
     #[error("invalid run id '{id}': {reason}")]
     Run { id: String, reason: &'static str },
 }
 
-/// A book or chapter id: a single path component with no `/`, `\`, `..` or
-/// control characters.
+/// A book or chapter id: a single path component of ASCII lowercase
+/// letters, digits, `-`, `_` and `.` (not `.` or `..` alone, and no `..`
+/// inside). Nothing else, so two ids that look alike are the same id: no
+/// confusable letters from other scripts (Cyrillic `о` for `o`), no
+/// invisible or bidirectional characters (U+200B, U+202E), no fullwidth
+/// forms, no accents in either normal form, no upper case.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Id(String);
 
 impl Id {
-    /// Checks `raw` and wraps it.
+    /// Checks `raw` and wraps it. The error names the first character that
+    /// is not allowed (by its code point, so an invisible one shows) and
+    /// says what is.
     pub fn parse(raw: &str) -> Result<Self, IdError> {
         let reason = if raw.is_empty() {
-            Some("it is empty")
+            Some("it is empty".to_string())
         } else if raw.contains('/') || raw.contains('\\') {
-            Some("it contains a path separator")
+            Some("it contains a path separator".to_string())
         } else if raw.contains("..") || raw == "." {
-            Some("it contains '..' or is '.'")
-        } else if raw.chars().any(char::is_control) {
-            Some("it contains a control character")
+            Some("it contains '..' or is '.'".to_string())
         } else {
-            None
+            raw.chars()
+                .enumerate()
+                .find(|(_, c)| !is_id_char(*c))
+                .map(|(i, c)| refused_char(i, c))
         };
         match reason {
             Some(reason) => Err(IdError::Component {
@@ -54,6 +61,36 @@ impl Id {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// What an id is made of (docs/commands.md, "Naming a chapter").
+pub const ID_CHARS: &str = "ASCII lowercase letters a-z, digits 0-9, '-', '_' and '.'";
+
+/// Whether `c` may appear in a book or chapter id.
+fn is_id_char(c: char) -> bool {
+    matches!(c, 'a'..='z' | '0'..='9' | '-' | '_' | '.')
+}
+
+/// Why the character at (0-based) position `at` is refused.
+fn refused_char(at: usize, c: char) -> String {
+    let what = if c.is_ascii_uppercase() {
+        format!("the uppercase letter '{c}'")
+    } else if c.is_ascii_graphic() || c == ' ' {
+        format!("'{c}'")
+    } else {
+        // Code point only: the character itself may be invisible, turn the
+        // text around (U+202E) or look like an ASCII letter.
+        format!("U+{:04X}", c as u32)
+    };
+    format!(
+        "character {} is {what}; ids are {ID_CHARS}{}",
+        at + 1,
+        if c.is_ascii_uppercase() {
+            " (ids are lowercase)"
+        } else {
+            ""
+        }
+    )
 }
 
 impl TryFrom<String> for Id {
@@ -198,9 +235,45 @@ mod tests {
         ] {
             assert!(Id::parse(bad).is_err(), "{bad:?}");
         }
-        for good in ["06", "pytorch-from-first-principles", "ch.6", "06-chapter"] {
+        for good in [
+            "06",
+            "pytorch-from-first-principles",
+            "ch.6",
+            "06-chapter",
+            "a_b",
+        ] {
             assert!(Id::parse(good).is_ok(), "{good:?}");
         }
+    }
+
+    #[test]
+    fn ids_are_ascii_and_the_error_names_the_character_by_code_point() {
+        for (bad, named) in [
+            ("systems-n\u{43e}tes", "character 10 is U+043E"),
+            ("ab\u{202e}c", "character 3 is U+202E"),
+            ("a\u{200b}b", "character 2 is U+200B"),
+            ("\u{ff53}ystems", "character 1 is U+FF53"),
+            ("cafe\u{301}", "character 5 is U+0301"),
+            ("caf\u{e9}", "character 4 is U+00E9"),
+            ("Systems-Notes", "character 1 is the uppercase letter 'S'"),
+            ("a b", "character 2 is ' '"),
+            ("a:b", "character 2 is ':'"),
+            ("a\tb", "character 2 is U+0009"),
+        ] {
+            let err = Id::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(named), "{bad:?}: {err}");
+            assert!(err.contains(ID_CHARS), "{err}");
+            assert!(
+                !err.contains('\u{202e}') && !err.contains('\u{200b}'),
+                "{err:?}"
+            );
+        }
+        assert!(
+            Id::parse("Systems")
+                .unwrap_err()
+                .to_string()
+                .contains("ids are lowercase")
+        );
     }
 
     #[test]

@@ -16,8 +16,15 @@ pub const RECORDS_DIR: &str = "records";
 /// Environment variable that names the root, like `--root`.
 pub const ROOT_ENV: &str = "RESEARCH_COMPANION_ROOT";
 
+/// The person-written file of a chapter's folder.
+pub const CHAPTER_MANIFEST: &str = "chapter.yaml";
+/// The tool's file of a chapter's folder: the stored snapshots.
+pub const CHAPTER_STATE: &str = "snapshots.yaml";
+
 /// Suffix of record files.
 pub const RECORD_SUFFIX: &str = ".record.yaml";
+/// Suffix of a retraction's file (a run withdrawn, beside the records).
+pub const RETRACTION_SUFFIX: &str = ".retraction.yaml";
 /// Suffix of the report stored beside a research record.
 pub const REPORT_SUFFIX: &str = ".report.md";
 /// Suffix of the run file stored beside an experiment record.
@@ -94,13 +101,13 @@ impl Layout {
 
     /// `book-snapshots/<book>/<chapter>/chapter.yaml`.
     pub fn chapter_manifest(&self, key: &ChapterKey) -> PathBuf {
-        self.chapter_dir(key).join("chapter.yaml")
+        self.chapter_dir(key).join(CHAPTER_MANIFEST)
     }
 
     /// `book-snapshots/<book>/<chapter>/snapshots.yaml`: what the tool
     /// maintains for the chapter.
     pub fn chapter_state(&self, key: &ChapterKey) -> PathBuf {
-        self.chapter_dir(key).join("snapshots.yaml")
+        self.chapter_dir(key).join(CHAPTER_STATE)
     }
 
     /// `book-snapshots/<book>/<chapter>/claims.yaml`.
@@ -137,6 +144,12 @@ impl Layout {
     pub fn record_file(&self, id: &RunId) -> PathBuf {
         self.records_dir(&id.chapter)
             .join(Self::record_name(&id.stem()))
+    }
+
+    /// The file of a retraction: `records/<book>/<chapter>/<stem>.retraction.yaml`.
+    pub fn retraction_file(&self, id: &RunId) -> PathBuf {
+        self.records_dir(&id.chapter)
+            .join(format!("{}{RETRACTION_SUFFIX}", id.stem()))
     }
 
     /// The file name of a record, from its stem.

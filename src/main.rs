@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use research_companion::bench::pool::{WORKER_SUBCOMMAND, worker_main};
 use research_companion::error::{EXIT_ERROR, EXIT_INTERRUPTED, Error};
+use research_companion::text::visible;
 
 fn main() -> ExitCode {
     // A benchmark worker process: no argument parsing, no project lookup.
@@ -28,7 +29,8 @@ fn main() -> ExitCode {
     match research_companion::commands::run(cli) {
         Ok(outcome) => {
             for problem in outcome.problems() {
-                eprintln!("research_companion: error: {problem}");
+                // A problem may quote a file (a title, a path): one line.
+                eprintln!("research_companion: error: {}", visible(problem));
             }
             ExitCode::from(outcome.code())
         }
@@ -37,7 +39,7 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(err) => {
-            eprintln!("research_companion: error: {err}");
+            eprintln!("research_companion: error: {}", visible(&err.to_string()));
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -18,7 +18,11 @@ pub struct GitProvenance {
     /// The repository's remote URL with any credentials removed; none when
     /// it has no remote on a network. Never a local path: records travel.
     /// (Records written before this rule may hold the checkout's path.)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::text::serialize_redacted"
+    )]
     pub repository: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
@@ -28,7 +32,11 @@ pub struct GitProvenance {
     pub dirty: Option<bool>,
     /// Written by earlier versions beside a local `repository`; now the
     /// remote is the `repository` itself.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::text::serialize_redacted"
+    )]
     pub remote: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

@@ -1,11 +1,11 @@
 //! Thin, checked wrappers over the Linux calls the benchmark and the
 //! environment fingerprint need: CPU clocks, affinity, timer slack, parent
-//! death signal, readiness polling, schedstat, rusage and the kernel's name.
-//! Most go through `rustix`; the two it does not cover (getrusage for a
-//! thread, sysconf for the online CPU count) call `libc` here. And the
-//! crate's allocator, which lets a computation (a template, a claim's
-//! metric) run under a memory limit. This is the only module of the crate
-//! with `unsafe` code.
+//! death signal, readiness polling, schedstat, rusage, the per-CPU counters
+//! of `/proc/stat` and the kernel's name. Most go through `rustix`; what it
+//! does not cover (getrusage, sysconf for the online CPU count and the
+//! clock tick) calls `libc` here. And the crate's allocator, which lets a
+//! computation (a template, a claim's metric) run under a memory limit.
+//! This is the only module of the crate with `unsafe` code.
 
 use std::io;
 use std::num::NonZeroU64;
@@ -269,6 +269,39 @@ pub fn thread_usage() -> ThreadUsage {
     }
 }
 
+/// `getrusage(who)`: user plus system CPU time, in ns.
+fn rusage_cpu_ns(who: libc::c_int) -> u64 {
+    // SAFETY: a zeroed rusage is valid to pass for writing.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(who, &mut ru);
+        ru
+    };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
+}
+
+/// CPU time of this process (every thread, RUSAGE_SELF) plus that of its
+/// children once waited for (RUSAGE_CHILDREN), in ns: what a run used of
+/// its own.
+pub fn own_and_children_cpu_ns() -> u64 {
+    rusage_cpu_ns(libc::RUSAGE_SELF) + rusage_cpu_ns(libc::RUSAGE_CHILDREN)
+}
+
+/// The text of `/proc/stat`, whose per-CPU lines count each CPU's busy and
+/// idle time in clock ticks; None where it cannot be read.
+pub fn proc_stat() -> Option<String> {
+    std::fs::read_to_string("/proc/stat").ok()
+}
+
+/// The length of the clock tick `/proc/stat` counts in
+/// (sysconf(_SC_CLK_TCK), USER_HZ: 100 a second on Linux), in ns.
+pub fn clock_tick_ns() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    let per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    1_000_000_000 / per_s.max(1) as u64
+}
+
 /// Burns CPU until the calling thread has used `d` of CPU time.
 pub fn spin_cpu(d: Duration) {
     spin_cpu_with(d, || {});
@@ -505,6 +538,16 @@ mod tests {
         spin_cpu(Duration::from_millis(5));
         let used = thread_cpu_ns() - before;
         assert!(used >= 5_000_000, "{used}");
+    }
+
+    #[test]
+    fn the_cpu_counters_and_the_runs_own_cpu_time_are_read() {
+        let text = proc_stat().expect("/proc/stat");
+        assert!(text.lines().any(|l| l.starts_with("cpu0 ")), "{text}");
+        assert_eq!(clock_tick_ns(), 10_000_000, "USER_HZ is 100 on Linux");
+        let before = own_and_children_cpu_ns();
+        spin_cpu(Duration::from_millis(5));
+        assert!(own_and_children_cpu_ns() >= before + 4_000_000);
     }
 
     #[test]

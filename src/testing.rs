@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 
 use crate::bench::{BenchRun, ConfigResult, PipelineVerdict, ProducerKind, RUN_SCHEMA, Row};
 use crate::bench::{Column, Settings};
-use crate::chapter::{Chapter, Fingerprint, Registry, Scope};
+use crate::chapter::registry::Registry;
+use crate::chapter::{Chapter, Fingerprint, Scope};
 use crate::ids::RunId;
 use crate::layout::Layout;
 use crate::published::tables::{self, Table};
@@ -69,6 +70,8 @@ pub fn row(producer: ProducerKind, workers: usize, cells: &[(Column, f64)]) -> R
         data_digest: "0".into(),
         max_outstanding: 0,
         ex_per_s_spread: None,
+        outside: None,
+        disturbed: false,
     };
     for (c, v) in cells {
         match c {
@@ -112,9 +115,34 @@ pub fn run_like(tables: &[Table], cpus: usize) -> BenchRun {
         cpus_used: (0..cpus).collect(),
         environment: crate::env::collect(),
         measurement_overhead_ns_per_step: 100.0,
+        outside_load_cost_ns: None,
         results,
         reference: None,
     }
+}
+
+/// `run`'s configurations in `rounds` rounds: round r's run of each is its
+/// summary with every cell changed by `vary(round, producer, workers, row)`,
+/// and an outside share of 1% (quiet); summaries made as a run makes them.
+pub fn in_rounds(mut run: BenchRun, rounds: usize, vary: impl Fn(usize, &mut Row)) -> BenchRun {
+    for c in &mut run.results {
+        c.repeats = (1..=rounds)
+            .map(|round| {
+                let mut row = c.summary.clone();
+                row.outside = Some(0.01);
+                vary(round, &mut row);
+                crate::bench::RepeatResult {
+                    row,
+                    wait_histogram_ns: String::new(),
+                    work_histogram_ns: String::new(),
+                    round: Some(round),
+                }
+            })
+            .collect();
+        c.summary = crate::bench::stats::summarize(&c.repeats);
+    }
+    run.settings.rounds = rounds;
+    run
 }
 
 /// A time from RFC 3339 text.
@@ -146,5 +174,6 @@ pub fn record(kind: RunKind, hex: &str, when: &str) -> Record {
         environment: crate::env::collect(),
         git: crate::provenance::unavailable("test".into()),
         nonce: "0".into(),
+        retraction: None,
     }
 }

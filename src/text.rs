@@ -70,11 +70,26 @@ pub fn check_owned(path: &Path, folder: &Path) -> Result<()> {
 /// [`check_owned`] with the folder already canonical (for checking many
 /// files of one folder).
 pub fn check_owned_in(path: &Path, folder: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && std::fs::symlink_metadata(path).is_ok() =>
+        {
+            return Err(Error::invalid(
+                path,
+                "a link to a file that does not exist; refusing to read it",
+            ));
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
     if !meta.is_file() {
         return Err(Error::invalid(
             path,
-            "not a regular file; refusing to read it",
+            format!(
+                "{}, not a regular file; refusing to read it",
+                file_kind(&meta.file_type())
+            ),
         ));
     }
     // A plain file (not a link) under a canonical folder needs no lookup.
@@ -104,11 +119,85 @@ pub fn check_owned_in(path: &Path, folder: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What a file that is not a regular file is, in words (`a FIFO`), from its
+/// type as `stat` gives it: nothing is opened to find out.
+pub fn file_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_symlink() {
+        "a link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
 /// [`read_utf8`] for a file in one of the tool's own folders
 /// ([`check_owned`] first).
 pub fn read_owned(path: &Path, folder: &Path) -> Result<String> {
     check_owned(path, folder)?;
     read_utf8(path)
+}
+
+/// Text read from a file (a title, a note, a quote, an error naming a
+/// value) as a terminal may show it on one line: every control character
+/// (line feed, carriage return, tab and escape included; C1 controls too)
+/// and every bidirectional control (U+061C, U+200E, U+200F, U+202A to
+/// U+202E, U+2066 to U+2069) is written as an escape (`\n`, `\r`, `\t`,
+/// `\u{1b}`, `\u{202e}`), so no file can forge a line, move the cursor,
+/// colour the terminal or turn the text around. Borrowed when nothing
+/// needs escaping. Every print of file-derived text goes through here.
+pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.contains(hidden) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A whole document (a prompt, a report) as a terminal may show it: its
+/// lines kept (line feeds, tabs, and carriage returns before a line feed),
+/// every other control character written as an escape as [`visible`]
+/// does, so text quoted from a chapter cannot drive the terminal. Prose
+/// keeps its bidirectional marks here: they belong to right-to-left text.
+pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = s.as_bytes();
+    let hidden = |i: usize, c: char| {
+        c.is_control() && c != '\n' && c != '\t' && !(c == '\r' && bytes.get(i + 1) == Some(&b'\n'))
+    };
+    if !s.char_indices().any(|(i, c)| hidden(i, c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for (i, c) in s.char_indices() {
+        if hidden(i, c) {
+            out.push_str(&visible(c.encode_utf8(&mut [0; 4])));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A number as reports and pages show it: at most three decimals, trailing
@@ -146,17 +235,79 @@ pub fn list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String 
         .join(", ")
 }
 
-/// Removes any user name, password or token from a URL, in both the
-/// `scheme://user:secret@host/path` form (parsed by the `url` crate) and the
-/// scp-like `user@host:path` form, which is not a URL and is handled by hand.
+/// Query (and fragment) parameters whose value is a secret, compared
+/// without regard to case (docs/formats.md, "URLs and secrets"). Besides
+/// these, any name ending in `token` (`access_token`, `private_token`,
+/// `refresh_token`, ...) and any starting with `x-amz-` or `x-goog-` (the
+/// credential, signature and session token of S3 and Cloud Storage
+/// presigned URLs) is one.
+pub const SECRET_PARAMS: &[&str] = &[
+    "key",    // Google APIs' API key
+    "apikey", // API keys under their usual names
+    "api_key",
+    "api-key",
+    "password", // a password in the query
+    "passwd",
+    "pwd",
+    "secret", // OAuth client secrets and the like
+    "client_secret",
+    "sig",       // Azure shared access signatures
+    "signature", // signed URLs (CloudFront and others)
+    "auth",      // basic-auth style query credentials
+];
+
+/// Whether a query parameter's name (as written, maybe percent-encoded)
+/// names a secret.
+fn is_secret_param(raw_name: &str) -> bool {
+    let name: String = url::form_urlencoded::parse(raw_name.as_bytes())
+        .next()
+        .map_or_else(|| raw_name.to_string(), |(k, _)| k.into_owned())
+        .to_ascii_lowercase();
+    SECRET_PARAMS.contains(&name.as_str())
+        || name.ends_with("token")
+        || name.starts_with("x-amz-")
+        || name.starts_with("x-goog-")
+}
+
+/// `a=1&token=x&b=2` without its secret parameters; None when none is left.
+fn without_secret_params(query: &str) -> Option<String> {
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .filter(|p| !is_secret_param(p.split('=').next().unwrap_or_default()))
+        .collect();
+    (!kept.is_empty()).then(|| kept.join("&"))
+}
+
+/// A URL as the tool may write or print it: without a user name, password
+/// or token in its user-info part, and without the secret parameters
+/// ([`SECRET_PARAMS`]) of its query or of a fragment made of parameters
+/// (`#access_token=...`). Both the `scheme://user:secret@host/path` form
+/// (parsed by the `url` crate) and the scp-like `user@host:path` form,
+/// which is not a URL, are handled. A URL with nothing to take out, and
+/// anything that is not a URL (a path), comes back exactly as it was (not
+/// rewritten the `url` crate's way). Every URL the tool writes or prints
+/// goes through here.
 pub fn redact_url(url: &str) -> String {
     if let Ok(mut parsed) = url::Url::parse(url)
         && parsed.has_host()
     {
+        let untouched = parsed.to_string();
         // Both calls only fail for URLs that cannot have credentials.
         let _ = parsed.set_username("");
         let _ = parsed.set_password(None);
-        return parsed.to_string();
+        if let Some(query) = parsed.query().map(str::to_string) {
+            parsed.set_query(without_secret_params(&query).as_deref());
+        }
+        if let Some(fragment) = parsed.fragment().filter(|f| f.contains('=')) {
+            let kept = without_secret_params(fragment);
+            parsed.set_fragment(kept.as_deref());
+        }
+        return if parsed.as_str() == untouched {
+            url.to_string()
+        } else {
+            parsed.to_string()
+        };
     }
     // scp-like: user@host:path (no scheme). Only strip when the @ comes
     // before the first colon, so a path with @ in it is left alone.
@@ -164,6 +315,68 @@ pub fn redact_url(url: &str) -> String {
         (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
         _ => url.to_string(),
     }
+}
+
+/// [`redact_url`] for a field that may hold a URL, as serde writes it: a
+/// file or a printout never carries the secret, while the value read stays
+/// whole for the one thing that needs it (`fetch`).
+pub fn serialize_redacted<S: serde::Serializer>(
+    value: &Option<String>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match value {
+        Some(v) => s.serialize_some(&redact_url(v)),
+        None => s.serialize_none(),
+    }
+}
+
+/// [`serialize_redacted`] for a field that is always there.
+pub fn serialize_redacted_str<S: serde::Serializer>(
+    value: &str,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&redact_url(value))
+}
+
+/// Whether `url` holds something [`redact_url`] takes out.
+pub fn carries_secret(url: &str) -> bool {
+    redact_url(url) != url
+}
+
+/// Free text (a report, a record file copied into the site) with every URL
+/// in it through [`redact_url`]; the text comes back borrowed when it holds
+/// no secret. A URL runs from its scheme to the first white space, quote,
+/// angle bracket, closing parenthesis or bracket, or backquote.
+pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(i) = text[search..].find("://").map(|i| i + search) {
+        let start = text[..i]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |j| j + 1);
+        let end = text[i..]
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`')
+            })
+            .map_or(text.len(), |j| i + j);
+        search = end.max(i + 3);
+        if start == i || start < copied {
+            continue;
+        }
+        let url = &text[start..end];
+        let safe = redact_url(url);
+        if safe != url {
+            out.push_str(&text[copied..start]);
+            out.push_str(&safe);
+            copied = end;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// How a column of an [`aligned`] table is aligned.
@@ -200,6 +413,74 @@ pub fn aligned(header: &[&str], rows: &[Vec<String>], align: &[Align]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_leave_urls_in_user_info_query_and_fragment() {
+        for (url, safe) in [
+            ("https://carol:pw888@example.com/", "https://example.com/"),
+            (
+                "https://gitlab.com/o/r.git?private_token=glpat-1",
+                "https://gitlab.com/o/r.git",
+            ),
+            ("https://h/x?a=1&access_token=s3&b=2", "https://h/x?a=1&b=2"),
+            ("https://h/x?Token=s", "https://h/x"),
+            ("https://h/x?api%5Fkey=s&page=2", "https://h/x?page=2"),
+            (
+                "https://b.s3.amazonaws.com/k?X-Amz-Credential=AK&X-Amz-Signature=ab&X-Amz-Expires=60",
+                "https://b.s3.amazonaws.com/k",
+            ),
+            (
+                "https://h/cb#access_token=s&state=1",
+                "https://h/cb#state=1",
+            ),
+            ("https://h/page#section-2", "https://h/page#section-2"),
+            ("https://h/x?sig=abc&sv=2020", "https://h/x?sv=2020"),
+            ("git@github.com:o/r.git", "github.com:o/r.git"),
+            ("/srv/git/r.git", "/srv/git/r.git"),
+            ("https://h/x?q=rust+lang", "https://h/x?q=rust+lang"),
+            // Nothing taken out: exactly as written, not normalized.
+            ("https://example.com", "https://example.com"),
+            (
+                "https://b\u{fc}cher.example/",
+                "https://b\u{fc}cher.example/",
+            ),
+        ] {
+            assert_eq!(redact_url(url), safe, "{url}");
+        }
+    }
+
+    #[test]
+    fn every_url_in_free_text_is_redacted_and_the_rest_left_alone() {
+        let text = "see [a](https://u:p@h/x?token=t) and <https://h/y?key=k>, not https://h/z";
+        assert_eq!(
+            redact_urls_in(text),
+            "see [a](https://h/x) and <https://h/y>, not https://h/z"
+        );
+        assert!(matches!(
+            redact_urls_in("plain https://example.org/a/b text"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            redact_urls_in("repository: https://gitlab.com/o/r.git?access_token=x\n"),
+            "repository: https://gitlab.com/o/r.git\n"
+        );
+    }
+
+    #[test]
+    fn controls_and_bidi_controls_become_visible_escapes() {
+        assert_eq!(
+            visible("a\nb\rc\td\u{1b}[31me\u{202e}f\u{85}g"),
+            "a\\nb\\rc\\td\\u{1b}[31me\\u{202e}f\\u{85}g"
+        );
+        assert!(matches!(
+            visible("Café — ok"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            visible_lines("a\r\nb\tc\rd\u{1b}e\u{200f}\n"),
+            "a\r\nb\tc\\rd\\u{1b}e\u{200f}\n"
+        );
+    }
 
     #[test]
     fn prefix_never_splits_a_character() {

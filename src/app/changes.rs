@@ -232,7 +232,7 @@ pub fn since_research(
 ) -> Option<ProseChange> {
     let research = records
         .iter()
-        .find(|r| r.kind == crate::records::RunKind::Research)?;
+        .find(|r| r.kind == crate::records::RunKind::Research && r.retraction.is_none())?;
     let from = chapter.state.snapshot(&research.revision.snapshot)?.clone();
     let to = chapter.state.current().clone();
     if from.fingerprint == to.fingerprint {

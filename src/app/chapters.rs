@@ -24,10 +24,18 @@ pub struct ChapterLine {
     pub currency: SnapshotCurrency,
 }
 
-/// Every registered chapter that loads, and the errors of those that do not.
-pub fn list(project: &Project) -> (Vec<ChapterLine>, Vec<Error>) {
+/// Every registered chapter that loads, and the errors of those that do
+/// not (folders whose names cannot be ids among them). A project root that
+/// does not exist is an error.
+pub fn list(project: &Project) -> Result<(Vec<ChapterLine>, Vec<Error>)> {
+    project.registry().check_root()?;
     let mut lines = Vec::new();
-    let mut broken = Vec::new();
+    let mut broken: Vec<Error> = project
+        .registry()
+        .misnamed()
+        .iter()
+        .map(|e| Error::Other(e.to_string()))
+        .collect();
     for key in project.registry().keys() {
         let ch = match project.registry().load(key) {
             Ok(ch) => ch,
@@ -48,7 +56,7 @@ pub fn list(project: &Project) -> (Vec<ChapterLine>, Vec<Error>) {
             currency: check.currency,
         });
     }
-    (lines, broken)
+    Ok((lines, broken))
 }
 
 /// Verifies the chapters named (every chapter that loads when none is,
@@ -103,6 +111,9 @@ pub fn add_snapshot(
     scope: Scope,
 ) -> Result<AddOutcome> {
     let text = crate::text::read_utf8(file)?;
+    if text.trim().is_empty() {
+        return Err(Error::invalid(file, "the chapter text is empty"));
+    }
     let new = NewSnapshot {
         text: &text,
         source: source
@@ -168,6 +179,9 @@ pub struct Created {
     pub malformed: Vec<crate::published::tables::Malformed>,
     /// Whether the chapter started a new book.
     pub new_book: bool,
+    /// A new book whose id differs from an existing one's only in case or
+    /// punctuation: that book, so the author can tell a typo.
+    pub similar_book: Option<String>,
 }
 
 /// Registers a chapter from its text: chapter.yaml (written once, for the
@@ -209,8 +223,14 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
         (None, Some(given)) => given.clone(),
         (None, None) => {
             return Err(Error::Usage(format!(
-                "{} is the first chapter of book {}: give the book's title too",
-                key, key.book
+                "{} is the first chapter of book {}: give the book's title too{}",
+                key,
+                key.book,
+                project
+                    .registry()
+                    .similar_book(key.book.as_str())
+                    .map(|b| format!(" (or did you mean the existing book {b}?)"))
+                    .unwrap_or_default()
             )));
         }
     };
@@ -237,6 +257,7 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
     let fingerprint = Fingerprint::prose_v1(
         normalize::fingerprint_str(&text).map_err(|e| crate::chapter::normalize_error(file, e))?,
     );
+    crate::chapter::refuse_empty(&fingerprint, &file.display().to_string())?;
     let snapshot_name = Layout::new_snapshot_name(1, &fingerprint.value);
     let snapshot = SnapshotEntry {
         file: snapshot_name.clone(),
@@ -266,6 +287,7 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
             url: new.url.clone(),
             research_pack_url: new.research_pack_url.clone(),
             snapshot_url: new.snapshot_url.clone(),
+            snapshot_redirects: None,
         },
         published_fingerprint: new.published_fingerprint.map(|value| PublishedFingerprint {
             algorithm: "sha256".into(),
@@ -316,6 +338,10 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
             .collect(),
         malformed: parsed.malformed,
         new_book,
+        similar_book: new_book
+            .then(|| project.registry().similar_book(key.book.as_str()))
+            .flatten()
+            .map(|b| b.to_string()),
     })
 }
 

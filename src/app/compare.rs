@@ -20,6 +20,12 @@ pub struct RunLabel {
     pub cpus_used: Vec<usize>,
     /// Worker kind and, for processes, the hand-off.
     pub engine: String,
+    /// Its rounds and how busy the machine was (see
+    /// [`crate::bench::export::load_summary`]).
+    pub load: String,
+    /// Configuration runs other processes disturbed; None when the outside
+    /// load was not measured.
+    pub disturbed_runs: Option<usize>,
 }
 
 /// One number in both runs.
@@ -51,8 +57,55 @@ pub struct PairedRow {
     pub wait_p50_ms: Pair,
     pub work_ms: Pair,
     pub wait_frac: Pair,
+    /// Whether ex/s differs by more than both runs' spread.
+    pub spread: Spread,
     /// What differs enough to matter, in words (empty when nothing does).
     pub differences: Vec<String>,
+}
+
+/// How two runs' ex/s of a configuration stand against their spread over
+/// rounds (each run's undisturbed runs of it, lowest to highest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spread {
+    /// The two ranges do not overlap.
+    Beyond,
+    /// They overlap: the difference is within the runs' own noise.
+    Within,
+    /// A run has a single undisturbed run of it: no spread to read.
+    Unknown,
+}
+
+/// The lowest and highest ex/s of a configuration's undisturbed runs; None
+/// with fewer than two.
+fn ex_range(run: &BenchRun, producer: ProducerKind, workers: usize) -> Option<(f64, f64)> {
+    let c = run
+        .results
+        .iter()
+        .find(|c| c.producer == producer && c.workers == workers)?;
+    let ex: Vec<f64> = c
+        .repeats
+        .iter()
+        .filter(|r| !r.row.disturbed)
+        .map(|r| r.row.ex_per_s)
+        .collect();
+    (ex.len() >= 2).then(|| {
+        (
+            ex.iter().copied().fold(f64::INFINITY, f64::min),
+            ex.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    })
+}
+
+fn spread(a: &BenchRun, b: &BenchRun, producer: ProducerKind, workers: usize) -> Spread {
+    match (
+        ex_range(a, producer, workers),
+        ex_range(b, producer, workers),
+    ) {
+        (Some((alo, ahi)), Some((blo, bhi))) if ahi < blo || bhi < alo => Spread::Beyond,
+        (Some(_), Some(_)) => Spread::Within,
+        _ => Spread::Unknown,
+    }
 }
 
 /// Two runs compared: what `compare` prints.
@@ -102,6 +155,8 @@ fn label(source: &str, run: &BenchRun) -> RunLabel {
         env_id: run.environment.env_id.clone(),
         cpus_used: run.cpus_used.clone(),
         engine,
+        load: crate::bench::export::load_summary(run),
+        disturbed_runs: run.outside_measured().then(|| run.disturbance().0),
     }
 }
 
@@ -183,9 +238,14 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
             wait_p50_ms: Pair::new(ra.wait_p50_ms, rb.wait_p50_ms),
             work_ms: Pair::new(ra.work_ms, rb.work_ms),
             wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
+            spread: spread(a, b, ra.producer, ra.workers),
             differences: Vec::new(),
         };
         row.differences = row_differences(&row);
+        if row.spread == Spread::Beyond {
+            row.differences
+                .push("ex/s beyond both runs' spread over their rounds".into());
+        }
         rows.push(row);
     }
     for rb in b.results.iter().map(|r| &r.summary) {
@@ -211,6 +271,20 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
             b.environment.identity.logical_cpus
         ));
     }
+    // A machine's load changes what it measures: say so, the settings aside.
+    let load_1m = |r: &BenchRun| r.environment.volatile.load_average.map(|l| l[0]);
+    if let (Some(la), Some(lb)) = (load_1m(a), load_1m(b))
+        && (la - lb).abs() >= 1.0
+    {
+        run_differences.push(format!("load average when it started: {la:.2} vs {lb:.2}"));
+    }
+    let (da, db) = (a.disturbance(), b.disturbance());
+    if da.0 > 0 || db.0 > 0 {
+        run_differences.push(format!(
+            "configuration runs disturbed by other processes: {} vs {}",
+            da.0, db.0
+        ));
+    }
     if a.cpus_used != b.cpus_used {
         run_differences.push(format!(
             "CPUs used: {} vs {}",
@@ -224,5 +298,56 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
         run_differences,
         rows,
         unpaired,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06_tables, in_rounds, run_like};
+
+    /// The chapter's numbers in six rounds, ex/s off by `spread` (a
+    /// fraction) from the lowest round to the highest, all scaled by `scale`.
+    fn rounds(scale: f64, spread: f64) -> BenchRun {
+        in_rounds(run_like(&chapter06_tables(), 1), 6, move |round, row| {
+            row.ex_per_s *= scale * (1.0 + spread * (round as f64 - 1.0) / 5.0);
+        })
+    }
+
+    #[test]
+    fn two_runs_differ_beyond_their_spread_only_when_their_ranges_do_not_overlap() {
+        let a = rounds(1.0, 0.02);
+        let beyond = compare_runs("a", &a, "b", &rounds(1.05, 0.02));
+        assert!(beyond.rows.iter().all(|r| r.spread == Spread::Beyond));
+        assert!(
+            beyond.rows[0]
+                .differences
+                .iter()
+                .any(|d| d.contains("beyond both runs' spread"))
+        );
+        let within = compare_runs("a", &a, "b", &rounds(1.01, 0.02));
+        assert!(within.rows.iter().all(|r| r.spread == Spread::Within));
+        // A single run has no spread to read.
+        let single = compare_runs("a", &a, "b", &run_like(&chapter06_tables(), 1));
+        assert!(single.rows.iter().all(|r| r.spread == Spread::Unknown));
+        assert_eq!(single.b.disturbed_runs, None, "its load was not measured");
+        assert_eq!(single.a.disturbed_runs, Some(0));
+    }
+
+    #[test]
+    fn disturbed_runs_are_a_difference_between_runs() {
+        let a = rounds(1.0, 0.02);
+        let mut b = rounds(1.0, 0.02);
+        let first = &mut b.results[0].repeats[0].row;
+        first.outside = Some(0.4);
+        first.disturbed = true;
+        let c = compare_runs("a", &a, "b", &b);
+        assert!(
+            c.run_differences
+                .contains(&"configuration runs disturbed by other processes: 0 vs 1".to_string()),
+            "{:?}",
+            c.run_differences
+        );
+        assert!(c.b.load.contains("machine busy"), "{}", c.b.load);
     }
 }

@@ -42,6 +42,41 @@ pub fn diff_run(
     })
 }
 
+/// Whether `run` can be compared with the tables and claims of one
+/// snapshot of a chapter: None when it can, else the first setting that
+/// differs (`published::comparability`).
+pub fn comparability(
+    project: &Project,
+    chapter: &Chapter,
+    snapshot: &str,
+    run: &BenchRun,
+) -> Result<Option<String>> {
+    let parsed = read_tables(project.layout(), chapter, snapshot)?;
+    let claims = read_claims(project.layout(), chapter, &parsed)?;
+    Ok(crate::published::comparability::first_difference(
+        &parsed.tables,
+        claims.as_ref(),
+        run,
+    ))
+}
+
+/// [`comparability`] of a run about to be made with `settings`, against
+/// the chapter's current snapshot.
+pub fn planned_comparability(
+    project: &Project,
+    chapter: &Chapter,
+    settings: &crate::bench::Settings,
+) -> Result<Option<String>> {
+    let snapshot = &chapter.state.current_snapshot;
+    let parsed = read_tables(project.layout(), chapter, snapshot)?;
+    let claims = read_claims(project.layout(), chapter, &parsed)?;
+    Ok(crate::published::comparability::planned_difference(
+        &parsed.tables,
+        claims.as_ref(),
+        settings,
+    ))
+}
+
 /// A run `diff` was asked about, and what it found.
 #[derive(Debug, Clone)]
 pub struct DiffedRun {

@@ -5,13 +5,12 @@
 use chrono::{DateTime, Utc};
 
 use super::runs::{self, RecordedRun};
-use super::{Project, diff};
+use super::{Project, diff, research_record};
 use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::ids::RunId;
-use crate::records::RunKind;
 use crate::records::store::BrokenRecord;
-use crate::render::{PROMPT_TEMPLATE, REPORT_TEMPLATE, Templates, context};
+use crate::render::{PROMPT_TEMPLATE, REPORT_TEMPLATE, Templates, context, record_view};
 
 /// A rendered prompt, and the records that could not be read for it.
 #[derive(Debug)]
@@ -20,6 +19,8 @@ pub struct Prompt {
     /// What the template was given.
     pub context: serde_json::Value,
     pub skipped: Vec<BrokenRecord>,
+    /// Reports of research runs that could not be read, one line each.
+    pub unreadable: Vec<String>,
 }
 
 /// The research prompt for a chapter, quoting up to `excerpt_chars` of its
@@ -48,8 +49,16 @@ pub fn prompt(
             ),
         ));
     }
-    let (records, skipped) = project.records(chapter)?;
-    let mut view = context::prompt(chapter, &text, excerpt_chars, &records);
+    let (all, skipped) = project.records_with_retracted(chapter)?;
+    // The history shows retracted runs, marked; nothing else reads them.
+    let records: Vec<crate::records::Record> = all
+        .iter()
+        .filter(|r| r.retraction.is_none())
+        .cloned()
+        .collect();
+    let research = research_record::read(project, &all);
+    let carried = carried(project, chapter, &records, &research);
+    let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
     Ok(Prompt {
@@ -57,7 +66,89 @@ pub fn prompt(
         context: serde_json::to_value(&view)
             .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         skipped,
+        unreadable: research.unreadable,
     })
+}
+
+/// What the prompt carries forward from the research record: sources,
+/// findings, leads, history, and the latest experiment compared again (its
+/// verdicts from what the record keeps when its run cannot be read).
+fn carried(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+    research: &research_record::ResearchRecord,
+) -> record_view::Carried {
+    let latest = research.latest();
+    let (findings, leads) = latest
+        .map(|(_, items)| record_view::findings_and_leads(items))
+        .unwrap_or_default();
+    let latest_id = latest.map(|(r, _)| r.record.run_id.to_string());
+    let evidence = crate::records::latest_evidence(records).and_then(|r| {
+        let compared = runs::experiment(project, r.clone())
+            .and_then(|e| diff::diff_recorded(project, chapter, &e).map(|d| (e.run, d.diff.claims)))
+            .ok();
+        record_view::evidence_view(
+            chapter,
+            r,
+            compared
+                .as_ref()
+                .map(|(run, claims)| (run, claims.as_slice())),
+        )
+    });
+    record_view::Carried {
+        sources: record_view::sources(
+            chapter,
+            latest_id.as_deref().zip(latest.map(|(_, items)| items)),
+        ),
+        findings,
+        leads,
+        unrun: latest
+            .map(|(_, items)| {
+                items
+                    .unrun
+                    .iter()
+                    .map(|x| {
+                        format!("{} {}", x.description, x.details)
+                            .trim()
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        latest_research: latest_id,
+        history: research_record::history(project, chapter, research),
+        evidence,
+    }
+}
+
+/// Pre-fills the report draft from the latest complete research run: its
+/// sources in the ledger, marked for re-verification, and its responses in
+/// the claim audit beside the proposed ones.
+fn carry_into_report(
+    view: &mut context::ReportContext,
+    chapter: &Chapter,
+    research: &research_record::ResearchRecord,
+) {
+    let Some((run, items)) = research.latest() else {
+        return;
+    };
+    let run_id = run.record.run_id.to_string();
+    let sources = record_view::sources(chapter, Some((&run_id, items)));
+    view.carried_sources = sources.iter().any(|s| s.run_id.is_some());
+    view.ledger = record_view::ledger_cells(&sources);
+    for claim in &mut view.claims {
+        let key = claim.id.to_lowercase();
+        claim.previous_response = items
+            .audit
+            .iter()
+            .find(|row| row.key() == key)
+            .and_then(|row| row.response.clone());
+    }
+    // The column only when the previous audit answers one of these claims.
+    if view.claims.iter().any(|c| c.previous_response.is_some()) {
+        view.previous_run = Some(run_id);
+    }
 }
 
 /// A rendered report, and its plot (an SVG) when one was asked for and there
@@ -87,7 +178,7 @@ fn other_engine(
     run: &crate::bench::BenchRun,
 ) -> Option<context::OtherEngine> {
     let is_pytorch = run.reference.is_some();
-    for record in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for record in records.iter().filter(|r| r.is_evidence()) {
         // A record that cannot be read back is skipped here: the report is
         // about its own run, and `history` shows what is broken.
         let Ok(other) = runs::experiment(project, record.clone()) else {
@@ -122,7 +213,7 @@ pub fn report(
 ) -> Result<Report> {
     let record = match run {
         Some(text) => Some(runs::recorded(project, chapter, &RunId::parse(text)?)?),
-        None => runs::latest(project, chapter, RunKind::Experiment)?,
+        None => runs::latest_evidence(project, chapter)?,
     };
     let experiment: Option<RecordedRun> = match record {
         Some(r) => Some(runs::experiment(project, r)?),
@@ -155,6 +246,11 @@ pub fn report(
         plot.as_ref().map(|p| p.name.clone()),
     );
     let (records, _) = project.records(chapter)?;
+    carry_into_report(
+        &mut view,
+        chapter,
+        &research_record::read(project, &records),
+    );
     if let Some(e) = &experiment {
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::Project;
-use crate::chapter::manifest::FetchState;
+use crate::chapter::manifest::{FetchState, SnapshotRedirects};
 use crate::chapter::normalize::fingerprint_str;
 use crate::chapter::{self, AddOutcome, Chapter, Fingerprint, NewSnapshot, Scope, SnapshotEntry};
 use crate::error::Result;
@@ -19,6 +19,9 @@ pub struct FetchOptions {
     pub connect_timeout: Duration,
     pub timeout: Duration,
     pub max_bytes: u64,
+    /// Follow redirects to another origin (else chapter.yaml's
+    /// `snapshot_redirects` decides, by default the same origin only).
+    pub redirects_anywhere: bool,
 }
 
 /// What a fetch did.
@@ -40,8 +43,53 @@ pub enum Fetched {
     },
 }
 
+/// What a fetch did, where redirects took it, and what it could not keep
+/// or use (a validator too long to store or send), one line each.
+#[derive(Debug)]
+pub struct FetchReport {
+    pub fetched: Fetched,
+    /// The URL asked for and the one that answered, when redirects led
+    /// elsewhere (credentials removed).
+    pub redirected: Option<(String, String)>,
+    pub notes: Vec<String>,
+}
+
+/// A validator to send again or to store: None, with a note saying why,
+/// when it cannot be (see [`fetch::validator_problem`]).
+fn bounded(
+    name: &str,
+    value: Option<String>,
+    doing: &str,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    let v = value?;
+    match fetch::validator_problem(&v) {
+        None => Some(v),
+        Some(problem) => {
+            notes.push(format!("the {name} ({problem}) was not {doing}"));
+            None
+        }
+    }
+}
+
 /// Fetches the chapter's snapshot and stores it when it changed.
-pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Result<Fetched> {
+pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Result<FetchReport> {
+    let mut report = FetchReport {
+        fetched: Fetched::NotModified { url: String::new() },
+        redirected: None,
+        notes: Vec::new(),
+    };
+    report.fetched = fetch_noting(project, chapter, opts, &mut report)?;
+    Ok(report)
+}
+
+fn fetch_noting(
+    project: &Project,
+    chapter: &Chapter,
+    opts: &FetchOptions,
+    report: &mut FetchReport,
+) -> Result<Fetched> {
+    let notes = &mut report.notes;
     if chapter.legacy {
         return Err(crate::chapter::needs_migration(chapter));
     }
@@ -59,27 +107,49 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
     let shown = crate::text::redact_url(&url);
     // Validators are only meaningful for the URL that issued them.
     let same_url = m.fetch.url.as_deref() == Some(shown.as_str());
+    let sent = "sent (the whole text is fetched again)";
     let req = Request {
         url: url.clone(),
         connect_timeout: opts.connect_timeout,
         timeout: opts.timeout,
         max_bytes: opts.max_bytes,
-        etag: m.fetch.etag.clone().filter(|_| same_url),
-        last_modified: m.fetch.last_modified.clone().filter(|_| same_url),
+        etag: bounded(
+            "stored ETag",
+            m.fetch.etag.clone().filter(|_| same_url),
+            sent,
+            notes,
+        ),
+        last_modified: bounded(
+            "stored Last-Modified",
+            m.fetch.last_modified.clone().filter(|_| same_url),
+            sent,
+            notes,
+        ),
+        redirects_anywhere: opts.redirects_anywhere
+            || chapter.manifest.chapter.snapshot_redirects == Some(SnapshotRedirects::Anywhere),
     };
-    let (text, etag, last_modified, final_url) = match fetch::get(&req)? {
+    let (text, etag, last_modified, final_url, redirected_from) = match fetch::get(&req)? {
         Response::NotModified => return Ok(Fetched::NotModified { url: shown }),
         Response::Text {
             text,
             etag,
             last_modified,
             final_url,
-        } => (text, etag, last_modified, final_url),
+            redirected_from,
+        } => (text, etag, last_modified, final_url, redirected_from),
     };
+    report.redirected = redirected_from.map(|from| (from, final_url.clone()));
+    let notes = &mut report.notes;
+    let stored = "stored (the next fetch downloads the whole text)";
+    let etag = bounded("server's ETag", etag, stored, notes);
+    let last_modified = bounded("server's Last-Modified", last_modified, stored, notes);
     let previous = m.current().fingerprint.clone();
     let fingerprint = fingerprint_str(&text)
         .map_err(|e| crate::chapter::normalize_error(std::path::Path::new(&final_url), e))?;
-    if fingerprint == previous.value {
+    // The same prose as the current snapshot: nothing to store, unless its
+    // file was deleted, which storing the text again restores.
+    if fingerprint == previous.value && !chapter::is_missing(project.layout(), chapter, m.current())
+    {
         return Ok(Fetched::SameProse {
             fingerprint: previous,
         });
@@ -99,7 +169,7 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
     };
     let outcome = chapter::add_snapshot(project.layout(), chapter, new)?;
     let entry: &SnapshotEntry = match &outcome {
-        AddOutcome::Stored(e) | AddOutcome::Reverted(e) => e,
+        AddOutcome::Stored(e) | AddOutcome::Reverted(e) | AddOutcome::Restored(e) => e,
         // The prose differs from the current snapshot's, so this cannot
         // happen; say so plainly if it ever does.
         AddOutcome::Unchanged(e) => {
@@ -114,6 +184,7 @@ pub fn fetch(project: &Project, chapter: &Chapter, opts: &FetchOptions) -> Resul
     let stale = records
         .into_iter()
         .filter(|r| r.kind == RunKind::Research && r.revision.fingerprint == previous)
+        .filter(|_| entry.fingerprint != previous)
         .collect();
     Ok(Fetched::Changed {
         outcome,

@@ -5,7 +5,8 @@
 //! values, and print nothing; `commands/` turns arguments into these calls
 //! and their results into output. A module is named after the command it
 //! serves (`diff`, `compare`, `publish`, `site`, `status` for `status` and
-//! `history`, `documents` for `prompt` and `report`).
+//! `history`, `documents` for `prompt` and `report`); `research_record` is
+//! what the research so far found, which `documents` and `publish` share.
 
 pub mod bench;
 pub mod changes;
@@ -19,6 +20,7 @@ pub mod project;
 pub mod publish;
 pub mod record;
 pub mod reproduce;
+pub mod research_record;
 pub mod runs;
 pub mod site;
 pub mod status;

@@ -2,7 +2,8 @@
 //! command and passed to every use-case, so nothing re-reads the registry or
 //! rebuilds paths by hand.
 
-use crate::chapter::{Chapter, Registry};
+use crate::chapter::Chapter;
+use crate::chapter::registry::Registry;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::records::Record;
@@ -55,8 +56,17 @@ impl Project {
     /// others.
     pub fn all_chapters(&self) -> Result<(Vec<Chapter>, Vec<String>)> {
         let mut good = Vec::new();
-        let mut broken = Vec::new();
-        for key in self.registry.require_keys()? {
+        let mut broken: Vec<String> = self
+            .registry
+            .misnamed()
+            .iter()
+            .map(|e| format!("a chapter folder is broken: {e}"))
+            .collect();
+        let keys = match self.registry.require_keys() {
+            Err(_) if !broken.is_empty() => &[],
+            other => other?,
+        };
+        for key in keys {
             match self.registry.load(key) {
                 Ok(ch) => good.push(ch),
                 Err(e) => broken.push(format!("{key} is broken: {e}")),
@@ -88,8 +98,21 @@ impl Project {
         }
     }
 
-    /// A chapter's records, newest first, and the files that would not parse.
+    /// A chapter's records that stand (retracted runs left out: no reader
+    /// counts them as research or evidence), newest first, and the files
+    /// that would not parse.
     pub fn records(&self, chapter: &Chapter) -> Result<(Vec<Record>, Vec<BrokenRecord>)> {
+        let (mut records, broken) = store::list(&self.layout, &chapter.key)?;
+        records.retain(|r| r.retraction.is_none());
+        Ok((records, broken))
+    }
+
+    /// Every record of a chapter, retracted ones included and marked, for
+    /// the views that show a history.
+    pub fn records_with_retracted(
+        &self,
+        chapter: &Chapter,
+    ) -> Result<(Vec<Record>, Vec<BrokenRecord>)> {
         store::list(&self.layout, &chapter.key)
     }
 }

@@ -11,47 +11,68 @@ use crate::error::{Error, Result};
 use crate::records::publish;
 use crate::yaml_io;
 
-/// The site data file for a chapter; refused while any of its records is
-/// unreadable, since the counts would be wrong. `unparsed` in the answer
-/// says what of the report could not become an item.
-pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteData> {
+/// Where the site data's items link a reader to a run's record: the run on
+/// its chapter's page of the evidence site served at `site_url`, else the
+/// chapter's research page from chapter.yaml, else nowhere.
+fn record_links(chapter: &Chapter, site_url: Option<&str>) -> publish::RecordLinks {
+    match (site_url, &chapter.manifest.chapter.research_pack_url) {
+        (Some(base), _) => publish::RecordLinks::Site {
+            base: crate::text::redact_url(base),
+            page: super::site::page_path(chapter),
+        },
+        (None, Some(page)) => publish::RecordLinks::Page(crate::text::redact_url(page)),
+        (None, None) => publish::RecordLinks::None,
+    }
+}
+
+/// The site data file for a chapter; refused while any of its records (or
+/// their reports) is unreadable, since the counts would be wrong. `unparsed`
+/// in the answer says what of the report could not become an item.
+/// `site_url`: where `site --out` is served, for the links to records.
+pub fn site_data(
+    project: &Project,
+    chapter: &Chapter,
+    site_url: Option<&str>,
+) -> Result<publish::SiteData> {
     let (records, broken) = project.records(chapter)?;
-    if !broken.is_empty() {
+    let research = super::research_record::read(project, &records);
+    if !broken.is_empty() || !research.unreadable.is_empty() {
         return Err(Error::Other(format!(
             "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
-            broken.len(),
+            broken.len() + research.unreadable.len(),
             chapter.key,
-            crate::text::list(broken.iter().map(|b| b.path.display()))
+            crate::text::list(
+                broken
+                    .iter()
+                    .map(|b| b.error.clone())
+                    .chain(research.unreadable.iter().cloned())
+            )
         )));
     }
     // The items come from the latest complete research report (a failed
     // refresh leaves the page on the last good research, as the site says),
     // and the delta from the complete one before it. Drafts never count.
-    let complete: Vec<&crate::records::Record> = records
-        .iter()
-        .filter(|r| {
-            r.kind == crate::records::RunKind::Research
-                && r.report.as_ref().is_some_and(|p| p.complete && !p.draft)
-        })
-        .collect();
-    let report_of = |i: usize| {
-        complete
-            .get(i)
-            .map_or(Ok(None), |r| super::runs::report_text(project, r))
+    let complete: Vec<&super::research_record::ResearchRun> = research.complete().collect();
+    let claims_touched = match complete.as_slice() {
+        [now, before, ..] => super::research_record::changed_between(
+            project,
+            chapter,
+            &before.record,
+            &now.record.revision.snapshot,
+        )
+        .map(|c| c.claims_touched)
+        .unwrap_or_default(),
+        _ => Vec::new(),
     };
-    let report = report_of(0)?;
-    let previous_report = report_of(1)?;
-    let experiment = match records
-        .iter()
-        .find(|r| r.kind == crate::records::RunKind::Experiment)
-    {
+    let experiment = match crate::records::latest_evidence(&records) {
         Some(r) => Some(super::runs::experiment(project, r.clone())?),
         None => None,
     };
-    let claims = match &experiment {
+    let results = match &experiment {
         Some(e) => super::diff::diff_recorded(project, chapter, e)?.diff.claims,
         None => Vec::new(),
     };
+    let links = record_links(chapter, site_url);
     let evidence = experiment.as_ref().map(|e| publish::ClaimEvidence {
         run_id: e.record.run_id.to_string(),
         recorded_at: e.record.recorded_at,
@@ -63,14 +84,30 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
         engine: e.run.evidence(),
         revision: e.record.revision.fingerprint.short().to_string(),
         of_current_revision: e.record.revision.fingerprint == chapter.state.current().fingerprint,
-        claims: &claims,
+        claims: &results,
+        runs: e.run.settings.repeat,
+        url: links.record(&e.record.run_id),
     });
+    let claims_path = project.layout().claims_file(&chapter.key);
     let inputs = publish::Inputs {
-        report_run_id: complete.first().map(|r| r.run_id.to_string()),
-        report: report.as_deref(),
-        previous_report: previous_report.as_deref(),
+        reports: complete
+            .iter()
+            .filter_map(|r| {
+                Some(publish::ReportText {
+                    run_id: r.record.run_id.clone(),
+                    year: i64::from(chrono::Datelike::year(&r.record.recorded_at)),
+                    text: r.text.as_deref()?,
+                })
+            })
+            .collect(),
         evidence,
-        has_claims: project.layout().claims_file(&chapter.key).is_file(),
+        claims: if claims_path.is_file() {
+            crate::published::claims::quotes(&claims_path)?
+        } else {
+            Vec::new()
+        },
+        claims_touched,
+        links,
     };
     Ok(publish::site_data(chapter, &records, &inputs))
 }
@@ -78,6 +115,22 @@ pub fn site_data(project: &Project, chapter: &Chapter) -> Result<publish::SiteDa
 /// Refuses to replace `path` unless this tool wrote it (its `generator`),
 /// so a site's own data is never overwritten.
 pub fn check_replaceable(path: &Path) -> Result<()> {
+    // The type first, without opening: reading a FIFO would wait forever,
+    // and a device or a folder is nothing this tool wrote.
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(path, e)),
+        Ok(m) if !m.is_file() => {
+            return Err(Error::invalid(
+                path,
+                format!(
+                    "{}, not a regular file this tool wrote; refusing to replace it",
+                    crate::text::file_kind(&m.file_type())
+                ),
+            ));
+        }
+        Ok(_) => {}
+    }
     match crate::text::read_at_most(path, crate::text::MAX_FILE_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),
@@ -113,7 +166,11 @@ pub fn site_data_file(dir: &Path, chapter: &Chapter) -> PathBuf {
 /// researched ones included. Every file it would replace is checked first:
 /// one that this tool did not write stops the whole run before anything is
 /// written.
-pub fn write_site_data(project: &Project, dir: &Path) -> Result<SiteDataWritten> {
+pub fn write_site_data(
+    project: &Project,
+    dir: &Path,
+    site_url: Option<&str>,
+) -> Result<SiteDataWritten> {
     let (chapters, broken) = project.all_chapters()?;
     let mut done = SiteDataWritten {
         problems: broken,
@@ -121,7 +178,7 @@ pub fn write_site_data(project: &Project, dir: &Path) -> Result<SiteDataWritten>
     };
     let mut files = Vec::new();
     for chapter in &chapters {
-        match site_data(project, chapter)
+        match site_data(project, chapter, site_url)
             .and_then(|b| Ok((b.unparsed, yaml_io::to_string(&b.site)?)))
         {
             Ok((unparsed, text)) => {

@@ -10,7 +10,7 @@ use super::{Project, diff, runs};
 use crate::bench::BenchRun;
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use crate::records::create::{self, RunBasics};
+use crate::records::create::{self, Compared, RunBasics};
 use crate::records::{Record, RunKind, StoredVerdict, store};
 use crate::{env, provenance};
 
@@ -75,6 +75,17 @@ pub fn research(
 ) -> Result<Stored> {
     let text = create::read_report(report)?;
     let check = crate::records::report::check(&text);
+    if check.sections_present.is_empty() {
+        // Not a review report at all (a plain text, the wrong file): stored,
+        // it would fail the chapter's state with nothing to show for it.
+        return Err(Error::invalid(
+            report,
+            format!(
+                "none of the seven required sections is there; a review report has the headings {}",
+                crate::records::report::REQUIRED_SECTIONS.join(", ")
+            ),
+        ));
+    }
     if strict && !check.complete() {
         return Err(refuse_incomplete(report, &check.sections_missing));
     }
@@ -97,19 +108,67 @@ pub fn research(
     Ok(Stored { path, record })
 }
 
+/// Whether a run that cannot be compared with the chapter's tables may be
+/// recorded as its experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Incomparable {
+    /// Refuse it, naming the first setting that differs.
+    Refuse,
+    /// Record it, marked: it never becomes the evidence readers show.
+    RecordMarked,
+}
+
+/// The run's comparison with `snapshot` as a record keeps it; a run that
+/// cannot be compared is refused unless `incomparable` allows it. `what`
+/// names the run in the error.
+fn compared(
+    project: &Project,
+    chapter: &Chapter,
+    snapshot: &str,
+    run: &BenchRun,
+    incomparable: Incomparable,
+    what: &str,
+) -> Result<Compared> {
+    let not_comparable = diff::comparability(project, chapter, snapshot, run)?;
+    if let Some(reason) = &not_comparable
+        && incomparable == Incomparable::Refuse
+    {
+        return Err(Error::NotComparable {
+            what: what.to_string(),
+            chapter: chapter.key.to_string(),
+            reason: reason.clone(),
+        });
+    }
+    let diffed = diff::diff_run(project, chapter, snapshot, run)?;
+    Ok(Compared {
+        verdicts: diff::stored_verdicts(&diffed.diff),
+        not_comparable,
+    })
+}
+
 /// Records a run file as an experiment, with its claim verdicts against the
-/// revision it is recorded for.
+/// revision it is recorded for. A run that cannot be compared with that
+/// revision's tables is refused unless `incomparable` allows it.
 pub fn run_file(
     project: &Project,
     chapter: &Chapter,
     file: &Path,
     notes: RunNotes<'_>,
+    incomparable: Incomparable,
 ) -> Result<Stored> {
     let run = BenchRun::load(file)?;
     let bytes = crate::text::read_at_most(file, crate::text::MAX_FILE_BYTES)
         .map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
-    let diffed = diff::diff_run(project, chapter, &basics.revision.snapshot, &run)?;
+    let what = file.display().to_string();
+    let compared = compared(
+        project,
+        chapter,
+        &basics.revision.snapshot,
+        &run,
+        incomparable,
+        &what,
+    )?;
     let source = project.layout().portable_source(file);
     let (path, record) = create::record_experiment(
         project.layout(),
@@ -118,30 +177,31 @@ pub fn run_file(
         &source,
         &run,
         &bytes,
-        diff::stored_verdicts(&diffed.diff),
+        compared,
     )?;
     Ok(Stored { path, record })
 }
 
 /// Records a run just made against the chapter's current snapshot;
 /// `source` says what made it (the command), `verdicts` are the
-/// comparison's when the caller already made it.
+/// comparison's when the caller already made it. A run that cannot be
+/// compared with the chapter's tables is refused unless `incomparable`
+/// allows it.
 pub fn bench_run(
     project: &Project,
     chapter: &Chapter,
     run: &BenchRun,
     source: &str,
     verdicts: Option<Vec<StoredVerdict>>,
+    incomparable: Incomparable,
 ) -> Result<Stored> {
     let bytes = run.to_yaml()?.into_bytes();
     let basics = basics(project, chapter, RunNotes::default(), RunKind::Experiment)?;
-    let verdicts = match verdicts {
-        Some(v) => v,
-        None => {
-            let diffed = diff::diff_run(project, chapter, &chapter.state.current_snapshot, run)?;
-            diff::stored_verdicts(&diffed.diff)
-        }
-    };
+    let snapshot = &chapter.state.current_snapshot;
+    let mut compared = compared(project, chapter, snapshot, run, incomparable, "the run")?;
+    if let Some(v) = verdicts {
+        compared.verdicts = v;
+    }
     let (path, record) = create::record_experiment(
         project.layout(),
         chapter,
@@ -149,9 +209,56 @@ pub fn bench_run(
         source,
         run,
         &bytes,
-        verdicts,
+        compared,
     )?;
     Ok(Stored { path, record })
+}
+
+/// A retraction just stored, and where.
+#[derive(Debug, Clone)]
+pub struct Retracted {
+    pub path: PathBuf,
+    pub retraction: crate::records::retraction::Retraction,
+    /// The run withdrawn.
+    pub record: Record,
+}
+
+/// Withdraws a recorded run, with the author's reason: a retraction file
+/// beside the records (the record itself is never edited). Refused for a
+/// run that is not recorded or is retracted already, and for an empty or
+/// overlong reason.
+pub fn retract(project: &Project, run: &str, reason: &str) -> Result<Retracted> {
+    let id = crate::ids::RunId::parse(run)?;
+    crate::records::retraction::check_reason(reason).map_err(Error::Usage)?;
+    let chapter = project.chapter(&id.chapter.to_string())?;
+    let (records, _) = project.records_with_retracted(&chapter)?;
+    let record = records
+        .into_iter()
+        .find(|r| r.run_id == id)
+        .ok_or_else(|| Error::Usage(format!("run {id} is not recorded for {}", chapter.key)))?;
+    if let Some(r) = &record.retraction {
+        return Err(Error::Usage(format!(
+            "run {id} is retracted already ({}, retraction {})",
+            r.label(),
+            r.id
+        )));
+    }
+    let (path, retraction) = store::retract(project.layout(), &record, reason, Utc::now())?;
+    Ok(Retracted {
+        path,
+        retraction,
+        record,
+    })
+}
+
+/// Commits a stored retraction on top of HEAD; returns the commit id.
+pub fn commit_retraction(project: &Project, r: &Retracted) -> Result<String> {
+    let message = format!("Retract run {}", r.retraction.retracts);
+    provenance::commit_files(
+        project.layout().root(),
+        std::slice::from_ref(&r.path),
+        &message,
+    )
 }
 
 /// Commits a stored record and its evidence on top of HEAD; returns the

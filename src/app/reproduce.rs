@@ -13,10 +13,21 @@
 use super::compare::{self, RunComparison};
 use super::record::{self, Stored};
 use super::{Project, diff};
-use crate::bench::{BenchRun, Settings, WorkerKind};
+use crate::bench::stats::round_row;
+use crate::bench::{BenchRun, Decided, Settings, WorkerKind};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
+use crate::published::verdict::ClaimVerdict;
 use crate::published::{read_claims, read_tables};
+
+/// Measured batches per configuration in each round by default: six
+/// rounds of the ten configurations of chapter 06 then take about 75 s on
+/// a quiet 2-core machine, and each round's metrics still decide every
+/// claim (docs/engine.md, "Rounds and intervals").
+pub const BATCHES_PER_ROUND: u64 = 20;
+
+/// Rounds by default: the fewest a 95% interval can be made from.
+pub const MIN_ROUNDS: usize = crate::published::interval::MIN_ROUNDS;
 
 /// Which engine measures one run of a chapter's experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +44,10 @@ pub enum ReproduceEngine {
 pub struct Overrides {
     pub batches: u64,
     pub repeat: usize,
+    /// Rounds at least (more are added while a claim is undecided).
+    pub rounds: usize,
+    /// Seconds after which no re-run, wait or extra round starts.
+    pub budget_s: f64,
     pub worker_kind: WorkerKind,
 }
 
@@ -69,6 +84,8 @@ pub fn plan(
             Ok(mut settings) => {
                 settings.batches = overrides.batches;
                 settings.repeat = overrides.repeat;
+                settings.rounds = overrides.rounds;
+                settings.budget_s = Some(overrides.budget_s);
                 settings.worker_kind = overrides.worker_kind;
                 settings.check()?;
                 accept(&settings)?;
@@ -137,8 +154,14 @@ pub trait Runner {
     /// Called before a chapter's runs.
     fn starting(&mut self, _chapter: &Chapter, _settings: &Settings) {}
 
-    /// Measures `settings` on `engine`.
-    fn run(&mut self, settings: &Settings, engine: ReproduceEngine) -> Result<BenchRun>;
+    /// Measures `settings` on `engine`, asking `decided` after each round
+    /// from the minimum on whether the run so far settles the claims.
+    fn run(
+        &mut self,
+        settings: &Settings,
+        engine: ReproduceEngine,
+        decided: Decided<'_>,
+    ) -> Result<BenchRun>;
 
     /// What the record of a run on `engine` names as its source; None: the
     /// run is not recorded.
@@ -184,6 +207,16 @@ impl Reproduction {
             .flat_map(|c| &c.runs)
             .any(|r| r.diffed.diff.any_not_reproduced())
     }
+
+    /// Whether any claim of any run is INCONCLUSIVE (what `--strict` also
+    /// fails on).
+    pub fn any_inconclusive(&self) -> bool {
+        self.chapters
+            .iter()
+            .flat_map(|c| &c.runs)
+            .flat_map(|r| &r.diffed.diff.claims)
+            .any(|c| c.verdict == ClaimVerdict::Inconclusive)
+    }
 }
 
 /// Runs the plan: each chapter in turn, on each of `engines` in order, each
@@ -199,7 +232,8 @@ pub fn reproduce(
         runner.starting(&chapter, &settings);
         let mut runs = Vec::new();
         for &engine in engines {
-            let run = runner.run(&settings, engine)?;
+            let mut decided = |so_far: &BenchRun| settled(project, &chapter, so_far);
+            let run = runner.run(&settings, engine, &mut decided)?;
             runs.push(conclude(
                 project,
                 &chapter,
@@ -225,6 +259,26 @@ pub fn reproduce(
     })
 }
 
+/// Whether a run so far settles the chapter's claims: no claim is
+/// INCONCLUSIVE that another round could decide (its interval straddles
+/// the criterion, or it has too few undisturbed rounds and the latest
+/// round was quiet, so the machine is free again). A claim a busy machine
+/// keeps undecided is left so: more rounds under the same load would not
+/// decide it.
+pub fn settled(project: &Project, chapter: &Chapter, run: &BenchRun) -> bool {
+    let Ok(found) = diff::diff_run(project, chapter, &chapter.state.current_snapshot, run) else {
+        return true;
+    };
+    let latest = run.rounds();
+    let latest_quiet = run.results.iter().all(|c| round_row(c, latest).is_some());
+    !found.diff.claims.iter().any(|c| {
+        c.verdict == ClaimVerdict::Inconclusive
+            && c.rounds
+                .as_ref()
+                .is_some_and(|e| e.interval.is_some() || latest_quiet)
+    })
+}
+
 /// Diffs a run of the chapter's experiment with its current snapshot and
 /// records it (with the verdicts just found) when `record_as` names what
 /// made the run.
@@ -239,12 +293,16 @@ pub fn conclude(
     let stored = match record_as {
         Some(source) => {
             let verdicts = diff::stored_verdicts(&diffed.diff);
+            // The chapter's own experiment; only a knob the user set
+            // (thread workers where the claims need processes) can make it
+            // incomparable, and then it is recorded marked.
             Some(record::bench_run(
                 project,
                 chapter,
                 &run,
                 source,
                 Some(verdicts),
+                record::Incomparable::RecordMarked,
             )?)
         }
         None => None,
@@ -255,4 +313,50 @@ pub fn conclude(
         diffed,
         stored,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ProducerKind;
+    use crate::testing::{chapter06_tables, in_rounds, repo_layout, run_like};
+
+    fn project() -> Project {
+        Project::open(repo_layout()).unwrap()
+    }
+
+    /// Six rounds of the chapter's own numbers; `edit` changes a round's
+    /// row.
+    fn six(edit: impl Fn(usize, &mut crate::bench::Row)) -> BenchRun {
+        in_rounds(run_like(&chapter06_tables(), 1), 6, edit)
+    }
+
+    #[test]
+    fn rounds_are_added_only_while_another_round_could_decide_a_claim() {
+        let p = project();
+        let ch = p.chapter("pytorch-from-first-principles/06").unwrap();
+        assert!(settled(&p, &ch, &six(|_, _| {})), "every claim decided");
+        // The sleep speed-up's interval straddles 5: another round may
+        // decide it.
+        let straddling = six(|round, row| {
+            if (row.producer, row.workers) == (ProducerKind::Sleep, 8) {
+                row.ex_per_s *= 0.6 + 0.03 * round as f64;
+            }
+        });
+        assert!(!settled(&p, &ch, &straddling));
+        // Spin w8 disturbed in rounds 1 to 3, the machine quiet since:
+        // more rounds will decide.
+        let disturbed_in = |last: usize| {
+            six(move |round, row| {
+                if (row.producer, row.workers) == (ProducerKind::Spin, 8) && round <= last {
+                    row.outside = Some(0.4);
+                    row.disturbed = true;
+                }
+            })
+        };
+        assert!(!settled(&p, &ch, &disturbed_in(3)));
+        // Disturbed up to the latest round: more rounds under the same
+        // load would not.
+        assert!(settled(&p, &ch, &disturbed_in(6)));
+    }
 }

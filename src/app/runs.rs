@@ -16,13 +16,28 @@ pub fn latest(project: &Project, chapter: &Chapter, kind: RunKind) -> Result<Opt
     Ok(records.into_iter().find(|r| r.kind == kind))
 }
 
-/// A recorded run of the chapter, by id; the error says when it is not one.
-pub fn recorded(project: &Project, chapter: &Chapter, id: &RunId) -> Result<Record> {
+/// The chapter's latest experiment that is evidence about its claims (one
+/// not recorded as incomparable): what `diff --latest` and `report` read.
+pub fn latest_evidence(project: &Project, chapter: &Chapter) -> Result<Option<Record>> {
     let (records, _) = project.records(chapter)?;
-    records
+    Ok(crate::records::latest_evidence(&records).cloned())
+}
+
+/// A recorded run of the chapter, by id; the error says when it is not one.
+/// A retracted run is refused, with its retraction.
+pub fn recorded(project: &Project, chapter: &Chapter, id: &RunId) -> Result<Record> {
+    let (records, _) = project.records_with_retracted(chapter)?;
+    let record = records
         .into_iter()
         .find(|r| r.run_id == *id)
-        .ok_or_else(|| Error::Usage(format!("run {id} is not recorded for {}", chapter.key)))
+        .ok_or_else(|| Error::Usage(format!("run {id} is not recorded for {}", chapter.key)))?;
+    match &record.retraction {
+        Some(r) => Err(Error::Usage(format!(
+            "run {id} was retracted ({}); nothing reads it as evidence or research",
+            r.label()
+        ))),
+        None => Ok(record),
+    }
 }
 
 /// The run a new record follows: the one given (checked to be recorded for
@@ -66,8 +81,9 @@ pub fn experiment(project: &Project, record: Record) -> Result<RecordedRun> {
 }
 
 /// The text of a research record's stored report, read from inside the
-/// records folder as `experiment` reads a run file; None for a record with
-/// no report.
+/// records folder as `experiment` reads a run file, for publishing: every
+/// URL in it without its secrets (the stored copy stays byte for byte);
+/// None for a record with no report.
 pub fn report_text(project: &Project, record: &Record) -> Result<Option<String>> {
     let Some(info) = &record.report else {
         return Ok(None);
@@ -75,7 +91,8 @@ pub fn report_text(project: &Project, record: &Record) -> Result<Option<String>>
     let path = project
         .layout()
         .evidence_file(&record.run_id.chapter, &info.file);
-    crate::text::read_owned(&path, &project.layout().records_root()).map(Some)
+    let text = crate::text::read_owned(&path, &project.layout().records_root())?;
+    Ok(Some(crate::text::redact_urls_in(&text).into_owned()))
 }
 
 /// Which run a comparison is about.
@@ -131,7 +148,7 @@ pub fn select(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -
         }
         RunSource::Latest => {
             let chapter = project.the_chapter(chapter)?;
-            let record = latest(project, &chapter, RunKind::Experiment)?.ok_or_else(|| {
+            let record = latest_evidence(project, &chapter)?.ok_or_else(|| {
                 Error::Usage(format!("no experiment run is recorded for {}", chapter.key))
             })?;
             from_record(chapter, record)

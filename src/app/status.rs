@@ -23,13 +23,18 @@ pub struct ChapterHistory {
 fn each_chapter<T>(
     project: &Project,
     query: Option<&str>,
+    with_retracted: bool,
     mut view: impl FnMut(&Chapter, &[crate::records::Record]) -> T,
 ) -> Result<Overview<T>> {
     let (chapters, broken_chapters) = project.chapters_or_all(query)?;
     let mut all = Vec::new();
     let mut problems = broken_chapters;
     for ch in chapters {
-        let (records, bad) = project.records(&ch)?;
+        let (records, bad) = if with_retracted {
+            project.records_with_retracted(&ch)?
+        } else {
+            project.records(&ch)?
+        };
         problems.extend(
             bad.iter()
                 .map(|b| format!("unreadable record: {}", b.error)),
@@ -53,7 +58,8 @@ pub struct Overview<T> {
 /// The history of the chapters a query names (all when none), and the
 /// record files that would not parse.
 pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<ChapterHistory>> {
-    each_chapter(project, query, |ch, records| ChapterHistory {
+    // A history lists retracted runs too, marked.
+    each_chapter(project, query, true, |ch, records| ChapterHistory {
         chapter: ch.key_str(),
         title: ch.manifest.chapter.title.clone(),
         runs: status::history(ch, records),
@@ -63,7 +69,7 @@ pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<Chapte
 /// The research state of the chapters a query names (all when none), and
 /// the record files that would not parse.
 pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
-    each_chapter(project, query, |ch, records| {
+    each_chapter(project, query, false, |ch, records| {
         let mut s = status::chapter_status(ch, records);
         s.changed_since_research =
             super::changes::since_research(project, ch, records).map(|c| c.summary());

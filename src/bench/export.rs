@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::text::{Align, aligned};
 
 /// Columns `--wide` adds after the chapter's.
-pub const WIDE_COLUMNS: [&str; 10] = [
+pub const WIDE_COLUMNS: [&str; 11] = [
     "startup",
     "bound",
     "eff",
@@ -21,9 +21,23 @@ pub const WIDE_COLUMNS: [&str; 10] = [
     "wrk_cpu",
     "nivcsw",
     "spread",
+    "outside",
     "verdict",
     "digest",
 ];
+
+/// The outside share as a cell: `0.4%`, `38.0%*` when disturbed, `-` when
+/// not measured.
+fn outside_cell(row: &Row) -> String {
+    match row.outside {
+        Some(share) => format!(
+            "{:.1}%{}",
+            share * 100.0,
+            if row.disturbed { "*" } else { "" }
+        ),
+        None => "-".into(),
+    }
+}
 
 /// The cells of one row, chapter columns first.
 pub fn cells(row: &Row, wide: bool) -> Vec<String> {
@@ -43,6 +57,7 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
             row.ex_per_s_spread
                 .map(|s| format!("{:.1}%", s * 100.0))
                 .unwrap_or_else(|| "-".into()),
+            outside_cell(row),
             row.verdict.to_string(),
             crate::text::prefix(&row.data_digest, 8).to_string(),
         ]);
@@ -116,7 +131,7 @@ pub fn markdown(run: &BenchRun, wide: bool) -> String {
 }
 
 /// The CSV header: every figure of a row, with its unit in the name.
-const CSV_HEADER: [&str; 23] = [
+const CSV_HEADER: [&str; 25] = [
     "producer",
     "cost_ms",
     "batch_size",
@@ -140,6 +155,8 @@ const CSV_HEADER: [&str; 23] = [
     "verdict",
     "batches",
     "data_digest",
+    "outside",
+    "disturbed",
 ];
 
 /// One CSV row per configuration with every column at full precision.
@@ -176,6 +193,8 @@ pub fn csv(run: &BenchRun) -> Result<String> {
             x.verdict.to_string(),
             x.batches.to_string(),
             x.data_digest.clone(),
+            x.outside.map(|v| format!("{v:.4}")).unwrap_or_default(),
+            x.disturbed.to_string(),
         ])
         .map_err(fail)?;
     }
@@ -187,6 +206,73 @@ pub fn csv(run: &BenchRun) -> Result<String> {
 
 /// A few lines under the tables: how the run was made.
 pub fn footer(run: &BenchRun) -> String {
+    base_footer(run) + &load_footer(run)
+}
+
+/// The rounds and the outside load, under the tables: what the rows are
+/// medians of, and how busy the machine was.
+fn load_footer(run: &BenchRun) -> String {
+    if !run.outside_measured() {
+        return String::new();
+    }
+    let spreads: Vec<f64> = run
+        .results
+        .iter()
+        .filter_map(|c| c.summary.ex_per_s_spread)
+        .collect();
+    let rounds = match run.rounds() {
+        1 => "a single run".to_string(),
+        n => format!(
+            "{n} rounds, rows the medians of the undisturbed ones (spread of ex/s up to {:.1}%)",
+            spreads.iter().copied().fold(0.0, f64::max) * 100.0
+        ),
+    };
+    let (disturbed, highest) = run.disturbance();
+    format!(
+        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked *){}\n",
+        highest.unwrap_or(0.0) * 100.0,
+        super::outside_load::cpus_in_words(&run.cpus_used),
+        super::outside_load::DISTURBED_ABOVE * 100.0,
+        run.outside_load_cost_ns
+            .map(|ns| format!("; measuring it costs {:.0} µs per configuration", ns / 1e3))
+            .unwrap_or_default()
+    )
+}
+
+/// How a run was measured and how busy the machine was, in a line: `6
+/// rounds of 20 batches; other processes took at most 1% of CPU 0: no
+/// configuration run disturbed`.
+pub fn load_summary(run: &BenchRun) -> String {
+    let rounds = match run.rounds() {
+        1 => format!("a single run of {} batches", run.settings.batches),
+        n => format!("{n} rounds of {} batches", run.settings.batches),
+    };
+    let cpus = super::outside_load::cpus_in_words(&run.cpus_used);
+    let (disturbed, highest) = run.disturbance();
+    let load = match highest {
+        None => "outside load not measured".to_string(),
+        Some(h) if disturbed == 0 => format!(
+            "other processes took at most {:.0}% of {cpus}: no configuration run disturbed",
+            h * 100.0
+        ),
+        Some(h) => {
+            let left = run.results.iter().filter(|c| c.summary.disturbed).count();
+            format!(
+                "machine busy: other processes took up to {:.0}% of {cpus}; {disturbed} configuration run(s) disturbed, {}",
+                h * 100.0,
+                match left {
+                    0 => "each run again once it was quiet".to_string(),
+                    n => format!(
+                        "{n} configuration(s) left disturbed in some round (those rounds do not count)"
+                    ),
+                }
+            )
+        }
+    };
+    format!("{rounds}; {load}")
+}
+
+fn base_footer(run: &BenchRun) -> String {
     let s = &run.settings;
     let cpus = crate::text::list(&run.cpus_used);
     let env = crate::env::short_id(&run.environment.env_id);

@@ -8,7 +8,10 @@
 //! process's interpreter lock), `pool` (the workers, one file per part of
 //! the DataLoader), `engine` (the consumer loop), `bound` (the ideal),
 //! `stats` (rows and medians), `verdict` (where the time goes), `histogram`
-//! (the codec), `run_file` (what `--out` writes), `suite` (a whole run),
+//! (the codec), `run_file` (what `--out` writes), `run_check` (the bounds
+//! a run read back must keep), `outside_load` (how much of the CPUs other
+//! processes took), `rounds` (every configuration once a round, the
+//! disturbed ones again), `suite` (a whole run),
 //! `pytorch_harness` (the same run on the real DataLoader), `interrupt`
 //! (Ctrl-C), `table_layout` (the chapter's columns and header line),
 //! `metric_name` (how claims spell them) and `export` (text, Markdown and
@@ -26,8 +29,11 @@ pub mod harness_runner;
 pub mod histogram;
 pub mod interrupt;
 pub mod metric_name;
+pub mod outside_load;
 pub mod pool;
 pub mod pytorch_harness;
+pub mod rounds;
+pub mod run_check;
 pub mod run_file;
 pub mod settings;
 pub mod stats;
@@ -39,6 +45,6 @@ pub use calibration::{CPYTHON_SWITCH_INTERVAL_MS, PYTORCH_RECEIVE_MS, PYTORCH_SE
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row};
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
-pub use suite::{pinned, run_suite};
+pub use suite::{Decided, pinned, run_suite};
 pub use table_layout::{Column, TableHeader};
 pub use verdict::PipelineVerdict;

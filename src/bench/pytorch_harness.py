@@ -79,6 +79,23 @@ def involuntary_switches():
     return resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
 
 
+def cpu_counters():
+    """The per-CPU lines of /proc/stat ("" where it cannot be read)."""
+    try:
+        with open("/proc/stat") as f:
+            return "".join(line for line in f if line.startswith("cpu"))
+    except OSError:
+        return ""
+
+
+def own_cpu_ns():
+    """This process's CPU time, every thread, and its waited-for children's."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+    return round(seconds * 1e9)
+
+
 def one_run(producer, workers):
     batch = config["batch_size"]
     warmup = config["warmup_batches"]
@@ -91,6 +108,11 @@ def one_run(producer, workers):
             "prefetch_factor": config["prefetch_factor"],
             "multiprocessing_context": "fork",
         }
+    # The outside load: the counters before the workers start and after
+    # they were waited for, and what this process and its workers used.
+    stat_before = cpu_counters()
+    own_before = own_cpu_ns()
+    load_start = time.perf_counter_ns()
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     loader = DataLoader(data, batch_size=batch, num_workers=workers, **options)
     waits, works = [], []
@@ -123,6 +145,9 @@ def one_run(producer, workers):
     switches = involuntary_switches() - switches_start
     del batches  # shuts the workers down (and waits for them)
     children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_wall = time.perf_counter_ns() - load_start
+    own_used = own_cpu_ns() - own_before
+    stat_after = cpu_counters()
     workers_cpu_s = (children_after.ru_utime + children_after.ru_stime) - (
         children_before.ru_utime + children_before.ru_stime
     )
@@ -139,6 +164,12 @@ def one_run(producer, workers):
         # Every worker process of this configuration, all its threads, from
         # start to shutdown: the rusage of the children waited for.
         "workers_cpu_ns": round(workers_cpu_s * 1e9),
+        "load": {
+            "stat_before": stat_before,
+            "stat_after": stat_after,
+            "wall_ns": load_wall,
+            "own_cpu_ns": own_used,
+        },
     }
 
 
@@ -150,7 +181,7 @@ def emit():
                 results.append(one_run(producer, workers))
     json.dump(
         {
-            "harness": 2,
+            "harness": 3,
             "python": platform.python_version(),
             "torch": torch.__version__,
             "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),

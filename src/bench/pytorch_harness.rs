@@ -29,8 +29,14 @@ const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip insta
 
 /// The answer format this tool reads. Version 2: the window starts at the
 /// iterator's creation when there is no warm-up (as the engine's), and
-/// `workers_cpu_ns` is there.
-const HARNESS_VERSION: u32 = 2;
+/// `workers_cpu_ns` is there. Version 3: `load`, the counters around each
+/// configuration.
+const HARNESS_VERSION: u32 = 3;
+
+/// An answer of version 2 differs only in lacking `load`: it is read, its
+/// rows without an outside share (as run files made before it was
+/// measured).
+const HARNESS_VERSION_WITHOUT_LOAD: u32 = 2;
 
 /// One configuration as the harness measured it.
 #[derive(Debug, Deserialize)]
@@ -48,6 +54,22 @@ struct HarnessRun {
     /// before this field have none).
     #[serde(default)]
     workers_cpu_ns: Option<u64>,
+    /// What the harness read around the configuration, for its outside
+    /// load (answers from harnesses before version 3 have none).
+    #[serde(default)]
+    load: Option<HarnessLoad>,
+}
+
+/// The counters around one configuration: `/proc/stat`'s per-CPU lines
+/// before the loader was made and after its workers were waited for, the
+/// wall time between, and the harness's own CPU time over it (its process,
+/// every thread, and its waited-for workers: RUSAGE_SELF + RUSAGE_CHILDREN).
+#[derive(Debug, Deserialize)]
+struct HarnessLoad {
+    stat_before: String,
+    stat_after: String,
+    wall_ns: u64,
+    own_cpu_ns: u64,
 }
 
 /// The harness's whole answer.
@@ -184,7 +206,7 @@ fn answer_bytes(s: &Settings) -> usize {
 }
 
 fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {
-    if out.harness != HARNESS_VERSION {
+    if out.harness != HARNESS_VERSION && out.harness != HARNESS_VERSION_WITHOUT_LOAD {
         return Err(HarnessError::Version {
             spoken: out.harness,
             expected: HARNESS_VERSION,
@@ -203,6 +225,10 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
     }
     for r in out.results {
         let cfg = settings.pipeline(r.producer, r.workers);
+        check_answer(settings, &r, out.cpus.len()).map_err(|problem| HarnessError::OutOfRange {
+            config: cfg.label(),
+            problem,
+        })?;
         if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
             return Err(HarnessError::Batches {
                 measured: r.waits_ns.len(),
@@ -253,6 +279,21 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         // The harness does not hash the batches: PyTorch's samples are not
         // the engine's, so a digest would compare nothing.
         repeat.row.data_digest = "not computed".into();
+        if let Some(load) = &r.load {
+            let window = super::outside_load::LoadWindow {
+                before: Some(&load.stat_before),
+                after: Some(&load.stat_after),
+                wall_ns: load.wall_ns,
+                own_cpu_ns: load.own_cpu_ns,
+                single_thread_run_delay_ns: (r.workers == 0).then_some(r.run_delay_ns),
+            };
+            repeat.row.outside =
+                super::outside_load::outside_share(&window, &out.cpus, sys::clock_tick_ns());
+            repeat.row.disturbed = repeat
+                .row
+                .outside
+                .is_some_and(super::outside_load::is_disturbed);
+        }
         match results
             .iter_mut()
             .find(|c| c.producer == r.producer && c.workers == r.workers)
@@ -269,7 +310,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
     for c in &mut results {
         c.summary = stats::summarize(&c.repeats);
     }
-    Ok(BenchRun {
+    let run = BenchRun {
         schema: RUN_SCHEMA.into(),
         created_at: Utc::now(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
@@ -277,6 +318,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         cpus_used: out.cpus,
         environment,
         measurement_overhead_ns_per_step: 0.0,
+        outside_load_cost_ns: None,
         results,
         reference: Some(ReferenceEngine {
             engine: "pytorch".into(),
@@ -285,7 +327,39 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             sharing_strategy: out.sharing_strategy,
             start_method: out.start_method,
         }),
-    })
+    };
+    // What the answer became must pass what a run file read back passes.
+    super::run_check::check_run(&run).map_err(|problem| HarnessError::OutOfRange {
+        config: "the run".into(),
+        problem,
+    })?;
+    Ok(run)
+}
+
+/// One configuration of the harness's answer against what was asked: a
+/// producer and worker count of the settings, on 1 to `MAX_CPUS` CPUs, and
+/// a window that holds every measured step (so ex/s cannot come out of a
+/// window of 0).
+fn check_answer(settings: &Settings, r: &HarnessRun, cpus: usize) -> Result<(), String> {
+    if !settings.producers.contains(&r.producer) || !settings.workers.contains(&r.workers) {
+        return Err("a producer or worker count that was not asked for".into());
+    }
+    if cpus == 0 || cpus > super::settings::MAX_CPUS {
+        return Err(format!("it ran on {cpus} CPUs"));
+    }
+    let steps: u128 = r
+        .waits_ns
+        .iter()
+        .zip(&r.works_ns)
+        .map(|(a, b)| u128::from(*a) + u128::from(*b))
+        .sum();
+    if r.window_ns == 0 || u128::from(r.window_ns) < steps {
+        return Err(format!(
+            "its window of {} ns is shorter than the {steps} ns its measured steps took",
+            r.window_ns
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

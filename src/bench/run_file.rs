@@ -1,8 +1,6 @@
 //! The run file `bench --out` writes (schema `research_companion.bench-run.v1`,
 //! a public interface documented in docs/formats.md): its rows, repeats and
-//! histograms, and how one is read back and checked.
-
-use std::path::Path;
+//! histograms (`run_check` reads one back and checks it).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -11,7 +9,7 @@ use super::config::ProducerKind;
 use super::settings::Settings;
 use super::verdict::PipelineVerdict;
 use crate::env::Environment;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::yaml_io;
 
 /// Schema name of a run file written by `bench --out`.
@@ -56,6 +54,17 @@ pub struct Row {
     /// (max - min) / median of ex/s over repeats; in summaries only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ex_per_s_spread: Option<f64>,
+    /// The share (0 to 1) of the run's CPUs that other processes took while
+    /// this ran (`outside_load`); in summaries, the median over the runs
+    /// the row is made of. Absent where it was not measured (run files
+    /// written before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside: Option<f64>,
+    /// The outside share passed the threshold (`outside_load::DISTURBED_ABOVE`);
+    /// in summaries: some round has no undisturbed run of this
+    /// configuration.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
 }
 
 /// One repeat: its row and its histograms (HdrHistogram V2 + deflate, base64).
@@ -64,6 +73,17 @@ pub struct RepeatResult {
     pub row: Row,
     pub wait_histogram_ns: String,
     pub work_histogram_ns: String,
+    /// The round it ran in, from 1; absent in run files made before rounds,
+    /// which read as one round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+}
+
+impl RepeatResult {
+    /// The round it ran in (1 when the run file has no rounds).
+    pub fn round(&self) -> usize {
+        self.round.unwrap_or(1)
+    }
 }
 
 /// A configuration's summary over its repeats (medians) and every repeat.
@@ -73,6 +93,28 @@ pub struct ConfigResult {
     pub workers: usize,
     pub summary: Row,
     pub repeats: Vec<RepeatResult>,
+}
+
+impl ConfigResult {
+    /// The highest outside share among its disturbed runs of `round`, when
+    /// no run of that round was undisturbed.
+    pub fn disturbed_in(&self, round: usize) -> Option<f64> {
+        let of_round = self.repeats.iter().filter(|r| r.round() == round);
+        if of_round.clone().any(|r| !r.row.disturbed) {
+            return None;
+        }
+        of_round
+            .filter_map(|r| r.row.outside.filter(|_| r.row.disturbed))
+            .max_by(f64::total_cmp)
+    }
+
+    /// The rounds this configuration ran in, in order.
+    pub fn rounds(&self) -> Vec<usize> {
+        let mut rounds: Vec<usize> = self.repeats.iter().map(RepeatResult::round).collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        rounds
+    }
 }
 
 /// The whole run, as `bench --out` writes it.
@@ -86,6 +128,10 @@ pub struct BenchRun {
     pub cpus_used: Vec<usize>,
     pub environment: Environment,
     pub measurement_overhead_ns_per_step: f64,
+    /// What measuring the outside load cost per configuration, in ns
+    /// (absent in run files made before it was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_load_cost_ns: Option<f64>,
     pub results: Vec<ConfigResult>,
     /// The engine that measured, when it was not the embedded one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,6 +170,34 @@ impl BenchRun {
         }
     }
 
+    /// How many rounds the run has: 1 for a run file made before rounds
+    /// (read as one round, a single run).
+    pub fn rounds(&self) -> usize {
+        self.results
+            .iter()
+            .flat_map(|c| c.repeats.iter().map(RepeatResult::round))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// Whether outside load was measured (run files made before it was are
+    /// not).
+    pub fn outside_measured(&self) -> bool {
+        self.results
+            .iter()
+            .flat_map(|c| &c.repeats)
+            .any(|r| r.row.outside.is_some())
+    }
+
+    /// How many of its configuration runs were disturbed, and the highest
+    /// outside share any run had.
+    pub fn disturbance(&self) -> (usize, Option<f64>) {
+        let runs = self.results.iter().flat_map(|c| &c.repeats);
+        let disturbed = runs.clone().filter(|r| r.row.disturbed).count();
+        let highest = runs.filter_map(|r| r.row.outside).max_by(f64::total_cmp);
+        (disturbed, highest)
+    }
+
     /// The summary row for a producer and worker count.
     pub fn row(&self, producer: ProducerKind, workers: usize) -> Option<&Row> {
         self.results
@@ -134,18 +208,6 @@ impl BenchRun {
 }
 
 impl BenchRun {
-    /// Reads a run file and checks its schema.
-    pub fn load(path: &Path) -> Result<BenchRun> {
-        let run: BenchRun = yaml_io::read_finite(path)?;
-        if run.schema != RUN_SCHEMA {
-            return Err(Error::invalid(
-                path,
-                format!("not a bench run file (schema '{}')", run.schema),
-            ));
-        }
-        Ok(run)
-    }
-
     /// The run as the YAML text of a run file.
     pub fn to_yaml(&self) -> Result<String> {
         yaml_io::to_string(self)

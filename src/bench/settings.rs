@@ -30,8 +30,18 @@ pub const MAX_BATCH_FLOATS: usize = 1 << 24;
 pub const MAX_BATCHES: u64 = 1_000_000;
 /// Upper bound on runs per configuration.
 pub const MAX_REPEAT: usize = 100;
+/// Upper bound on rounds (every configuration once per round).
+pub const MAX_ROUNDS: usize = 100;
+/// How long the rounds of a run may take by default before no re-run,
+/// wait for a quiet machine or extra round starts, in s: about twice what
+/// chapter 06's default `reproduce` takes on a quiet 2-core machine.
+pub const DEFAULT_BUDGET_S: f64 = 180.0;
+/// Upper bound on the budget, in s (a day).
+pub const MAX_BUDGET_S: f64 = 86_400.0;
 /// Upper bound on batches each worker may have outstanding.
 pub const MAX_PREFETCH: usize = 64;
+/// Upper bound on the CPUs a run is restricted to.
+pub const MAX_CPUS: usize = 4096;
 /// Upper bound on the timer slack, in ns (one second).
 pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
 
@@ -49,8 +59,17 @@ pub struct Settings {
     pub batches: u64,
     /// Batches run before measuring.
     pub warmup_batches: u64,
-    /// Runs per configuration.
+    /// Runs per configuration in each round, back to back.
     pub repeat: usize,
+    /// Rounds at least: every configuration once per round, in the same
+    /// order (run files written before rounds had one).
+    #[serde(default = "one_round")]
+    pub rounds: usize,
+    /// Wall time in s after which no re-run of a disturbed configuration,
+    /// wait for a quiet machine or extra round starts (None: none of them
+    /// is made; run files written before rounds had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
     /// Batches each worker may have outstanding.
     pub prefetch_factor: usize,
     /// CPUs the run was restricted to (None: whatever the process had).
@@ -89,6 +108,11 @@ pub struct Settings {
     pub switch_interval_ms: f64,
 }
 
+/// Run files written before rounds: one.
+fn one_round() -> usize {
+    1
+}
+
 /// Run files written before `transport` existed: their workers used the pipe.
 fn pipe_before_transports() -> super::config::Transport {
     super::config::Transport::Pipe
@@ -107,6 +131,8 @@ impl Settings {
             batches: DEFAULT_BATCHES,
             warmup_batches: 0,
             repeat: 1,
+            rounds: 1,
+            budget_s: Some(DEFAULT_BUDGET_S),
             prefetch_factor: 2,
             cpus: Some(1),
             worker_kind: WorkerKind::Process,
@@ -148,7 +174,15 @@ impl Settings {
                 ));
             }
         }
-        let ranges: [(Knob, u64, u64, u64); 7] = [
+        if let Some(s) = self.budget_s
+            && !(s.is_finite() && (0.0..=MAX_BUDGET_S).contains(&s))
+        {
+            return Err(SettingsError::new(
+                Budget,
+                format!("must be a number of seconds from 0 to {MAX_BUDGET_S}, got {s}"),
+            ));
+        }
+        let ranges: [(Knob, u64, u64, u64); 8] = [
             (BatchSize, self.batch_size as u64, 1, MAX_BATCH_SIZE as u64),
             (
                 PrefetchFactor,
@@ -159,6 +193,7 @@ impl Settings {
             (Batches, self.batches, 1, MAX_BATCHES),
             (WarmupBatches, self.warmup_batches, 0, MAX_BATCHES),
             (Repeat, self.repeat as u64, 1, MAX_REPEAT as u64),
+            (Rounds, self.rounds as u64, 1, MAX_ROUNDS as u64),
             (
                 SampleFloats,
                 self.sample_floats as u64,
@@ -209,6 +244,12 @@ impl Settings {
         if self.cpus == Some(0) {
             return Err(SettingsError::new(Cpus, "must be at least 1, got 0"));
         }
+        if let Some(n) = self.cpus.filter(|n| *n > MAX_CPUS) {
+            return Err(SettingsError::new(
+                Cpus,
+                format!("must be at most {MAX_CPUS}, got {n}"),
+            ));
+        }
         Ok(())
     }
 
@@ -252,10 +293,24 @@ impl Settings {
         }
     }
 
-    /// Batches every configuration yields, over all repeats.
-    pub fn total_steps(&self) -> u64 {
+    /// Batches every configuration yields in one round, over its repeats.
+    pub fn steps_per_round(&self) -> u64 {
         let per = 1 + self.warmup_batches + self.batches;
         per * (self.producers.len() * self.workers.len() * self.repeat) as u64
+    }
+
+    /// Batches of the rounds asked for, over all repeats (re-runs and extra
+    /// rounds come on top).
+    pub fn total_steps(&self) -> u64 {
+        self.steps_per_round() * self.rounds as u64
+    }
+
+    /// The configurations of one round, in the order they run.
+    pub fn configurations(&self) -> Vec<(ProducerKind, usize)> {
+        self.producers
+            .iter()
+            .flat_map(|&p| self.workers.iter().map(move |&w| (p, w)))
+            .collect()
     }
 }
 
@@ -276,7 +331,11 @@ mod tests {
         fields.remove("receive_ms");
         fields.remove("send_ms");
         fields.remove("switch_interval_ms");
+        fields.remove("rounds");
+        fields.remove("budget_s");
         let read: Settings = serde_json::from_value(old).unwrap();
+        assert_eq!(read.rounds, 1, "one round");
+        assert_eq!(read.budget_s, None);
         assert_eq!(read.transport, super::super::config::Transport::Pipe);
         assert_eq!(read.receive_ms, 0.0);
         assert_eq!(read.send_ms, 0.0);
@@ -356,6 +415,20 @@ mod tests {
                     ..base()
                 },
                 "sample_floats must be at least 1",
+            ),
+            (
+                Settings {
+                    rounds: 0,
+                    ..base()
+                },
+                "rounds must be at least 1",
+            ),
+            (
+                Settings {
+                    budget_s: Some(-1.0),
+                    ..base()
+                },
+                "budget must be a number of seconds from 0 to 86400, got -1",
             ),
             (
                 Settings {

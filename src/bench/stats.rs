@@ -1,8 +1,9 @@
 //! From measurements to rows: the figures of one repeat, and the medians
-//! (and spread of ex/s) over repeats.
+//! (and spread of ex/s) over repeats. A summary is made of the undisturbed
+//! runs of every round (of all runs, when every one was disturbed).
 
 use super::config::PipelineConfig;
-use super::run_file::{RepeatResult, Row};
+use super::run_file::{ConfigResult, RepeatResult, Row};
 use super::verdict::verdict;
 use super::{bound, engine, histogram};
 
@@ -48,11 +49,14 @@ pub fn repeat_result(cfg: &PipelineConfig, m: &engine::Measured, cpus: usize) ->
         data_digest: format!("{:016x}", m.data_digest),
         max_outstanding: m.max_outstanding,
         ex_per_s_spread: None,
+        outside: None,
+        disturbed: false,
     };
     RepeatResult {
         row,
         wait_histogram_ns: histogram::serialize(&m.wait),
         work_histogram_ns: histogram::serialize(&m.work),
+        round: None,
     }
 }
 
@@ -66,10 +70,45 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Medians over repeats of every figure, and the spread of ex/s. The verdict
-/// is re-derived from the medians; counts and digests come from the repeat
-/// whose ex/s is the median one.
+/// A configuration in `round`: the medians over its undisturbed runs of
+/// that round; None when every run of that round was disturbed (or it did
+/// not run in it).
+pub fn round_row(config: &ConfigResult, round: usize) -> Option<Row> {
+    let runs: Vec<&RepeatResult> = config
+        .repeats
+        .iter()
+        .filter(|r| r.round() == round && !r.row.disturbed)
+        .collect();
+    (!runs.is_empty()).then(|| median_row(&runs))
+}
+
+/// A configuration's summary: the medians over its undisturbed runs (over
+/// all its runs when none was undisturbed), marked disturbed when some
+/// round has no undisturbed run.
 pub fn summarize(repeats: &[RepeatResult]) -> Row {
+    let quiet: Vec<&RepeatResult> = repeats.iter().filter(|r| !r.row.disturbed).collect();
+    let used: Vec<&RepeatResult> = if quiet.is_empty() {
+        repeats.iter().collect()
+    } else {
+        quiet
+    };
+    let mut row = median_row(&used);
+    let mut rounds: Vec<usize> = repeats.iter().map(RepeatResult::round).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    row.disturbed = rounds.iter().any(|&n| {
+        repeats
+            .iter()
+            .filter(|r| r.round() == n)
+            .all(|r| r.row.disturbed)
+    });
+    row
+}
+
+/// Medians over `repeats` of every figure (the outside share too), and the
+/// spread of ex/s. The verdict is re-derived from the medians; counts and
+/// digests come from the repeat whose ex/s is the median one.
+pub fn median_row(repeats: &[&RepeatResult]) -> Row {
     let rows: Vec<&Row> = repeats.iter().map(|r| &r.row).collect();
     let med = |f: fn(&Row) -> f64| median(rows.iter().map(|r| f(r)).collect());
     let ex = med(|r| r.ex_per_s);
@@ -92,6 +131,9 @@ pub fn summarize(repeats: &[RepeatResult]) -> Row {
     row.consumer_cpu_ms = med(|r| r.consumer_cpu_ms);
     row.workers_cpu_ms = med(|r| r.workers_cpu_ms);
     row.window_ms = med(|r| r.window_ms);
+    let outside: Vec<f64> = rows.iter().filter_map(|r| r.outside).collect();
+    row.outside = (!outside.is_empty()).then(|| median(outside));
+    row.disturbed = rows.iter().all(|r| r.disturbed);
     row.verdict = verdict(row.wait_frac, row.consumer_run_delay_ms, row.work_ms);
     if rows.len() > 1 {
         let lo = rows
@@ -137,6 +179,8 @@ mod tests {
             data_digest: "x".into(),
             max_outstanding: 2,
             ex_per_s_spread: None,
+            outside: None,
+            disturbed: false,
         };
         let repeats: Vec<RepeatResult> = [480.0, 500.0, 490.0]
             .into_iter()
@@ -144,11 +188,77 @@ mod tests {
                 row: row(ex),
                 wait_histogram_ns: String::new(),
                 work_histogram_ns: String::new(),
+                round: None,
             })
             .collect();
         let s = summarize(&repeats);
         assert_eq!(s.ex_per_s, 490.0);
         assert_eq!(s.wait_mean_ms, 4.9);
         assert!((s.ex_per_s_spread.unwrap() - 20.0 / 490.0).abs() < 1e-12);
+        assert!(!s.disturbed && s.outside.is_none());
+    }
+
+    #[test]
+    fn a_summary_leaves_disturbed_runs_out_and_says_when_a_round_had_only_those() {
+        let run = |round: usize, ex: f64, outside: f64| {
+            let mut row = summaries_row(ex);
+            row.outside = Some(outside);
+            row.disturbed = crate::bench::outside_load::is_disturbed(outside);
+            RepeatResult {
+                row,
+                wait_histogram_ns: String::new(),
+                work_histogram_ns: String::new(),
+                round: Some(round),
+            }
+        };
+        // Round 2 was disturbed, then run again quietly.
+        let repeats = vec![
+            run(1, 480.0, 0.01),
+            run(2, 200.0, 0.40),
+            run(2, 500.0, 0.00),
+            run(3, 490.0, 0.02),
+        ];
+        let s = summarize(&repeats);
+        assert_eq!(s.ex_per_s, 490.0, "the disturbed run is left out");
+        assert_eq!(s.outside, Some(0.01));
+        assert!(!s.disturbed, "every round has an undisturbed run");
+        // Round 2 left disturbed: the summary is still of the quiet runs,
+        // and says so.
+        let s = summarize(&repeats[..2]);
+        assert_eq!(s.ex_per_s, 480.0);
+        assert!(s.disturbed);
+        // Every run disturbed: the summary is of them all.
+        let s = summarize(&repeats[1..2]);
+        assert_eq!(s.ex_per_s, 200.0);
+        assert!(s.disturbed);
+    }
+
+    fn summaries_row(ex: f64) -> Row {
+        Row {
+            producer: ProducerKind::Sleep,
+            workers: 1,
+            ex_per_s: ex,
+            wait_mean_ms: 1.0,
+            wait_p50_ms: 0.0,
+            wait_p95_ms: 0.0,
+            wait_max_ms: 0.0,
+            work_ms: 8.0,
+            wait_frac: 0.5,
+            startup_ms: 0.0,
+            bound_ex_per_s: 500.0,
+            efficiency: ex / 500.0,
+            consumer_run_delay_ms: 0.0,
+            consumer_cpu_ms: 8.0,
+            workers_cpu_ms: 0.0,
+            involuntary_switches: 0,
+            verdict: PipelineVerdict::ProducerBound,
+            batches: 10,
+            window_ms: 1.0,
+            data_digest: "x".into(),
+            max_outstanding: 2,
+            ex_per_s_spread: None,
+            outside: None,
+            disturbed: false,
+        }
     }
 }

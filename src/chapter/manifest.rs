@@ -131,14 +131,29 @@ pub struct ChapterInfo {
     #[serde(default)]
     pub stable_id: Option<String>,
     /// The chapter's public page.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
     pub url: Option<String>,
     /// The chapter's research page.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
     pub research_pack_url: Option<String>,
     /// Where `fetch` gets the chapter's text.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
     pub snapshot_url: Option<String>,
+    /// Which redirects `fetch` follows from the snapshot URL [default:
+    /// `same-origin`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_redirects: Option<SnapshotRedirects>,
+}
+
+/// Which redirects `fetch` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum SnapshotRedirects {
+    /// Only to the same scheme, host and port as the URL asked for.
+    SameOrigin,
+    /// To any http or https URL.
+    Anywhere,
 }
 
 /// The fingerprint the research page publishes for the chapter's prose.
@@ -159,6 +174,7 @@ pub struct PublishedFingerprint {
 #[serde(deny_unknown_fields)]
 pub struct Material {
     pub kind: String,
+    #[serde(serialize_with = "crate::text::serialize_redacted_str")]
     pub url: String,
     /// What the page says about the resource's state.
     pub note: String,
@@ -176,7 +192,7 @@ pub struct Reference {
     pub authors: Vec<String>,
     #[serde(default)]
     pub year: Option<i32>,
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
     pub url: Option<String>,
 }
 
@@ -228,7 +244,8 @@ pub struct SnapshotEntry {
     pub file: String,
     pub fingerprint: Fingerprint,
     pub captured_at: DateTime<Utc>,
-    /// Where the text came from.
+    /// Where the text came from (a URL is written without its secrets).
+    #[serde(serialize_with = "crate::text::serialize_redacted_str")]
     pub source: String,
     pub scope: Scope,
     /// Size of the stored file in bytes.
@@ -240,7 +257,11 @@ pub struct SnapshotEntry {
 #[serde(deny_unknown_fields)]
 pub struct FetchState {
     /// The URL the validators belong to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::text::serialize_redacted"
+    )]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,

@@ -1,10 +1,12 @@
-//! The chapter registry: chapters under `book-snapshots/` (a person's
-//! chapter.yaml and the tool's snapshots.yaml), the snapshots stored, and the
-//! checks that say whether what is stored is intact and current.
+//! A chapter under `book-snapshots/` (a person's chapter.yaml and the tool's
+//! snapshots.yaml), the snapshots stored, and the checks that say whether
+//! what is stored is intact and current. `registry` lists and loads the
+//! chapters of a project.
 
 pub mod manifest;
 pub mod normalize;
 pub mod prose_diff;
+pub mod registry;
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -16,7 +18,7 @@ pub use manifest::{ChapterManifest, Fingerprint, Scope, SnapshotEntry, SnapshotS
 
 use crate::atomic;
 use crate::error::{Error, Result};
-use crate::ids::{ChapterKey, Id};
+use crate::ids::ChapterKey;
 use crate::layout::Layout;
 use crate::yaml_io;
 
@@ -52,209 +54,6 @@ impl Chapter {
     }
 }
 
-/// The chapters registered under one root.
-pub struct Registry {
-    layout: Layout,
-    keys: Vec<ChapterKey>,
-}
-
-impl Registry {
-    /// Lists `book-snapshots/<book>/<chapter>/chapter.yaml` without parsing.
-    pub fn open(layout: &Layout) -> Result<Self> {
-        let root = layout.snapshots_root();
-        let mut keys = Vec::new();
-        if root.is_dir() {
-            for book in read_dir_sorted(&root)? {
-                let Ok(book_id) = Id::parse(&book) else {
-                    continue;
-                };
-                let book_dir = layout.book_dir(&book_id);
-                if !book_dir.is_dir() {
-                    continue;
-                }
-                for chapter in read_dir_sorted(&book_dir)? {
-                    let Ok(chapter_id) = Id::parse(&chapter) else {
-                        continue;
-                    };
-                    let key = ChapterKey {
-                        book: book_id.clone(),
-                        chapter: chapter_id,
-                    };
-                    if layout.chapter_manifest(&key).is_file() {
-                        keys.push(key);
-                    }
-                }
-            }
-        }
-        Ok(Registry {
-            layout: layout.clone(),
-            keys,
-        })
-    }
-
-    /// Every registered chapter, sorted by book then chapter.
-    pub fn keys(&self) -> &[ChapterKey] {
-        &self.keys
-    }
-
-    /// Every registered chapter, or an error saying where none were found
-    /// (for commands that have nothing to do without one).
-    pub fn require_keys(&self) -> Result<&[ChapterKey]> {
-        if self.keys.is_empty() {
-            Err(self.empty())
-        } else {
-            Ok(&self.keys)
-        }
-    }
-
-    fn empty(&self) -> Error {
-        Error::NoChapters {
-            dir: self.layout.snapshots_root(),
-        }
-    }
-
-    /// Finds a chapter by stable id, `<book-id>/<chapter-id>`, or a bare
-    /// chapter id that only one book uses.
-    pub fn resolve(&self, query: &str) -> Result<ChapterKey> {
-        if let Some(key) = ChapterKey::parse(query) {
-            let key = key?;
-            return match self.keys.contains(&key) {
-                true => Ok(key),
-                false => Err(self.unknown(query)),
-            };
-        }
-        Id::parse(query)?;
-        let bare: Vec<&ChapterKey> = self
-            .keys
-            .iter()
-            .filter(|k| k.chapter.as_str() == query)
-            .collect();
-        match bare.as_slice() {
-            [one] => return Ok((*one).clone()),
-            [] => {}
-            many => {
-                return Err(Error::AmbiguousChapter {
-                    id: query.to_string(),
-                    candidates: many.iter().map(|k| k.to_string()).collect(),
-                });
-            }
-        }
-        // A broken chapter cannot be named by its stable id, but does not
-        // stop the others from being found.
-        for key in &self.keys {
-            if self
-                .load(key)
-                .is_ok_and(|ch| ch.manifest.stable_id() == query)
-            {
-                return Ok(key.clone());
-            }
-        }
-        Err(self.unknown(query))
-    }
-
-    /// Resolves and loads in one step.
-    pub fn get(&self, query: &str) -> Result<Chapter> {
-        let key = self.resolve(query)?;
-        self.load(&key)
-    }
-
-    /// Loads and checks one chapter: its chapter.yaml and snapshots.yaml (or
-    /// a chapter.yaml of the first shape, which held both).
-    pub fn load(&self, key: &ChapterKey) -> Result<Chapter> {
-        let path = self.layout.chapter_manifest(key);
-        let state_path = self.layout.chapter_state(key);
-        let folder = self.layout.snapshots_root();
-        crate::text::check_owned(&path, &folder)?;
-        let text = yaml_io::read_text(&path)?;
-        #[derive(serde::Deserialize)]
-        struct Head {
-            schema: Option<String>,
-        }
-        let head: Head = yaml_io::from_str(&text, &path)?;
-        let legacy = head.schema.as_deref() == Some(manifest::CHAPTER_SCHEMA_V1);
-        let (manifest, state) = if legacy {
-            if state_path.exists() {
-                return Err(Error::invalid(
-                    &path,
-                    "lists snapshots (schema v1) although snapshots.yaml exists beside it; \
-                     remove the list from chapter.yaml with `research_companion chapter migrate`",
-                ));
-            }
-            yaml_io::from_str::<manifest::LegacyManifest>(&text, &path)?.split()
-        } else {
-            let manifest: ChapterManifest = yaml_io::from_str(&text, &path)?;
-            manifest.check().map_err(|m| Error::invalid(&path, m))?;
-            if !state_path.exists() {
-                return Err(Error::invalid(
-                    &state_path,
-                    "missing: it lists the chapter's stored snapshots (create a chapter with `research_companion chapter new`)",
-                ));
-            }
-            crate::text::check_owned(&state_path, &folder)?;
-            let state: SnapshotState = yaml_io::read(&state_path)?;
-            (manifest, state)
-        };
-        let checked = if legacy { &path } else { &state_path };
-        state.check().map_err(|m| Error::invalid(checked, m))?;
-        if manifest.book.id != key.book || manifest.chapter.id != key.chapter {
-            return Err(Error::invalid(
-                &path,
-                format!(
-                    "book.id/chapter.id say '{}/{}' but the file is stored under '{key}'",
-                    manifest.book.id, manifest.chapter.id
-                ),
-            ));
-        }
-        Ok(Chapter {
-            key: key.clone(),
-            manifest,
-            state,
-            manifest_path: path,
-            state_path,
-            legacy,
-        })
-    }
-
-    /// The layout this registry reads.
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    fn unknown(&self, query: &str) -> Error {
-        if self.keys.is_empty() {
-            return self.empty();
-        }
-        let mut names: Vec<String> = Vec::new();
-        for key in &self.keys {
-            names.push(key.to_string());
-            names.push(key.chapter.to_string());
-            if let Ok(ch) = self.load(key) {
-                names.push(ch.manifest.stable_id());
-            }
-        }
-        let suggestion = names
-            .into_iter()
-            .map(|n| (strsim::normalized_levenshtein(query, &n), n))
-            .filter(|(score, _)| *score >= 0.5)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, n)| n);
-        Error::UnknownChapter {
-            id: query.to_string(),
-            suggestion,
-        }
-    }
-}
-
-fn read_dir_sorted(dir: &std::path::Path) -> Result<Vec<String>> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| Error::io(dir, e))?
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
 /// Fingerprints a file with `prose-v1`, turning errors into ones that name it.
 pub fn fingerprint_file(path: &std::path::Path) -> Result<Fingerprint> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
@@ -284,6 +83,24 @@ pub enum AddOutcome {
     Unchanged(SnapshotEntry),
     /// The text equals an older stored snapshot, which is current again.
     Reverted(SnapshotEntry),
+    /// The text equals a stored snapshot whose file was gone (deleted by
+    /// hand): the file is written again, and that snapshot is current.
+    Restored(SnapshotEntry),
+}
+
+/// The prose-v1 fingerprint of text that is empty once normalized.
+const EMPTY_PROSE_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// Refuses a text with no prose (nothing but white space, zero-width
+/// characters and the like): there is nothing to fingerprint or check.
+pub fn refuse_empty(fingerprint: &Fingerprint, source: &str) -> Result<()> {
+    if fingerprint.value == EMPTY_PROSE_SHA256 {
+        return Err(Error::Other(format!(
+            "{}: the chapter text is empty once normalized (white space or invisible characters only); nothing stored",
+            crate::text::redact_url(source)
+        )));
+    }
+    Ok(())
 }
 
 /// A snapshot to store.
@@ -338,18 +155,32 @@ pub fn add_snapshot(
         normalize::fingerprint_str(new.text)
             .map_err(|e| normalize_error(std::path::Path::new(&new.source), e))?,
     );
+    refuse_empty(&fingerprint, &new.source)?;
     let manifest = &chapter.state;
-    if manifest.current().fingerprint == fingerprint && manifest.current().scope == new.scope {
-        return Ok(AddOutcome::Unchanged(manifest.current().clone()));
+    let missing = |s: &SnapshotEntry| is_missing(layout, chapter, s);
+    let current = manifest.current();
+    if current.fingerprint == fingerprint && current.scope == new.scope && !missing(current) {
+        return Ok(AddOutcome::Unchanged(current.clone()));
     }
     let mut updated = manifest.clone();
     let mut written = None;
     let outcome = match manifest
         .snapshots
         .iter()
-        .find(|s| s.fingerprint == fingerprint && s.scope == new.scope)
+        .position(|s| s.fingerprint == fingerprint && s.scope == new.scope)
     {
-        Some(older) => {
+        Some(i) if missing(&manifest.snapshots[i]) => {
+            // The same prose, so the same fingerprint: verify finds the
+            // file intact again. Its size is this text's.
+            let path = layout.snapshot_file(&chapter.key, &manifest.snapshots[i].file);
+            atomic::write_new(&path, new.text.as_bytes())?;
+            written = Some(path);
+            updated.snapshots[i].bytes = new.text.len() as u64;
+            updated.current_snapshot = updated.snapshots[i].file.clone();
+            AddOutcome::Restored(updated.snapshots[i].clone())
+        }
+        Some(i) => {
+            let older = &manifest.snapshots[i];
             updated.current_snapshot = older.file.clone();
             AddOutcome::Reverted(older.clone())
         }
@@ -383,6 +214,12 @@ pub fn add_snapshot(
         return Err(e);
     }
     Ok(outcome)
+}
+
+/// Whether a stored snapshot's file is gone (`lstat` only: a file there of
+/// any kind is not missing).
+pub fn is_missing(layout: &Layout, chapter: &Chapter, entry: &SnapshotEntry) -> bool {
+    std::fs::symlink_metadata(layout.snapshot_file(&chapter.key, &entry.file)).is_err()
 }
 
 /// Replaces a snapshots.yaml atomically (the tool's file; never chapter.yaml).

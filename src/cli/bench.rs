@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::formats::{ListFormat, ranged};
 use crate::bench::settings::{
-    MAX_BATCH_SIZE, MAX_BATCHES, MAX_COST_MS, MAX_PREFETCH, MAX_REPEAT, MAX_SAMPLE_FLOATS,
-    MAX_TIMER_SLACK_NS, MAX_WORKERS,
+    DEFAULT_BUDGET_S, MAX_BATCH_SIZE, MAX_BATCHES, MAX_BUDGET_S, MAX_COST_MS, MAX_PREFETCH,
+    MAX_REPEAT, MAX_ROUNDS, MAX_SAMPLE_FLOATS, MAX_TIMER_SLACK_NS, MAX_WORKERS,
 };
 use crate::bench::{ProducerKind, WorkerKind};
 use crate::output::Format;
@@ -18,6 +18,17 @@ fn cost_ms(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if !v.is_finite() || !(0.0..=MAX_COST_MS).contains(&v) {
         return Err(format!("must be a number from 0 to {MAX_COST_MS}, got {s}"));
+    }
+    Ok(v)
+}
+
+/// `--budget`: a finite number of seconds from 0 to a day.
+pub fn budget_s(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || !(0.0..=MAX_BUDGET_S).contains(&v) {
+        return Err(format!(
+            "must be a number of seconds from 0 to {MAX_BUDGET_S}, got {s}"
+        ));
     }
     Ok(v)
 }
@@ -137,9 +148,15 @@ pub struct BenchArgs {
     /// Batches to run before measuring
     #[arg(long, default_value_t = 0, value_parser = ranged::<u64>(0, MAX_BATCHES))]
     pub warmup_batches: u64,
-    /// Runs per configuration; rows show medians and the spread of ex/s
+    /// Runs per configuration in each round, back to back; rows show medians and the spread of ex/s
     #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
     pub repeat: usize,
+    /// Rounds: every configuration once per round, in the same order; rows show the medians over the undisturbed rounds and the spread of ex/s
+    #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_ROUNDS as u64))]
+    pub rounds: usize,
+    /// Seconds after which no re-run of a disturbed configuration or wait for a quiet machine starts (the rounds asked for always run); 0 for none
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, value_parser = budget_s)]
+    pub budget: f64,
     /// Batches each worker may have outstanding
     #[arg(long, default_value_t = 2, value_parser = ranged::<usize>(1, MAX_PREFETCH as u64))]
     pub prefetch_factor: usize,
@@ -194,7 +211,7 @@ pub struct BenchArgs {
     /// Timer slack for the run, in ns (the kernel default is 50000)
     #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(0, MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
-    /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, verdict, digest
+    /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, outside, verdict, digest
     #[arg(long)]
     pub wide: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
@@ -208,6 +225,10 @@ pub struct BenchArgs {
     /// Chapter the run is recorded against [default: the only registered one]
     #[arg(long, value_name = "ID", requires = "record")]
     pub chapter: Option<String>,
+    /// Record the run even though it cannot be compared with the chapter's
+    /// tables (other settings): kept, marked, never shown as its evidence
+    #[arg(long, requires = "record")]
+    pub not_comparable: bool,
     /// Fail the run when no batch arrives for MS milliseconds [default: 10 s
     /// plus four times the slowest expected batch]
     #[arg(long, hide = true, value_name = "MS", value_parser = ranged::<u64>(1, 86_400_000))]

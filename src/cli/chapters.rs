@@ -172,4 +172,9 @@ pub struct FetchArgs {
     /// Largest body accepted, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES, value_parser = ranged::<u64>(1, MAX_FETCH_BYTES))]
     pub max_bytes: u64,
+    /// Follow redirects to another scheme, host or port [default: only
+    /// within the origin of the URL asked for, unless chapter.yaml says
+    /// `snapshot_redirects: anywhere`]
+    #[arg(long)]
+    pub follow_redirects_anywhere: bool,
 }

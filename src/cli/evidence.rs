@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use super::bench::WorkerKindArg;
 use super::formats::{DocFormat, ListFormat, ranged};
-use crate::bench::settings::{MAX_BATCHES, MAX_REPEAT};
+use crate::bench::settings::{DEFAULT_BUDGET_S, MAX_BATCHES, MAX_REPEAT, MAX_ROUNDS};
 use crate::output::Format;
 
 /// Output format of `diff`.
@@ -88,10 +88,19 @@ pub struct ReproduceArgs {
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
     /// [default: every chapter whose snapshot publishes tables]
     pub chapter: Option<String>,
-    /// Measured batches per configuration
-    #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
+    /// Measured batches per configuration in each round
+    #[arg(long, default_value_t = crate::app::reproduce::BATCHES_PER_ROUND, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
-    /// Runs per configuration (medians are compared)
+    /// Rounds at least: every configuration once per round; a claim's verdict reads a 95% interval over the undisturbed rounds (6 is the fewest that give one), and rounds are added while a claim is undecided, within --budget
+    #[arg(long, default_value_t = crate::app::reproduce::MIN_ROUNDS, value_parser = ranged::<usize>(1, MAX_ROUNDS as u64))]
+    pub rounds: usize,
+    /// Seconds after which no re-run of a disturbed configuration, wait for a quiet machine or extra round starts (the --rounds always run); 0 for none
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, value_parser = super::bench::budget_s)]
+    pub budget: f64,
+    /// Also exit 1 when a claim is INCONCLUSIVE
+    #[arg(long)]
+    pub strict: bool,
+    /// Runs per configuration in each round, back to back (their medians make the round's cell)
     #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
     pub repeat: usize,
     /// Workers as OS processes (as the chapter) or threads

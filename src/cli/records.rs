@@ -4,15 +4,19 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 
 use super::formats::{DocFormat, ListFormat, ranged};
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("evidence").required(true).args(["report", "run"]))]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct RecordArgs {
+    #[command(subcommand)]
+    pub action: Option<RecordCommand>,
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
-    pub chapter: String,
+    #[arg(required = true)]
+    pub chapter: Option<String>,
     /// The research report (Markdown) to record; a copy is stored
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -39,6 +43,28 @@ pub struct RecordArgs {
     /// Commit the new record and its evidence to the git repository
     #[arg(long)]
     pub commit: bool,
+    /// Record a run that cannot be compared with the chapter's tables (other
+    /// settings): kept, marked, never shown as the chapter's evidence
+    #[arg(long, requires = "run")]
+    pub not_comparable: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RecordCommand {
+    /// Withdraw a recorded run: a retraction file beside the records (the
+    /// record is never edited); status, prompt, report, publish and site
+    /// stop reading the run, and history shows it retracted
+    Retract {
+        /// The run to withdraw (as history lists it)
+        #[arg(value_name = "RUN_ID")]
+        run_id: String,
+        /// Why, in a sentence; kept with the retraction
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        /// Commit the retraction to the git repository
+        #[arg(long)]
+        commit: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -63,6 +89,26 @@ pub struct PublishArgs {
     /// this tool wrote
     #[arg(long, value_name = "DIR")]
     pub site: Option<PathBuf>,
+    /// Where the evidence site (`site --out`) is served: experiment and
+    /// research items link to their run on its chapter page [default: the
+    /// chapter's research_pack_url]
+    #[arg(long, value_name = "URL", value_parser = web_url)]
+    pub site_url: Option<String>,
+}
+
+/// An http(s) address with a host and no credentials, as published pages
+/// may link to it.
+fn web_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("needs an http:// or https:// address with a host".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "holds credentials, which would be published; give the address without them".into(),
+        );
+    }
+    Ok(text.trim_end_matches('/').to_string())
 }
 
 #[derive(Debug, Args)]
@@ -72,7 +118,8 @@ pub struct SiteArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Folder whose templates override the embedded ones, file by file
-    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2)
+    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
+    /// research-prompt.md.j2 for the prompt the pages offer)
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
 }

@@ -3,7 +3,7 @@
 
 use crate::app::{Project, record};
 use crate::atomic;
-use crate::bench::Settings;
+use crate::bench::{BenchRun, Settings};
 use crate::cli::{BenchArgs, Cpus};
 use crate::error::{Error, Outcome, Result};
 use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
@@ -23,6 +23,8 @@ fn settings(args: &BenchArgs) -> Settings {
         batches: args.batches,
         warmup_batches: args.warmup_batches,
         repeat: args.repeat,
+        rounds: args.rounds,
+        budget_s: Some(args.budget),
         prefetch_factor: args.prefetch_factor,
         cpus: match args.cpus {
             Cpus::All => None,
@@ -51,23 +53,12 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         refuse_for_pytorch(&settings)?;
     }
     refuse_existing(args.out.as_deref())?;
-    let record_to = if args.record {
-        Some(
-            project
-                .the_chapter(args.chapter.as_deref())
-                .map_err(|e| match e {
-                    Error::SeveralChapters { .. } => {
-                        Error::Usage(format!("{e}; name one with --chapter"))
-                    }
-                    other => other,
-                })?,
-        )
-    } else {
-        None
-    };
+    let record_to = record_target(project, &args, &settings)?;
+    // No claims to settle: the rounds asked for are enough.
+    let decided = &mut |_: &BenchRun| true;
     let run = match args.engine {
-        crate::cli::EngineArg::Embedded => run_with_progress(&settings).map_err(flags)?,
-        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags)?,
+        crate::cli::EngineArg::Embedded => run_with_progress(&settings, decided).map_err(flags)?,
+        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags, decided)?,
     };
     out.emit(
         &RunView {
@@ -83,8 +74,64 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     if let Some(chapter) = &record_to {
         print_stored(
             out,
-            &record::bench_run(project, chapter, &run, "bench --record", None)?,
+            &record::bench_run(
+                project,
+                chapter,
+                &run,
+                "bench --record",
+                None,
+                incomparable(args.not_comparable),
+            )
+            .map_err(not_comparable_hint)?,
         )?;
     }
     Ok(Outcome::Ok)
+}
+
+/// The chapter `--record` records against, checked before anything runs:
+/// named (or the only one), and, unless `--not-comparable`, one whose tables
+/// these settings can be compared with.
+fn record_target(
+    project: &Project,
+    args: &BenchArgs,
+    settings: &Settings,
+) -> Result<Option<crate::chapter::Chapter>> {
+    if !args.record {
+        return Ok(None);
+    }
+    let chapter = project
+        .the_chapter(args.chapter.as_deref())
+        .map_err(|e| match e {
+            Error::SeveralChapters { .. } => Error::Usage(format!("{e}; name one with --chapter")),
+            other => other,
+        })?;
+    if !args.not_comparable
+        && let Some(reason) = crate::app::diff::planned_comparability(project, &chapter, settings)?
+    {
+        return Err(not_comparable_hint(Error::NotComparable {
+            what: "a run with these settings".into(),
+            chapter: chapter.key.to_string(),
+            reason,
+        }));
+    }
+    Ok(Some(chapter))
+}
+
+/// `--not-comparable` as the core's word for it.
+fn incomparable(allowed: bool) -> record::Incomparable {
+    if allowed {
+        record::Incomparable::RecordMarked
+    } else {
+        record::Incomparable::Refuse
+    }
+}
+
+/// Says which flag records a run that cannot be compared anyway.
+fn not_comparable_hint(e: Error) -> Error {
+    match e {
+        Error::NotComparable { .. } => Error::Usage(format!(
+            "{e}; record it anyway with --not-comparable (it is kept, marked, and never shown as the chapter's evidence)"
+        )),
+        other => other,
+    }
 }

@@ -6,14 +6,15 @@ use crate::chapter::{Chapter, ChapterManifest, Scope};
 use crate::cli::{ChapterCommand, ChaptersArgs};
 use crate::error::{Outcome, Result};
 use crate::output::{self, Out, Render};
+use crate::text::visible;
 
 impl Render for ChapterLine {
     fn text(&self) -> Result<String> {
         Ok(format!(
             "{}  {}  current={} ({}, {}; {})\n",
             self.chapter,
-            self.title,
-            self.current_snapshot,
+            visible(&self.title),
+            visible(&self.current_snapshot),
             self.scope,
             output::integrity_word(self.integrity),
             output::currency_phrase(self.currency),
@@ -23,7 +24,7 @@ impl Render for ChapterLine {
 
 /// `chapters`
 pub fn list(out: &mut Out, project: &Project, args: ChaptersArgs) -> Result<Outcome> {
-    let (lines, broken) = chapters::list(project);
+    let (lines, broken) = chapters::list(project)?;
     if lines.is_empty() && broken.is_empty() {
         output::warn(format!(
             "no chapters under {}",
@@ -97,14 +98,8 @@ pub fn show(out: &mut Out, project: &Project, cmd: ChapterCommand) -> Result<Out
 
 /// `chapter new`
 fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Result<Outcome> {
-    let key = crate::ids::ChapterKey::parse(&args.key).ok_or_else(|| {
-        crate::error::Error::Usage(format!(
-            "'{}' names no chapter: write book-id/chapter-id, e.g. my-book/07",
-            args.key
-        ))
-    })??;
     let new = chapters::NewChapter {
-        key,
+        key: new_key(project, &args.key)?,
         title: args.title,
         number: args.number,
         book_title: args.book_title,
@@ -121,6 +116,10 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         },
     };
     let key = new.key.clone();
+    let secret = [&new.url, &new.research_pack_url, &new.snapshot_url]
+        .into_iter()
+        .flatten()
+        .any(|u| crate::text::carries_secret(u));
     let created = chapters::create(project, new, &args.file)?;
     out.line(format!(
         "created {key}{}: {}",
@@ -131,6 +130,46 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         },
         created.manifest.display()
     ))?;
+    if secret {
+        out.line(
+            "  note: credentials and secret parameters were left out of the URLs written to chapter.yaml; give them to fetch with --url when it needs them",
+        )?;
+    }
+    if let Some(b) = &created.similar_book {
+        out.line(format!(
+            "  note: book {b} exists already; if this chapter belongs to it, remove {} and run chapter new {b}/{}",
+            created.manifest.parent().map_or(String::new(), |d| d.display().to_string()),
+            key.chapter
+        ))?;
+    }
+    print_tables(out, &created)?;
+    Ok(Outcome::Ok)
+}
+
+/// The key `chapter new` is given, as `book-id/chapter-id`; a book id in
+/// the wrong case or punctuation beside an existing book names that book.
+fn new_key(project: &Project, text: &str) -> Result<crate::ids::ChapterKey> {
+    crate::ids::ChapterKey::parse(text)
+        .ok_or_else(|| {
+            crate::error::Error::Usage(format!(
+                "'{text}' names no chapter: write book-id/chapter-id, e.g. my-book/07"
+            ))
+        })?
+        .map_err(|e| {
+            let book = text.split('/').next().unwrap_or_default();
+            match project.registry().similar_book(book) {
+                Some(b) => crate::error::Error::Usage(format!(
+                    "{e}; book {b} exists: did you mean {b}/{}?",
+                    text.split_once('/').map_or("", |(_, c)| c)
+                )),
+                None => e.into(),
+            }
+        })
+}
+
+/// A new chapter's snapshot, and the tables its text publishes (or the
+/// fragments that did not parse).
+fn print_tables(out: &mut Out, created: &chapters::Created) -> Result<()> {
     out.line(format!(
         "  snapshot: {} ({}, {})",
         created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
@@ -149,10 +188,11 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
     for m in &created.malformed {
         out.line(format!(
             "  table-like fragment at {} did not parse: {}",
-            m.location, m.problem
+            m.location,
+            visible(&m.problem)
         ))?;
     }
-    Ok(Outcome::Ok)
+    Ok(())
 }
 
 /// `chapter show` as text: the manifest's fields, what research should
@@ -169,7 +209,7 @@ fn identity_text(ch: &Chapter) -> String {
     let m = &ch.manifest;
     let c = &m.chapter;
     let mut s = String::new();
-    let mut kv = |k: &str, v: &str| s.push_str(&format!("{k:<24}{v}\n"));
+    let mut kv = |k: &str, v: &str| s.push_str(&format!("{k:<24}{}\n", visible(v)));
     kv("Book:", &format!("{} ({})", m.book.title, m.book.id));
     kv("Chapter:", &c.title);
     kv("Chapter number:", &format!("{:02}", c.number));
@@ -182,6 +222,9 @@ fn identity_text(ch: &Chapter) -> String {
     kv("Chapter URL:", &url(&c.url));
     kv("Research pack:", &url(&c.research_pack_url));
     kv("Snapshot URL:", &url(&c.snapshot_url));
+    if let Some(r) = c.snapshot_redirects {
+        kv("Snapshot redirects:", &r.to_string());
+    }
     match &m.published_fingerprint {
         Some(p) => {
             kv(
@@ -210,19 +253,24 @@ fn research_text(m: &ChapterManifest) -> String {
     s.push_str("\nResearch objective:\n");
     s.push_str(&format!(
         "  {}\n",
-        m.research_objective.as_deref().unwrap_or("none stated")
+        visible(m.research_objective.as_deref().unwrap_or("none stated"))
     ));
     for q in &m.research_questions {
-        s.push_str(&format!("  - {q}\n"));
+        s.push_str(&format!("  - {}\n", visible(q)));
     }
     s.push_str("\nAssociated material:\n");
     if m.associated_material.is_empty() {
         s.push_str("  none listed\n");
     }
     for a in &m.associated_material {
-        s.push_str(&format!("  - {}: {}\n    {}\n", a.kind, a.url, a.note));
+        s.push_str(&format!(
+            "  - {}: {}\n    {}\n",
+            visible(&a.kind),
+            visible(&crate::text::redact_url(&a.url)),
+            visible(&a.note)
+        ));
         if let Some(c) = &a.caveat {
-            s.push_str(&format!("    {c}\n"));
+            s.push_str(&format!("    {}\n", visible(c)));
         }
     }
     s.push_str("\nReferences:\n");
@@ -233,8 +281,13 @@ fn research_text(m: &ChapterManifest) -> String {
         let year = r.year.map(|y| format!(" ({y})")).unwrap_or_default();
         s.push_str(&format!(
             "  - {}{year} {}\n",
-            r.title,
-            r.url.as_deref().unwrap_or("")
+            visible(&r.title),
+            visible(
+                &r.url
+                    .as_deref()
+                    .map(crate::text::redact_url)
+                    .unwrap_or_default()
+            )
         ));
     }
     s
@@ -252,12 +305,12 @@ fn snapshots_text(ch: &Chapter) -> String {
         };
         s.push_str(&format!(
             "{marker} {}  {}  {}  {} bytes  captured {}\n    source: {}\n",
-            snap.file,
+            visible(&snap.file),
             snap.fingerprint,
             snap.scope,
             snap.bytes,
             snap.captured_at.format("%Y-%m-%dT%H:%M:%SZ"),
-            snap.source
+            visible(&crate::text::redact_url(&snap.source))
         ));
     }
     s.push_str("  (* = current)\n");

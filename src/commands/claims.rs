@@ -5,6 +5,7 @@ use crate::app::claims::{self, ClaimsCheck};
 use crate::cli::ClaimsCommand;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render};
+use crate::text::visible;
 
 impl Render for ClaimsCheck {
     fn text(&self) -> Result<String> {
@@ -14,7 +15,7 @@ impl Render for ClaimsCheck {
             self.uncovered.len()
         ));
         for u in &self.uncovered {
-            s.push_str(&format!("  - \"{u}\"\n"));
+            s.push_str(&format!("  - \"{}\"\n", visible(u)));
         }
         s.push_str(&format!(
             "claims whose quote is not in the snapshot ({}):\n",
@@ -22,10 +23,11 @@ impl Render for ClaimsCheck {
         ));
         for (id, closest) in &self.quote_missing {
             s.push_str(&format!(
-                "  - {id}{}\n",
+                "  - {}{}\n",
+                visible(id),
                 closest
                     .as_ref()
-                    .map(|c| format!(" (closest: \"{c}\")"))
+                    .map(|c| format!(" (closest: \"{}\")", visible(c)))
                     .unwrap_or_default()
             ));
         }
@@ -34,7 +36,7 @@ impl Render for ClaimsCheck {
             self.metric_fails.len()
         ));
         for (id, why) in &self.metric_fails {
-            s.push_str(&format!("  - {id}: {why}\n"));
+            s.push_str(&format!("  - {}: {}\n", visible(id), visible(why)));
         }
         Ok(s)
     }

@@ -50,16 +50,24 @@ impl Render for AcrossEnvironments {
         for e in &self.environments {
             s.push_str(&format!(
                 "  env {} ({} CPUs): {} on {}\n",
-                e.env_id,
+                crate::text::visible(&e.env_id),
                 e.logical_cpus,
                 e.run_id,
                 e.recorded_at.format("%Y-%m-%d")
             ));
         }
         for c in &self.claims {
-            s.push_str(&format!("\n{}: {}\n", c.claim, c.summary_painted(&Colours)));
+            s.push_str(&format!(
+                "\n{}: {}\n",
+                crate::text::visible(&c.claim),
+                c.summary_painted(&Colours)
+            ));
             for (env, v) in &c.verdicts {
-                s.push_str(&format!("  env {env}: {}\n", v.painted(&Colours)));
+                s.push_str(&format!(
+                    "  env {}: {}\n",
+                    crate::text::visible(env),
+                    v.painted(&Colours)
+                ));
             }
         }
         Ok(s)

@@ -18,12 +18,22 @@ pub fn run(out: &mut Out, project: &Project, args: FetchArgs) -> Result<Outcome>
         connect_timeout: Duration::from_secs_f64(args.connect_timeout),
         timeout: Duration::from_secs_f64(args.timeout),
         max_bytes: args.max_bytes,
+        redirects_anywhere: args.follow_redirects_anywhere,
     };
-    let fetched = fetch::fetch(project, &chapter, &opts).map_err(|e| match e {
+    let report = fetch::fetch(project, &chapter, &opts).map_err(|e| match e {
         Error::TooLarge { .. } => Error::Usage(format!("{e} (raise it with --max-bytes)")),
+        Error::CrossOriginRedirect { .. } => Error::Usage(format!(
+            "{e}: follow it with --follow-redirects-anywhere (or `snapshot_redirects: anywhere` under `chapter:` in chapter.yaml), or fetch the new address with --url"
+        )),
         other => other,
     })?;
-    match fetched {
+    if let Some((from, to)) = &report.redirected {
+        out.line(format!("redirected: {from} -> {to}"))?;
+    }
+    for note in &report.notes {
+        crate::output::warn(note);
+    }
+    match report.fetched {
         Fetched::NotModified { url } => out.line(format!(
             "unchanged: {url} answered 304 Not Modified; nothing written"
         ))?,
@@ -53,6 +63,10 @@ fn print_changed(
         AddOutcome::Stored(e) => out.line(format!(
             "stored {} ({}, complete) from {final_url}; it is now current",
             e.file, e.fingerprint
+        ))?,
+        AddOutcome::Restored(e) => out.line(format!(
+            "restored {} from {final_url}: its file was missing, and the fetched text has its prose; it is current",
+            e.file
         ))?,
         AddOutcome::Reverted(e) | AddOutcome::Unchanged(e) => out.line(format!(
             "the fetched text equals the older snapshot {}; it is current again",

@@ -6,10 +6,11 @@ use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render};
 use crate::records::status::RunCurrency;
+use crate::text::visible;
 
 impl Render for status::ChapterHistory {
     fn text(&self) -> Result<String> {
-        let mut text = format!("{}  {}\n", self.chapter, self.title);
+        let mut text = format!("{}  {}\n", self.chapter, visible(&self.title));
         if self.runs.is_empty() {
             text.push_str("  no runs recorded\n");
         }
@@ -20,9 +21,17 @@ impl Render for status::ChapterHistory {
             };
             let detail = match (&e.report_complete, &e.result) {
                 _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
+                (None, Some(r)) if e.not_comparable.is_some() => format!(
+                    "{} [NOT COMPARABLE with the chapter's tables, never its evidence: {}]",
+                    visible(r),
+                    visible(e.not_comparable.as_deref().unwrap_or_default())
+                ),
                 (Some(true), _) => "report: all 7 sections".to_string(),
                 (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => r.clone(),
+                (None, Some(r)) => match &e.disturbed {
+                    Some(mark) => format!("{}  [{}]", visible(r), visible(mark)),
+                    None => visible(r).into_owned(),
+                },
                 (None, None) => String::new(),
             };
             text.push_str(&format!(
@@ -32,9 +41,15 @@ impl Render for status::ChapterHistory {
                 e.recorded_at.format("%Y-%m-%d %H:%M UTC"),
                 e.revision,
                 state,
-                e.env_id,
+                visible(&e.env_id),
                 e.logical_cpus
             ));
+            if let Some(r) = &e.retracted {
+                text.push_str(&format!(
+                    "      {} (no longer research or evidence)\n",
+                    visible(r)
+                ));
+            }
         }
         Ok(text)
     }

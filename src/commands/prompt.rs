@@ -16,6 +16,9 @@ pub fn run(out: &mut Out, project: &Project, args: PromptArgs) -> Result<Outcome
     for b in &doc.skipped {
         warn(format!("skipping unreadable record: {}", b.error));
     }
+    for line in &doc.unreadable {
+        warn(format!("skipping {line}"));
+    }
     let view = DocView {
         text: &doc.text,
         context: &doc.context,

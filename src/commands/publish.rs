@@ -18,7 +18,7 @@ fn warn_unparsed(chapter: &str, lines: impl IntoIterator<Item = String>) {
 /// `publish`
 pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcome> {
     if let Some(dir) = &args.site {
-        let done = publish::write_site_data(project, dir)?;
+        let done = publish::write_site_data(project, dir, args.site_url.as_deref())?;
         for (chapter, line) in done.unparsed {
             warn_unparsed(&chapter, [line]);
         }
@@ -32,7 +32,7 @@ pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcom
         .as_deref()
         .ok_or_else(|| Error::Usage("name a chapter, or give --site DIR".into()))?;
     let chapter = project.chapter(query)?;
-    let data = publish::site_data(project, &chapter)?;
+    let data = publish::site_data(project, &chapter, args.site_url.as_deref())?;
     warn_unparsed(&chapter.key.to_string(), data.unparsed);
     let text = yaml_io::to_string(&data.site)?;
     match args.out.as_deref() {

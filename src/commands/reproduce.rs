@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::app::Project;
 use crate::app::reproduce::{self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner};
-use crate::bench::{BenchRun, Knob, Settings};
+use crate::bench::{BenchRun, Decided, Knob, Settings};
 use crate::chapter::Chapter;
 use crate::cli::{ReproduceArgs, ReproduceEngineArg};
 use crate::error::{Error, Outcome, Result};
@@ -29,13 +29,21 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     let flags = |e| {
         settings_error(
             e,
-            |k| matches!(k, Knob::Batches | Knob::Repeat).then(|| knob_flag(k)),
+            |k| {
+                matches!(
+                    k,
+                    Knob::Batches | Knob::Repeat | Knob::Rounds | Knob::Budget
+                )
+                .then(|| knob_flag(k))
+            },
             "the chapter's tables",
         )
     };
     let overrides = Overrides {
         batches: args.batches,
         repeat: args.repeat,
+        rounds: args.rounds,
+        budget_s: args.budget,
         worker_kind: args.worker_kind.into(),
     };
     let on_pytorch = args.engine != ReproduceEngineArg::Embedded;
@@ -73,9 +81,10 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
         cells: args.cells,
     };
     out.emit(&view, args.format.into())?;
-    // A claim NOT_REPRODUCED is in the output already; broken chapters are
-    // reported as problems.
-    Ok(if done.any_not_reproduced() || !done.problems.is_empty() {
+    // A claim NOT_REPRODUCED (with --strict, INCONCLUSIVE too) is in the
+    // output already; broken chapters are reported as problems.
+    let failed = done.any_not_reproduced() || (args.strict && done.any_inconclusive());
+    Ok(if failed || !done.problems.is_empty() {
         Outcome::CheckFailed(done.problems)
     } else {
         Outcome::Ok
@@ -118,7 +127,7 @@ struct CommandLineRunner<'a> {
 impl Runner for CommandLineRunner<'_> {
     fn starting(&mut self, chapter: &Chapter, settings: &Settings) {
         eprintln!(
-            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches",
+            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches a round, {} rounds at least (more while a claim is undecided, within {} s)",
             chapter.key,
             list(&settings.producers),
             settings.cost_ms,
@@ -126,14 +135,21 @@ impl Runner for CommandLineRunner<'_> {
             settings.consumer_ms,
             list(&settings.workers),
             settings.cpus.map_or("all".to_string(), |n| n.to_string()),
-            settings.batches
+            settings.batches,
+            settings.rounds,
+            settings.budget_s.unwrap_or(0.0)
         );
     }
 
-    fn run(&mut self, settings: &Settings, engine: ReproduceEngine) -> Result<BenchRun> {
+    fn run(
+        &mut self,
+        settings: &Settings,
+        engine: ReproduceEngine,
+        decided: Decided<'_>,
+    ) -> Result<BenchRun> {
         match engine {
-            ReproduceEngine::Embedded => run_with_progress(settings).map_err(self.flags),
-            ReproduceEngine::Pytorch => run_on_pytorch(settings, self.python, self.flags),
+            ReproduceEngine::Embedded => run_with_progress(settings, decided).map_err(self.flags),
+            ReproduceEngine::Pytorch => run_on_pytorch(settings, self.python, self.flags, decided),
         }
     }
 
@@ -163,6 +179,12 @@ impl Render for ReproduceView<'_> {
         for c in &self.done.chapters {
             for r in &c.runs {
                 summary.push(summary_line(&c.chapter, r));
+                summary.push(format!("  {}", crate::bench::export::load_summary(&r.run)));
+                summary.extend(
+                    render::needs_attention(&r.diffed.diff, &Plain)
+                        .into_iter()
+                        .map(|line| format!("  {line}")),
+                );
                 if several {
                     let _ = writeln!(details, "\n== {} ==", c.chapter.key);
                 }
@@ -174,7 +196,20 @@ impl Render for ReproduceView<'_> {
             }
         }
         for s in &self.done.skipped {
-            summary.push(format!("skipped: {s}"));
+            summary.push(format!("skipped: {}", crate::text::visible(s)));
+        }
+        let diffs: Vec<&PublishedDiff> = self
+            .done
+            .chapters
+            .iter()
+            .flat_map(|c| &c.runs)
+            .map(|r| &r.diffed.diff)
+            .collect();
+        let legend = render::legend(&diffs, &Plain);
+        if !legend.is_empty() {
+            summary.push(String::new());
+            summary.push("Legend".into());
+            summary.extend(legend.into_iter().map(|line| format!("  {line}")));
         }
         Ok(format!("{}\n\n{details}", summary.join("\n")))
     }
@@ -202,7 +237,8 @@ fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
 fn run_details(r: &EngineRun, wide: bool, cells: bool) -> Result<String> {
     let found = &r.diffed.diff;
     let mut s = evidence_line(&r.run);
-    s.push_str(&render::claims_text(found, &Plain));
+    // The legend above explains the flags once.
+    s.push_str(&render::claims_block(found, &Plain, false));
     s.push('\n');
     s.push_str(&RunView { run: &r.run, wide }.text()?);
     if cells {
@@ -326,7 +362,12 @@ mod tests {
     struct Recorded;
 
     impl Runner for Recorded {
-        fn run(&mut self, _: &Settings, engine: ReproduceEngine) -> Result<BenchRun> {
+        fn run(
+            &mut self,
+            _: &Settings,
+            engine: ReproduceEngine,
+            _: Decided<'_>,
+        ) -> Result<BenchRun> {
             Ok(match engine {
                 ReproduceEngine::Embedded => recorded_run(),
                 ReproduceEngine::Pytorch => pytorch_run(),

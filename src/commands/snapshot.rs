@@ -23,7 +23,7 @@ impl Render for changes::ProseChange {
             );
         }
         for p in &self.passages {
-            s.push_str(&format!("  … {p} …\n"));
+            s.push_str(&format!("  … {} …\n", crate::text::visible(p)));
         }
         Ok(s)
     }
@@ -68,6 +68,10 @@ pub fn run(out: &mut Out, project: &Project, cmd: SnapshotCommand) -> Result<Out
         ),
         AddOutcome::Reverted(e) => format!(
             "same prose as the older snapshot {} ({}); it is current again",
+            e.file, e.fingerprint
+        ),
+        AddOutcome::Restored(e) => format!(
+            "restored {}: its file was missing, and this text has its prose ({}); it is current",
             e.file, e.fingerprint
         ),
     };

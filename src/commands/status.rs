@@ -7,16 +7,17 @@ use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Colours, Out, Render};
 use crate::records::status::ChapterStatus;
+use crate::text::visible;
 
 impl Render for ChapterStatus {
     fn text(&self) -> Result<String> {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let mut line = format!("{}  {}  {}", self.chapter, self.state, self.label);
         for r in &self.stale_reasons {
-            line.push_str(&format!(" (Changed: {r})"));
+            line.push_str(&format!(" (Changed: {})", visible(r)));
         }
         if let Some(c) = &self.changed_since_research {
-            line.push_str(&format!(" · since the last research run: {c}"));
+            line.push_str(&format!(" · since the last research run: {}", visible(c)));
         }
         line.push_str(&format!(
             "  · {} research run{}, {} experiment run{} · last researched: {}",
@@ -40,21 +41,30 @@ impl Render for ChapterStatus {
                 } else {
                     " (older than the current snapshot)"
                 },
-                e.env_id,
+                visible(&e.env_id),
                 e.logical_cpus
             )),
             _ => line.push_str("    no experiment recorded: claims unchecked\n"),
+        }
+        if let Some(mark) = self
+            .latest_experiment
+            .as_ref()
+            .and_then(|e| e.disturbed.as_ref())
+        {
+            line.push_str(&format!(
+                "    the latest experiment was {mark}: a round without an undisturbed run did not count, so it holds nothing against the chapter\n"
+            ));
         }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
                 "    evidence from {} environments ({}):\n",
                 self.environments,
-                self.environment_list.join(", ")
+                visible(&self.environment_list.join(", "))
             ));
             for c in &self.across_environments {
                 line.push_str(&format!(
                     "      {}: {}\n",
-                    c.claim,
+                    visible(&c.claim),
                     c.summary_painted(&Colours)
                 ));
             }

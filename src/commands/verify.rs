@@ -5,6 +5,7 @@ use crate::chapter::{ChapterCheck, SnapshotCurrency};
 use crate::cli::VerifyArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render, currency_phrase, integrity_word};
+use crate::text::visible;
 
 /// The checks of every chapter verified, and what they add up to.
 #[derive(serde::Serialize)]
@@ -29,6 +30,32 @@ impl Verified {
     }
 }
 
+impl Verified {
+    /// The `--strict` failure line: each chapter whose current snapshot
+    /// does not match the published fingerprint, and why not.
+    fn strict_failure(&self) -> String {
+        let why: Vec<String> = self
+            .checks
+            .iter()
+            .filter_map(|c| {
+                let reason = match c.currency {
+                    SnapshotCurrency::Matches => return None,
+                    SnapshotCurrency::ExcerptCannotMatch => {
+                        "an excerpt, which cannot match the published fingerprint"
+                    }
+                    SnapshotCurrency::NotPublished => "no published fingerprint to match",
+                    SnapshotCurrency::Differs => "differs from the published fingerprint",
+                };
+                Some(format!("{}: {reason}", c.chapter))
+            })
+            .collect();
+        format!(
+            "FAILED (--strict): not every current snapshot matches its published fingerprint: {}",
+            why.join("; ")
+        )
+    }
+}
+
 impl Render for Verified {
     fn text(&self) -> Result<String> {
         let mut lines: Vec<String> = self.checks.iter().flat_map(check_lines).collect();
@@ -36,7 +63,11 @@ impl Render for Verified {
             if self.altered() {
                 "FAILED: a stored snapshot no longer matches its manifest"
             } else if self.failed() {
-                "FAILED (--strict): a current snapshot differs from the published fingerprint"
+                return Ok(lines
+                    .iter()
+                    .map(|l| format!("{l}\n"))
+                    .chain([format!("{}\n", self.strict_failure())])
+                    .collect());
             } else if self.checks.iter().any(|c| !c.stale_research.is_empty()) {
                 "ok: every stored snapshot is intact; research runs above are STALE (the chapter changed since)"
             } else {
@@ -67,12 +98,12 @@ pub fn run(out: &mut Out, project: &Project, args: VerifyArgs) -> Result<Outcome
 /// snapshot's currency (and why it may differ), and the stale research.
 fn check_lines(c: &ChapterCheck) -> Vec<String> {
     let mut lines = Vec::new();
-    lines.push(format!("{}  {}", c.chapter, c.title));
+    lines.push(format!("{}  {}", c.chapter, visible(&c.title)));
     for s in &c.snapshots {
         let mut line = format!(
             "  {:<10} {}  {}{}",
             integrity_word(s.integrity),
-            s.file,
+            visible(&s.file),
             s.scope,
             if s.current { ", current" } else { "" }
         );
@@ -83,7 +114,7 @@ fn check_lines(c: &ChapterCheck) -> Vec<String> {
             ));
         }
         if let Some(p) = &s.problem {
-            line.push_str(&format!("\n             {p}"));
+            line.push_str(&format!("\n             {}", visible(p)));
         }
         lines.push(line);
     }

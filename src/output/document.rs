@@ -39,6 +39,8 @@ pub fn emit_document(
             wrote(path, what);
             Ok(())
         }
-        None => out.write(&text),
+        // A file gets the document as rendered; a terminal, nothing that
+        // could drive it.
+        None => out.write(&crate::text::visible_lines(&text)),
     }
 }

@@ -10,6 +10,9 @@ use crate::error::{Error, Result};
 pub fn name_common_flags(e: Error) -> Error {
     match e {
         Error::NoChapters { .. } => Error::Usage(format!("{e}, or pass --root DIR")),
+        Error::NoRoot { .. } => {
+            Error::Usage(format!("{e} (named by --root or RESEARCH_COMPANION_ROOT)"))
+        }
         other => other,
     }
 }
@@ -29,6 +32,8 @@ pub fn knob_flag(knob: Knob) -> &'static str {
         Knob::WarmupBatches => "--warmup-batches",
         Knob::TimerSlackNs => "--timer-slack-ns",
         Knob::Repeat => "--repeat",
+        Knob::Rounds => "--rounds",
+        Knob::Budget => "--budget",
         Knob::PrefetchFactor => "--prefetch-factor",
         Knob::Cpus => "--cpus",
         Knob::SampleFloats => "--sample-floats",

@@ -207,7 +207,10 @@ impl<T: Render> Render for Vec<T> {
 /// Prints a warning or a partial failure on standard error, in the one shape
 /// every command uses.
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("research_companion: warning: {message}");
+    eprintln!(
+        "research_companion: warning: {}",
+        crate::text::visible(&message.to_string())
+    );
 }
 
 /// Refuses an output path that exists before any work starts.

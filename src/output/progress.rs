@@ -5,12 +5,13 @@
 use std::path::Path;
 
 use super::warn;
-use crate::bench::{BenchRun, Settings};
+use crate::bench::{BenchRun, Decided, Settings};
 use crate::error::{Error, Result};
 
 /// Runs a benchmark with a progress bar on standard error (hidden when it is
-/// not a terminal) and Ctrl-C wired to stop it cleanly.
-pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
+/// not a terminal) and Ctrl-C wired to stop it cleanly; `decided` says
+/// after each round whether to stop (see `bench::rounds`).
+pub fn run_with_progress(settings: &Settings, decided: Decided<'_>) -> Result<BenchRun> {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     settings.check()?;
     if crate::env::is_debug_build() {
@@ -30,14 +31,22 @@ pub fn run_with_progress(settings: &Settings) -> Result<BenchRun> {
         .progress_chars("=> "),
     );
     let mut label = String::new();
-    let result = crate::app::bench::run(settings, |cfg| {
-        let l = cfg.label();
-        if l != label {
-            pb.set_message(l.clone());
-            label = l;
-        }
-        pb.inc(1);
-    });
+    let result = crate::app::bench::run(
+        settings,
+        |cfg| {
+            let l = cfg.label();
+            if l != label {
+                pb.set_message(l.clone());
+                label = l;
+            }
+            // Re-runs and extra rounds go beyond the rounds asked for.
+            if pb.length().is_some_and(|n| pb.position() >= n) {
+                pb.inc_length(settings.steps_per_round());
+            }
+            pb.inc(1);
+        },
+        decided,
+    );
     pb.finish_and_clear();
     result
 }
@@ -53,19 +62,22 @@ fn wire_ctrl_c() {
 }
 
 /// Runs `settings` on PyTorch's DataLoader with `python`, saying so on
-/// stderr; `flags` names the flag behind a settings error.
+/// stderr; `flags` names the flag behind a settings error, `decided` says
+/// after each round whether to stop.
 pub fn run_on_pytorch(
     settings: &Settings,
     python: &Path,
     flags: impl Fn(Error) -> Error,
+    decided: Decided<'_>,
 ) -> Result<BenchRun> {
     wire_ctrl_c();
     eprintln!(
-        "running {} configuration(s) on PyTorch's DataLoader with {}",
+        "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",
         settings.producers.len() * settings.workers.len() * settings.repeat,
-        python.display()
+        python.display(),
+        settings.rounds
     );
-    crate::app::bench::run_reference(settings, python).map_err(|e| match e {
+    crate::app::bench::run_reference(settings, python, decided).map_err(|e| match e {
         // Only the Python itself makes a usage error here.
         Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
         other => flags(other),

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::Render;
-use crate::app::compare::{self, Pair, PairedRow, RunComparison};
+use crate::app::compare::{self, Pair, PairedRow, RunComparison, Spread};
 use crate::error::Result;
 
 impl Render for RunComparison {
@@ -41,6 +41,14 @@ impl Render for RunComparison {
             compare::RATIO_APART,
             compare::WAIT_FRAC_APART
         );
+        let count = |w: Spread| self.rows.iter().filter(|r| r.spread == w).count();
+        let _ = writeln!(
+            s,
+            "spread over rounds: ex/s beyond both runs' spread in {}, within it in {}, unknown in {} (a run with fewer than two undisturbed runs of it)",
+            count(Spread::Beyond),
+            count(Spread::Within),
+            count(Spread::Unknown)
+        );
         Ok(s)
     }
 }
@@ -52,19 +60,25 @@ fn runs_text(c: &RunComparison) -> String {
         let _ = writeln!(
             s,
             "{name}: {} ({}; env {}; CPUs {}; {})",
-            l.source,
-            l.engine,
+            crate::text::visible(&l.source),
+            crate::text::visible(&l.engine),
             crate::env::short_id(&l.env_id),
             crate::text::list(&l.cpus_used),
             l.created_at.format("%Y-%m-%d %H:%M UTC")
         );
+        let _ = writeln!(s, "   {}", l.load);
     }
     if c.run_differences.is_empty() {
-        s.push_str("the runs share their settings, environment and CPUs\n");
+        s.push_str(match (c.a.disturbed_runs, c.b.disturbed_runs) {
+            (Some(0), Some(0)) => {
+                "the runs share their settings, environment and CPUs, and other processes disturbed neither\n"
+            }
+            _ => "the runs share their settings, environment and CPUs (their load: the lines above)\n",
+        });
     } else {
         s.push_str("the runs differ in:\n");
         for d in &c.run_differences {
-            let _ = writeln!(s, "  {d}");
+            let _ = writeln!(s, "  {}", crate::text::visible(d));
         }
     }
     s

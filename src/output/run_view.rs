@@ -33,5 +33,8 @@ impl Render for RunView<'_> {
 
 /// Which engine a run's evidence came from, as a paragraph of its own.
 pub fn evidence_line(run: &BenchRun) -> String {
-    format!("Evidence from {}\n\n", run.evidence())
+    format!(
+        "Evidence from {}\n\n",
+        crate::text::visible(&run.evidence())
+    )
 }

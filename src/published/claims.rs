@@ -10,7 +10,7 @@ use minijinja::{Environment, UndefinedBehavior, Value};
 use serde::{Deserialize, Serialize};
 
 use super::tables::Table;
-use crate::bench::{BenchRun, Column, ProducerKind, WorkerKind};
+use crate::bench::{BenchRun, Column, ProducerKind, Row, WorkerKind};
 use crate::error::{Error, Result};
 use crate::yaml_io;
 
@@ -188,9 +188,13 @@ impl TableSet {
 
     /// From a measured run's summary rows, in the chapter's columns.
     pub fn from_run(run: &BenchRun) -> Self {
+        TableSet::from_rows(run.results.iter().map(|r| &r.summary))
+    }
+
+    /// From measured rows (one round's, or a run's summaries).
+    pub fn from_rows<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Self {
         let mut set = TableSet::default();
-        for r in &run.results {
-            let s = &r.summary;
+        for s in rows {
             let cols = set
                 .0
                 .entry(s.producer.ident())

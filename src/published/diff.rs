@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::audit::{self, Discrepancy};
+use super::claim_rounds::{self, RoundsEvidence};
 use super::claims::{self, Claim, ClaimsFile, TableSet};
 use super::tables::{Malformed, Table};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
@@ -63,6 +64,14 @@ pub struct ClaimResult {
     pub magnitude_within: Option<f64>,
     /// Set when the direction holds but the size does not: the ratio.
     pub magnitude_differs: Option<f64>,
+    /// Set when the direction holds and the interval of the ratio over the
+    /// rounds straddles the size band: its ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub magnitude_uncertain: Option<(f64, f64)>,
+    /// The claim's values over the run's rounds; absent for a single run
+    /// (a run of one round, as every run made before rounds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundsEvidence>,
     /// Set when the evidence is the embedded engine's and the metric reads
     /// the wait or the work of CPU-bound workers that, with the loop,
     /// outnumber the CPUs (as many workers as CPUs or more):
@@ -73,7 +82,7 @@ pub struct ClaimResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,
     pub verdict: ClaimVerdict,
-    /// Why, for NOT_COMPARABLE and UNRUN.
+    /// Why, for INCONCLUSIVE, NOT_COMPARABLE and UNRUN.
     pub reason: Option<String>,
     /// Whether the quoted sentence is in the revision compared with.
     pub quote_found: bool,
@@ -87,6 +96,9 @@ impl ClaimResult {
         let mut flags = Vec::new();
         if let Some(ratio) = self.magnitude_differs {
             flags.push(VerdictFlag::MagnitudeDiffers(ratio));
+        }
+        if let Some((lo, hi)) = self.magnitude_uncertain {
+            flags.push(VerdictFlag::MagnitudeUncertain(lo, hi));
         }
         if let Some(row) = &self.model_limit {
             flags.push(VerdictFlag::ModelLimit(row.clone()));
@@ -283,6 +295,8 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
         criterion: c.reproduce.to_string(),
         magnitude_within: c.magnitude.map(|m| m.within),
         magnitude_differs: None,
+        magnitude_uncertain: None,
+        rounds: None,
         model_limit: None,
         verdict: ClaimVerdict::Unrun,
         reason,
@@ -348,17 +362,15 @@ fn check_claim(
         result.reason = Some(unmet.join("; "));
         return result;
     }
-    result.verdict = if c.reproduce.holds(measured_value) {
-        ClaimVerdict::Reproduced
-    } else {
-        ClaimVerdict::NotReproduced
-    };
-    // The direction held; does the size?
-    if result.verdict == ClaimVerdict::Reproduced
-        && let (Some(m), Some(ratio)) = (c.magnitude, result.ratio)
-        && !m.holds(ratio)
-    {
-        result.magnitude_differs = Some(ratio);
+    // The verdict, over the rounds when the run has them; then, when the
+    // direction held, whether the size did.
+    let judged = claim_rounds::judge_claim(c, measured_value, result.ratio, result.published, run);
+    result.verdict = judged.verdict;
+    result.reason = judged.reason;
+    result.rounds = judged.evidence;
+    result.magnitude_uncertain = judged.magnitude_uncertain;
+    if judged.magnitude_outside {
+        result.magnitude_differs = result.ratio;
     }
     result.model_limit = model_limit(&c.metric, run);
     result

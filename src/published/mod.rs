@@ -1,12 +1,19 @@
 //! What the chapter says, made checkable: its published tables (`tables`),
 //! their internal consistency (`audit`), its numeric claims (`claims`), and
 //! the comparison with a measured run (`diff`, `render`, `plot`), claim by
-//! claim (`verdict`).
+//! claim (`verdict`), over the run's rounds (`claim_rounds`, with the
+//! interval's arithmetic in `interval`), whether a run can be compared at
+//! all (`comparability`), and a claim's measurement said in words
+//! (`in_words`).
 
 pub mod audit;
+pub mod claim_rounds;
 pub mod claims;
+pub mod comparability;
 pub mod coverage;
 pub mod diff;
+pub mod in_words;
+pub mod interval;
 pub mod plot;
 pub mod render;
 pub mod tables;

@@ -1,6 +1,7 @@
 //! `diff` output as text tables and Markdown; JSON and YAML are the
 //! comparison's own serialization.
 
+use crate::text::visible;
 use std::fmt::Write as _;
 
 use super::diff::{ClaimResult, PublishedDiff};
@@ -37,7 +38,12 @@ pub fn verdict_summary(c: &PublishedDiff, paint: &dyn Paint) -> String {
             let mut s = format!("{n} {}", paint.paint(class.tone(), &class.to_string()));
             if class == ClaimVerdict::Reproduced {
                 let (differs, name) = with(&VerdictFlag::MagnitudeDiffers(0.0));
-                s.push_str(&format!(" ({differs} of them {name})"));
+                s.push_str(&format!(" ({differs} of them {name}"));
+                let (uncertain, name) = with(&VerdictFlag::MagnitudeUncertain(0.0, 0.0));
+                if uncertain > 0 {
+                    s.push_str(&format!(", {uncertain} {name}"));
+                }
+                s.push(')');
             }
             s
         })
@@ -89,9 +95,16 @@ pub fn text(c: &PublishedDiff, cells: bool, paint: &dyn Paint) -> String {
 
 /// The claims, one block each: verdict and flags, the sentence, the metric
 /// on the published tables with their values, the measured values, the
-/// ratio and the criterion, and a line on each flag; then the counts. The
-/// verdicts' and flags' names are marked by `paint`.
+/// ratio and the criterion, the rounds, and a line on each flag; then the
+/// counts. The verdicts' and flags' names are marked by `paint`.
 pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
+    claims_block(c, paint, true)
+}
+
+/// As [`claims_text`]; without `explain_flags`, a flag is not explained in
+/// each claim's block (a legend does it once, see [`legend`]), though what
+/// it is about still is.
+pub fn claims_block(c: &PublishedDiff, paint: &dyn Paint, explain_flags: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Claims (run on {} CPU(s))", c.run_cpus);
     if c.claims.is_empty() {
@@ -102,13 +115,13 @@ pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
             s,
             "  {}  {}: \"{}\"",
             r.flagged().painted(paint),
-            r.id,
-            r.quote
+            visible(&r.id),
+            visible(&r.quote)
         );
         let _ = writeln!(
             s,
             "      published  {} = {} = {}",
-            r.metric,
+            visible(&r.metric),
             r.published_formula,
             fmt_num(r.published)
         );
@@ -127,25 +140,149 @@ pub fn claims_text(c: &PublishedDiff, paint: &dyn Paint) -> String {
                 let _ = writeln!(s, "      measured   -   criterion {}", r.criterion);
             }
         }
+        if let Some(line) = rounds_line(r) {
+            let _ = writeln!(s, "      rounds     {line}");
+        }
         let _ = writeln!(
             s,
             "      prose      {}",
             prose_note(r.stated, r.published, r.prose_consistent)
         );
-        for flag in r.flags() {
-            let _ = writeln!(s, "      {}: {}", flag.painted(paint), explained(&flag, r));
+        for flag in r.flags().iter().filter(|_| explain_flags) {
+            let _ = writeln!(s, "      {}: {}", flag.painted(paint), explained(flag, r));
         }
         if let Some(reason) = &r.reason {
-            let _ = writeln!(s, "      {reason}");
+            let _ = writeln!(s, "      {}", visible(reason));
         }
     }
     let _ = writeln!(s, "{}", verdict_summary(c, paint));
     s
 }
 
+/// The claim's values over the rounds and their interval, in a line; a
+/// single run says so. None for a claim that was not measured.
+fn rounds_line(r: &ClaimResult) -> Option<String> {
+    r.measured?;
+    if !matches!(
+        r.verdict,
+        ClaimVerdict::Reproduced | ClaimVerdict::NotReproduced | ClaimVerdict::Inconclusive
+    ) {
+        return None;
+    }
+    let Some(e) = &r.rounds else {
+        return Some("a single run: no interval".into());
+    };
+    let values: Vec<String> = e.values.iter().map(|&v| fmt_num(v)).collect();
+    let mut line = format!(
+        "{} of {} undisturbed: {}",
+        e.values.len(),
+        e.rounds,
+        if values.is_empty() {
+            "-".to_string()
+        } else {
+            values.join(" ")
+        }
+    );
+    match &e.interval {
+        Some(i) => line.push_str(&format!(
+            "; 95% interval {} to {} (median {}; {}, coverage {:.1}%)",
+            fmt_num(i.low),
+            fmt_num(i.high),
+            fmt_num(i.median),
+            e.method,
+            i.coverage * 100.0
+        )),
+        None => line.push_str(&format!(
+            "; no interval (it needs {} undisturbed rounds)",
+            super::interval::MIN_ROUNDS
+        )),
+    }
+    Some(line)
+}
+
+/// The claims not REPRODUCED, and the REPRODUCED ones with a flag about
+/// the measurement, one line each with the reason: what to read first.
+pub fn needs_attention(c: &PublishedDiff, paint: &dyn Paint) -> Vec<String> {
+    c.claims
+        .iter()
+        .filter(|r| r.verdict != ClaimVerdict::Reproduced || !r.flags().is_empty())
+        .filter(|r| {
+            r.verdict != ClaimVerdict::Reproduced
+                || r.flags()
+                    .iter()
+                    .any(|f| !matches!(f, VerdictFlag::ModelLimit(_)))
+        })
+        .map(|r| {
+            let why = match (&r.reason, r.verdict) {
+                (Some(reason), _) => reason.clone(),
+                (None, ClaimVerdict::NotReproduced) => match &r.rounds {
+                    Some(super::claim_rounds::RoundsEvidence {
+                        interval: Some(i), ..
+                    }) => format!(
+                        "interval {} to {} fails {}",
+                        fmt_num(i.low),
+                        fmt_num(i.high),
+                        r.criterion
+                    ),
+                    _ => format!(
+                        "measured {} fails {}",
+                        r.measured.map_or("-".into(), fmt_num),
+                        r.criterion
+                    ),
+                },
+                (None, _) => r
+                    .flags()
+                    .iter()
+                    .filter(|f| !matches!(f, VerdictFlag::ModelLimit(_)))
+                    .map(|f| explained(f, r))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            };
+            format!("{}: {}, {why}", r.id, r.flagged().painted(paint))
+        })
+        .collect()
+}
+
+/// Each verdict class and each flag that appears in
+/// `diffs`, explained once, in the order the classes and flags are listed.
+pub fn legend(diffs: &[&PublishedDiff], paint: &dyn Paint) -> Vec<String> {
+    let claims: Vec<&ClaimResult> = diffs.iter().flat_map(|d| &d.claims).collect();
+    let mut lines: Vec<String> = ClaimVerdict::all()
+        .filter(|class| claims.iter().any(|r| r.verdict == *class))
+        .map(|class| {
+            format!(
+                "{}: {}",
+                paint.paint(class.tone(), &class.to_string()),
+                class.meaning()
+            )
+        })
+        .collect();
+    let mut seen: Vec<VerdictFlag> = Vec::new();
+    for flag in claims.iter().flat_map(|r| r.flags()) {
+        if !seen.iter().any(|f| f.is_like(&flag)) {
+            seen.push(flag);
+        }
+    }
+    lines.extend(
+        seen.iter()
+            .map(|f| format!("{}: {}", paint.paint(f.tone(), f.name()), f.meaning())),
+    );
+    lines
+}
+
 /// What a flag on a claim means, after its name in the claim's block.
 fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
     match flag {
+        VerdictFlag::MagnitudeUncertain(lo, hi) => {
+            let band = r.magnitude_within.unwrap_or(1.0);
+            format!(
+                "interval x{} to x{} straddles the band {} to {}",
+                short_ratio(*lo),
+                short_ratio(*hi),
+                short_ratio(1.0 / band),
+                short_ratio(band)
+            )
+        }
         VerdictFlag::MagnitudeDiffers(_) => {
             let band = r.magnitude_within.unwrap_or(1.0);
             format!(
@@ -159,7 +296,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
             "the quoted sentence is not in this revision{}",
             r.closest_sentence
                 .as_ref()
-                .map(|c| format!("; closest: \"{c}\""))
+                .map(|c| format!("; closest: \"{}\"", visible(c)))
                 .unwrap_or_default()
         ),
     }
@@ -276,13 +413,13 @@ pub fn markdown(c: &PublishedDiff) -> String {
     );
     for r in &c.claims {
         let verdict = match &r.reason {
-            Some(why) => format!("{} ({why})", r.flagged()),
+            Some(why) => format!("{} ({})", r.flagged(), visible(why)),
             None => r.flagged().to_string(),
         };
         let _ = writeln!(
             s,
             "| {} | {verdict} | {} | {} | {} | {} |",
-            r.id,
+            visible(&r.id),
             fmt_num(r.published),
             r.measured.map_or("-".into(), fmt_num),
             r.criterion,
@@ -299,14 +436,17 @@ mod tests {
     use crate::bench::ProducerKind;
     use crate::published::claims::{self, TableSet};
     use crate::published::diff::diff_run;
-    use crate::testing::{chapter06_tables, prose06, repo_layout, run_like};
+    use crate::testing::{chapter06_tables, in_rounds, prose06, repo_layout, run_like};
 
     /// Chapter 06's claims against a run where every verdict class and flag
     /// shows up: a sleep producer that does not scale (NOT_REPRODUCED), a
     /// vanishing wait (magnitude differs), the embedded engine's spin rows on
     /// one CPU (model limit), an edited sentence (QUOTE_MISSING), and, on a
     /// run with thread workers, a precondition unmet (NOT_COMPARABLE); a
-    /// run without 8 workers leaves the claims UNRUN.
+    /// run without 8 workers leaves the claims UNRUN; and six rounds where
+    /// the sleep speed-up straddles its criterion and spin w8 is disturbed
+    /// in three (INCONCLUSIVE both ways), and six where the wait's ratio
+    /// straddles its band (magnitude uncertain).
     fn every_verdict() -> Vec<PublishedDiff> {
         let tables = chapter06_tables();
         let path = repo_layout().claims_file(&crate::testing::chapter06().key);
@@ -324,7 +464,22 @@ mod tests {
         threads.settings.worker_kind = crate::bench::WorkerKind::Thread;
         let mut short = run_like(&tables, 1);
         short.results.retain(|r| r.workers != 8);
-        [flagged, threads, short]
+        let undecided = in_rounds(run_like(&tables, 1), 6, |round, row| {
+            match (row.producer, row.workers) {
+                (ProducerKind::Sleep, 8) => row.ex_per_s *= 0.6 + 0.03 * round as f64,
+                (ProducerKind::Spin, 8) if round <= 3 => {
+                    row.outside = Some(0.38);
+                    row.disturbed = true;
+                }
+                _ => {}
+            }
+        });
+        let uncertain = in_rounds(run_like(&tables, 1), 6, |round, row| {
+            if (row.producer, row.workers) == (ProducerKind::Spin, 8) {
+                row.wait_mean_ms *= 0.44 + 0.02 * round as f64;
+            }
+        });
+        [flagged, threads, short, undecided, uncertain]
             .iter()
             .map(|run| diff_run(&tables, &[], Some(&claims), &edited, run))
             .collect()
@@ -336,10 +491,12 @@ mod tests {
             .iter()
             .map(|c| {
                 format!(
-                    "{}\n{}\n{}\n",
+                    "{}\n{}\n{}\nneeds attention:\n{}\nlegend:\n{}\n",
                     text(c, true, &Plain),
                     markdown(c),
-                    verdict_summary(c, &Plain)
+                    verdict_summary(c, &Plain),
+                    needs_attention(c, &Plain).join("\n"),
+                    legend(&[c], &Plain).join("\n")
                 )
             })
             .collect();

@@ -309,7 +309,8 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
             k,
         ));
     }
-    let rows = cells.chunks(n).map(|r| r.to_vec()).collect();
+    let rows: Vec<Vec<Cell>> = cells.chunks(n).map(|r| r.to_vec()).collect();
+    check_values(&header, &columns, &rows).map_err(|problem| (problem, k))?;
     let table = Table {
         header,
         columns,
@@ -317,6 +318,56 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
         location,
     };
     Ok((table, k))
+}
+
+/// Holds a table to what the benchmark could have measured: its header's
+/// cost, batch and consumer, and its worker counts, within the bounds the
+/// same settings have on the command line (`Settings::check`); every worker
+/// count a whole number; wait_frac a fraction; and no measured number
+/// negative. The error names the row and column.
+fn check_values(
+    header: &TableHeader,
+    columns: &[Column],
+    rows: &[Vec<Cell>],
+) -> Result<(), String> {
+    let mut workers = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        for (column, cell) in columns.iter().zip(row) {
+            let v = cell.value;
+            let bad = match column {
+                Column::Workers if v.fract() != 0.0 || v < 0.0 => {
+                    Some("is not a whole number of workers")
+                }
+                Column::WaitFrac if !(0.0..=1.0).contains(&v) => {
+                    Some("is not a fraction from 0 to 1")
+                }
+                Column::Other(_) => None,
+                _ if v < 0.0 => Some("is negative"),
+                _ => None,
+            };
+            if let Some(bad) = bad {
+                return Err(format!(
+                    "row {}, column {}: {v} {bad}",
+                    i + 1,
+                    column.name()
+                ));
+            }
+        }
+        if let Some(w) = columns.iter().position(|c| *c == Column::Workers) {
+            // Whole and not negative (checked above), so exact up to 2^53.
+            workers.push(row[w].value.min(u32::MAX as f64) as usize);
+        }
+    }
+    let settings = crate::bench::Settings {
+        cost_ms: header.cost_ms,
+        batch_size: header.batch_size,
+        consumer_ms: header.consumer_ms,
+        workers,
+        ..crate::bench::Settings::chapter_defaults()
+    };
+    settings.check().map_err(|e| {
+        format!("the table's {e} (the bounds of the same setting on the command line)")
+    })
 }
 
 /// Flattened layout: names up to the first number, then numbers until the
@@ -515,7 +566,12 @@ mod tests {
             tables in proptest::collection::vec(
                 (
                     proptest::sample::select(vec![ProducerKind::Sleep, ProducerKind::Spin, ProducerKind::SpinWall]),
-                    proptest::collection::vec(proptest::collection::vec(0.0f64..5000.0, 4), 1..6),
+                    // Worker counts are whole and within the knob's bounds.
+                    proptest::collection::vec(
+                        (0usize..=256, proptest::collection::vec(0.0f64..5000.0, 3))
+                            .prop_map(|(w, rest)| std::iter::once(w as f64).chain(rest).collect::<Vec<f64>>()),
+                        1..6,
+                    ),
                 ),
                 1..4),
             flat in any::<bool>(),

@@ -23,6 +23,11 @@ use serde::{Deserialize, Serialize};
 pub enum ClaimVerdict {
     Reproduced,
     NotReproduced,
+    /// The measurement cannot decide: the interval over the rounds
+    /// straddles the criterion, or too few undisturbed rounds remained
+    /// (other processes took the run's CPUs); the reason says which. Never
+    /// evidence against the chapter.
+    Inconclusive,
     /// A precondition is not met; the reason says which.
     NotComparable,
     /// No measurement covers the claim.
@@ -40,7 +45,9 @@ impl ClaimVerdict {
         match self {
             ClaimVerdict::Reproduced => Tone::Good,
             ClaimVerdict::NotReproduced => Tone::Bad,
-            ClaimVerdict::NotComparable | ClaimVerdict::Unrun => Tone::Caution,
+            ClaimVerdict::Inconclusive | ClaimVerdict::NotComparable | ClaimVerdict::Unrun => {
+                Tone::Caution
+            }
         }
     }
 
@@ -53,6 +60,31 @@ impl ClaimVerdict {
     pub fn fails(self) -> bool {
         self == ClaimVerdict::NotReproduced
     }
+
+    /// Whether the verdict fails a strict check (`reproduce --strict`):
+    /// also when the measurement could not decide.
+    pub fn fails_strictly(self) -> bool {
+        self.fails() || self == ClaimVerdict::Inconclusive
+    }
+
+    /// What the class means, once, for a legend.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ClaimVerdict::Reproduced => {
+                "the measurement meets the claim's criterion (with rounds: its whole 95% interval does)"
+            }
+            ClaimVerdict::NotReproduced => {
+                "the measurement fails the criterion (with rounds: its whole 95% interval does)"
+            }
+            ClaimVerdict::Inconclusive => {
+                "the measurement cannot decide: its interval straddles the criterion, or other processes took the CPUs in too many rounds; never evidence against the chapter"
+            }
+            ClaimVerdict::NotComparable => {
+                "the run does not meet a precondition of the claim (CPUs, worker kind, the table's settings)"
+            }
+            ClaimVerdict::Unrun => "no measurement covers the claim",
+        }
+    }
 }
 
 /// What qualifies a verdict without changing its class.
@@ -60,6 +92,9 @@ impl ClaimVerdict {
 pub enum VerdictFlag {
     /// The direction held but the size did not: measured / published.
     MagnitudeDiffers(f64),
+    /// The direction held, and the interval of measured / published over
+    /// the rounds straddles the size band: (low, high).
+    MagnitudeUncertain(f64, f64),
     /// The evidence is the embedded engine's, in a row where the model's
     /// split between wait and work is least like the DataLoader's; names
     /// the row (`spin, 8 workers on 1 CPU`).
@@ -73,6 +108,7 @@ impl VerdictFlag {
     pub fn name(&self) -> &'static str {
         match self {
             VerdictFlag::MagnitudeDiffers(_) => "magnitude differs",
+            VerdictFlag::MagnitudeUncertain(..) => "magnitude uncertain",
             VerdictFlag::ModelLimit(_) => "model limit",
             VerdictFlag::QuoteMissing => "QUOTE_MISSING",
         }
@@ -82,6 +118,9 @@ impl VerdictFlag {
     pub fn detail(&self) -> Option<String> {
         match self {
             VerdictFlag::MagnitudeDiffers(ratio) => Some(format!("x{}", short_ratio(*ratio))),
+            VerdictFlag::MagnitudeUncertain(lo, hi) => {
+                Some(format!("x{} to x{}", short_ratio(*lo), short_ratio(*hi)))
+            }
             VerdictFlag::ModelLimit(row) => Some(row.clone()),
             VerdictFlag::QuoteMissing => None,
         }
@@ -90,8 +129,28 @@ impl VerdictFlag {
     /// How the flag sounds.
     pub fn tone(&self) -> Tone {
         match self {
-            VerdictFlag::MagnitudeDiffers(_) | VerdictFlag::ModelLimit(_) => Tone::Caution,
+            VerdictFlag::MagnitudeDiffers(_)
+            | VerdictFlag::MagnitudeUncertain(..)
+            | VerdictFlag::ModelLimit(_) => Tone::Caution,
             VerdictFlag::QuoteMissing => Tone::Bad,
+        }
+    }
+
+    /// What the flag means, once, for a legend.
+    pub fn meaning(&self) -> &'static str {
+        match self {
+            VerdictFlag::MagnitudeDiffers(_) => {
+                "the direction holds, the size does not: the ratio measured / published (with rounds: its whole interval) is outside the claim's band"
+            }
+            VerdictFlag::MagnitudeUncertain(..) => {
+                "the direction holds; the interval of the ratio measured / published straddles the claim's band, so the rounds cannot say whether the size holds"
+            }
+            VerdictFlag::ModelLimit(_) => {
+                "measured by the embedded engine in a row where its split between wait and work turns on where the scheduler's time slice runs out; the direction can be trusted further than the size, and a run on the pytorch engine checks it"
+            }
+            VerdictFlag::QuoteMissing => {
+                "the quoted sentence is not in the revision compared with; fails the check"
+            }
         }
     }
 
@@ -106,7 +165,9 @@ impl VerdictFlag {
     /// not).
     pub fn is_about_the_measurement(&self) -> bool {
         match self {
-            VerdictFlag::MagnitudeDiffers(_) | VerdictFlag::ModelLimit(_) => true,
+            VerdictFlag::MagnitudeDiffers(_)
+            | VerdictFlag::MagnitudeUncertain(..)
+            | VerdictFlag::ModelLimit(_) => true,
             VerdictFlag::QuoteMissing => false,
         }
     }
@@ -165,6 +226,11 @@ impl FlaggedVerdict {
     /// Whether the verdict or one of its flags fails the check.
     pub fn fails(&self) -> bool {
         self.class.fails() || self.flags.iter().any(VerdictFlag::fails)
+    }
+
+    /// Whether it fails a strict check: also when INCONCLUSIVE.
+    pub fn fails_strictly(&self) -> bool {
+        self.class.fails_strictly() || self.fails()
     }
 
     /// The verdict with only the flags about what was measured (see
@@ -305,6 +371,13 @@ mod tests {
                 flags: Vec::new(),
             };
             assert_eq!(bare.fails(), class == ClaimVerdict::NotReproduced);
+            assert_eq!(
+                bare.fails_strictly(),
+                matches!(
+                    class,
+                    ClaimVerdict::NotReproduced | ClaimVerdict::Inconclusive
+                )
+            );
             assert_eq!(class.holds(), class == ClaimVerdict::Reproduced);
         }
     }
@@ -314,10 +387,35 @@ mod tests {
         let words: Vec<String> = ClaimVerdict::all().map(|v| v.to_string()).collect();
         assert_eq!(
             words,
-            ["REPRODUCED", "NOT_REPRODUCED", "NOT_COMPARABLE", "UNRUN"]
+            [
+                "REPRODUCED",
+                "NOT_REPRODUCED",
+                "INCONCLUSIVE",
+                "NOT_COMPARABLE",
+                "UNRUN"
+            ]
         );
+        let parsed: ClaimVerdict = serde_yaml::from_str("INCONCLUSIVE").unwrap();
+        assert_eq!(parsed, ClaimVerdict::Inconclusive);
         let parsed: ClaimVerdict = serde_yaml::from_str("NOT_COMPARABLE").unwrap();
         assert_eq!(parsed, ClaimVerdict::NotComparable);
+    }
+
+    #[test]
+    fn an_uncertain_magnitude_names_the_interval_of_the_ratio() {
+        let v = FlaggedVerdict {
+            class: ClaimVerdict::Reproduced,
+            flags: vec![VerdictFlag::MagnitudeUncertain(0.4512, 0.5531)],
+        };
+        assert_eq!(
+            v.to_string(),
+            "REPRODUCED, magnitude uncertain (x0.451 to x0.553)"
+        );
+        assert!(!v.fails() && !v.fails_strictly());
+        assert!(
+            v.of_the_measurement()
+                .has(&VerdictFlag::MagnitudeUncertain(0.0, 0.0))
+        );
     }
 
     #[test]

@@ -113,6 +113,7 @@ impl RunBasics {
             environment: environment.clone(),
             git: self.git.clone(),
             nonce: nonce.to_string(),
+            retraction: None,
         }
     }
 }
@@ -155,6 +156,16 @@ pub fn record_research(
     })
 }
 
+/// What comparing a run with the chapter found, as its record keeps it.
+#[derive(Debug, Clone, Default)]
+pub struct Compared {
+    /// Each claim's verdict.
+    pub verdicts: Vec<StoredVerdict>,
+    /// Why the run cannot be compared with the chapter's tables, when it
+    /// is recorded anyway.
+    pub not_comparable: Option<String>,
+}
+
 /// Stores an experiment run and a copy of its run file, with the
 /// environment the run was measured in. `source` says where the run came
 /// from (a file path, or `bench --record`).
@@ -165,7 +176,7 @@ pub fn record_experiment(
     source: &str,
     run: &BenchRun,
     run_bytes: &[u8],
-    verdicts: Vec<StoredVerdict>,
+    compared: Compared,
 ) -> Result<(PathBuf, Record)> {
     let sha = hex(&Sha256::digest(run_bytes));
     let summary = experiment_summary(run);
@@ -176,7 +187,9 @@ pub fn record_experiment(
             source: source.to_string(),
             sha256: sha.clone(),
             summary: summary.clone(),
-            verdicts: verdicts.clone(),
+            verdicts: compared.verdicts.clone(),
+            not_comparable: compared.not_comparable.clone(),
+            load: super::RunLoad::of(run),
         });
         Ok((record, Evidence::Run, run_bytes.to_vec()))
     })

@@ -3,7 +3,10 @@
 //! stored beside it. Records are only ever added, never edited.
 //!
 //! `store` reads and writes the files (at the paths `Layout` gives),
-//! `create` builds new records, `report` checks reports, `status` says which
+//! `create` builds new records, `report` checks reports, `report_items`
+//! reads a report into items (its ledger, marks, findings), `retraction` is
+//! a run withdrawn (a file of its own, never an edit), `source_id` gives a
+//! source the id it keeps from run to run, `status` says which
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
@@ -11,6 +14,8 @@ pub mod create;
 pub mod publish;
 pub mod report;
 pub mod report_items;
+pub mod retraction;
+pub mod source_id;
 pub mod status;
 pub mod store;
 
@@ -78,6 +83,19 @@ pub struct StoredVerdict {
     pub detail: Option<String>,
     /// measured / published.
     pub ratio: Option<f64>,
+    /// With rounds: the 95% interval of the claim's value, and the
+    /// undisturbed rounds it was made from (absent for a single run, and in
+    /// records made before rounds).
+    pub interval: Option<StoredInterval>,
+}
+
+/// A claim's interval over the rounds, as a record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StoredInterval {
+    pub low: f64,
+    pub high: f64,
+    /// Undisturbed rounds.
+    pub rounds: usize,
 }
 
 impl StoredVerdict {
@@ -95,6 +113,15 @@ impl StoredVerdict {
             measured: r.measured,
             detail: r.reason.clone(),
             ratio: r.ratio,
+            interval: r
+                .rounds
+                .as_ref()
+                .and_then(|e| e.interval)
+                .map(|i| StoredInterval {
+                    low: i.low,
+                    high: i.high,
+                    rounds: i.rounds,
+                }),
         }
     }
 }
@@ -117,6 +144,11 @@ struct StoredVerdictFields {
     /// True when the quoted sentence was not in the revision compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     quote_missing: Option<bool>,
+    /// The ends of the ratio's interval when it straddles the size band.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    magnitude_uncertain: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    interval: Option<StoredInterval>,
 }
 
 impl From<StoredVerdictFields> for StoredVerdict {
@@ -124,6 +156,9 @@ impl From<StoredVerdictFields> for StoredVerdict {
         let mut flags = Vec::new();
         if let Some(ratio) = f.magnitude_differs {
             flags.push(VerdictFlag::MagnitudeDiffers(ratio));
+        }
+        if let Some([lo, hi]) = f.magnitude_uncertain {
+            flags.push(VerdictFlag::MagnitudeUncertain(lo, hi));
         }
         if f.quote_missing == Some(true) {
             flags.push(VerdictFlag::QuoteMissing);
@@ -137,6 +172,7 @@ impl From<StoredVerdictFields> for StoredVerdict {
             measured: f.measured,
             detail: f.detail,
             ratio: f.ratio,
+            interval: f.interval,
         }
     }
 }
@@ -151,10 +187,13 @@ impl From<StoredVerdict> for StoredVerdictFields {
             ratio: v.ratio,
             magnitude_differs: None,
             quote_missing: None,
+            magnitude_uncertain: None,
+            interval: v.interval,
         };
         for flag in v.verdict.flags {
             match flag {
                 VerdictFlag::MagnitudeDiffers(ratio) => f.magnitude_differs = Some(ratio),
+                VerdictFlag::MagnitudeUncertain(lo, hi) => f.magnitude_uncertain = Some([lo, hi]),
                 VerdictFlag::QuoteMissing => f.quote_missing = Some(true),
                 // Never kept (see `StoredVerdict::of`).
                 VerdictFlag::ModelLimit(_) => {}
@@ -176,6 +215,76 @@ pub struct ExperimentInfo {
     /// Claim verdicts against the revision's published tables, when known.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<StoredVerdict>,
+    /// Why the run cannot be compared with the revision's tables (the
+    /// first setting that differs), when it was recorded anyway: kept, but
+    /// never the evidence `status` and the other readers show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_comparable: Option<String>,
+    /// How busy the machine was while the run measured (absent in records
+    /// of runs made before outside load was measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<RunLoad>,
+}
+
+/// The outside load over a recorded run: the mark `history` shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunLoad {
+    pub rounds: usize,
+    /// Configuration runs made, re-runs included.
+    pub configuration_runs: usize,
+    /// Of them, disturbed (other processes took more than the threshold).
+    pub disturbed: usize,
+    /// Configurations left with a round that has no undisturbed run: the
+    /// claims that read them could not count that round.
+    pub left_disturbed: usize,
+    /// The highest share of the run's CPUs any configuration run saw taken.
+    pub highest_outside: f64,
+    /// The CPUs the run was restricted to.
+    pub cpus: Vec<usize>,
+}
+
+impl RunLoad {
+    /// The load of a run, when it was measured.
+    pub fn of(run: &crate::bench::BenchRun) -> Option<RunLoad> {
+        if !run.outside_measured() {
+            return None;
+        }
+        let (disturbed, highest) = run.disturbance();
+        Some(RunLoad {
+            rounds: run.rounds(),
+            configuration_runs: run.results.iter().map(|c| c.repeats.len()).sum(),
+            disturbed,
+            left_disturbed: run.results.iter().filter(|c| c.summary.disturbed).count(),
+            highest_outside: highest.unwrap_or(0.0),
+            cpus: run.cpus_used.clone(),
+        })
+    }
+
+    /// Whether any configuration run was disturbed.
+    pub fn is_disturbed(&self) -> bool {
+        self.disturbed > 0
+    }
+
+    /// The mark, in words: `disturbed: 3 of 64 configuration runs (other
+    /// processes took up to 38% of CPU 0); 1 configuration left disturbed
+    /// in some round`; None for a quiet run.
+    pub fn mark(&self) -> Option<String> {
+        if !self.is_disturbed() {
+            return None;
+        }
+        let left = match self.left_disturbed {
+            0 => "each run again quietly".to_string(),
+            1 => "1 configuration left disturbed in some round".to_string(),
+            n => format!("{n} configurations left disturbed in some round"),
+        };
+        Some(format!(
+            "disturbed: {} of {} configuration runs (other processes took up to {:.0}% of {}); {left}",
+            self.disturbed,
+            self.configuration_runs,
+            self.highest_outside * 100.0,
+            crate::bench::outside_load::cpus_in_words(&self.cpus)
+        ))
+    }
 }
 
 /// One recorded run.
@@ -201,6 +310,31 @@ pub struct Record {
     pub git: GitProvenance,
     /// Random, so that two otherwise identical records get different ids.
     pub nonce: String,
+    /// The retraction that withdrew the run, when one did: not part of the
+    /// record's file, filled in by the store from the retraction's.
+    #[serde(skip)]
+    pub retraction: Option<retraction::Retraction>,
+}
+
+impl Record {
+    /// Whether this is an experiment whose verdicts are evidence about the
+    /// chapter's claims: one that could be compared with the tables of the
+    /// revision it examined. Every reader that shows "the latest
+    /// experiment" takes the latest of these.
+    pub fn is_evidence(&self) -> bool {
+        self.kind == RunKind::Experiment
+            && self.retraction.is_none()
+            && self
+                .experiment
+                .as_ref()
+                .is_none_or(|e| e.not_comparable.is_none())
+    }
+}
+
+/// The latest experiment that is evidence ([`Record::is_evidence`]) among
+/// records listed newest first.
+pub fn latest_evidence(records: &[Record]) -> Option<&Record> {
+    records.iter().find(|r| r.is_evidence())
 }
 
 #[cfg(test)]

@@ -72,8 +72,18 @@ pub struct HistoryEntry {
     /// Experiment runs: one line of result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// Experiment runs other processes disturbed: the mark, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Experiment runs recorded although they cannot be compared with the
+    /// chapter's tables: why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_comparable: Option<String>,
+    /// Withdrawn runs: `RETRACTED on <date>: <reason>`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retracted: Option<String>,
 }
 
 /// The history lines for one chapter's records (already newest first).
@@ -91,7 +101,10 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             report_complete: r.report.as_ref().map(|p| p.complete),
             draft: r.report.as_ref().is_some_and(|p| p.draft),
             result: r.experiment.as_ref().map(|e| e.summary.clone()),
+            disturbed: disturbed_mark(r),
             note: r.note.clone(),
+            not_comparable: r.experiment.as_ref().and_then(|e| e.not_comparable.clone()),
+            retracted: r.retraction.as_ref().map(|x| x.label()),
         })
         .collect()
 }
@@ -160,7 +173,8 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         ),
     };
     let label = state.label().to_string();
-    let experiment = records.iter().find(|r| r.kind == RunKind::Experiment);
+    // A run recorded as not comparable is kept, but is not the evidence.
+    let experiment = super::latest_evidence(records);
     ChapterStatus {
         chapter: chapter.key_str(),
         title: chapter.manifest.chapter.title.clone(),
@@ -197,8 +211,17 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             of_current_revision: currency(chapter, r) == RunCurrency::Current,
             env_id: crate::env::short_id(&r.environment.env_id),
             logical_cpus: r.environment.identity.logical_cpus,
+            disturbed: disturbed_mark(r),
         }),
     }
+}
+
+/// The mark of a disturbed experiment record.
+pub fn disturbed_mark(r: &Record) -> Option<String> {
+    r.experiment
+        .as_ref()
+        .and_then(|e| e.load.as_ref())
+        .and_then(super::RunLoad::mark)
 }
 
 /// The claims' verdicts in the latest experiment, counted.
@@ -210,6 +233,8 @@ pub struct ClaimsSummary {
     /// REPRODUCED in direction, not in size.
     pub magnitude_differs: usize,
     pub not_reproduced: usize,
+    /// The measurement could not decide (never against the chapter).
+    pub inconclusive: usize,
     pub not_comparable: usize,
     pub unrun: usize,
     /// Claims whose quoted sentence the revision no longer has (counted
@@ -231,6 +256,7 @@ impl ClaimsSummary {
                 }
                 ClaimVerdict::Reproduced => s.reproduced += 1,
                 ClaimVerdict::NotReproduced => s.not_reproduced += 1,
+                ClaimVerdict::Inconclusive => s.inconclusive += 1,
                 ClaimVerdict::NotComparable => s.not_comparable += 1,
                 ClaimVerdict::Unrun => s.unrun += 1,
             }
@@ -246,11 +272,17 @@ impl std::fmt::Display for ClaimsSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} claims: {} reproduced, {} magnitude differs, {} not reproduced, {} not comparable, {} unrun, {} quote missing",
+            "{} claims: {} reproduced, {} magnitude differs, {} not reproduced, {} inconclusive{}, {} not comparable, {} unrun, {} quote missing",
             self.claims,
             self.reproduced,
             self.magnitude_differs,
             self.not_reproduced,
+            self.inconclusive,
+            if self.inconclusive > 0 {
+                " (the measurement could not decide: not evidence against the chapter)"
+            } else {
+                ""
+            },
             self.not_comparable,
             self.unrun,
             self.quote_missing
@@ -270,6 +302,10 @@ pub struct ExperimentFreshness {
     /// The environment's id (12 hex digits).
     pub env_id: String,
     pub logical_cpus: usize,
+    /// Set when other processes disturbed the run (see
+    /// [`super::RunLoad::mark`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disturbed: Option<String>,
 }
 
 /// One environment's latest experiment verdicts.
@@ -320,7 +356,14 @@ impl ClaimAcrossEnvironments {
             let not: Vec<String> = self
                 .not_held
                 .iter()
-                .map(|(env, v)| format!("{env}: {}", v.painted(paint)))
+                .map(|(env, v)| {
+                    let undecided = if v.class == ClaimVerdict::Inconclusive {
+                        " (undecided: not evidence against the chapter)"
+                    } else {
+                        ""
+                    };
+                    format!("{env}: {}{undecided}", v.painted(paint))
+                })
                 .collect();
             summary.push_str(&format!("; not on {}", not.join(", ")));
         }
@@ -331,7 +374,7 @@ impl ClaimAcrossEnvironments {
 /// The latest experiment of each environment (records newest first).
 pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
     let mut seen: Vec<EnvironmentEvidence> = Vec::new();
-    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for r in records.iter().filter(|r| r.is_evidence()) {
         let env = crate::env::short_id(&r.environment.env_id);
         if seen.iter().any(|e| e.env_id == env) {
             continue;
@@ -437,6 +480,7 @@ mod tests {
             measured: None,
             detail: None,
             ratio: None,
+            interval: None,
         };
         let s = ClaimsSummary::of(&[
             v(ClaimVerdict::Reproduced, vec![]),
@@ -449,7 +493,12 @@ mod tests {
         ]);
         assert_eq!(
             s.to_string(),
-            "4 claims: 1 reproduced, 1 magnitude differs, 1 not reproduced, 0 not comparable, 1 unrun, 1 quote missing"
+            "4 claims: 1 reproduced, 1 magnitude differs, 1 not reproduced, 0 inconclusive, 0 not comparable, 1 unrun, 1 quote missing"
+        );
+        let s = ClaimsSummary::of(&[v(ClaimVerdict::Inconclusive, vec![])]);
+        assert_eq!(
+            s.to_string(),
+            "1 claims: 0 reproduced, 0 magnitude differs, 0 not reproduced, 1 inconclusive (the measurement could not decide: not evidence against the chapter), 0 not comparable, 0 unrun, 0 quote missing"
         );
     }
 

@@ -1,6 +1,7 @@
 //! The record store on disk. Every write goes through `atomic::write_new`, so
-//! a record is either wholly there or not at all, and never replaced; readers
-//! skip temporary files and sweep old ones away.
+//! a record (or a retraction) is either wholly there or not at all, and
+//! never replaced; readers skip temporary files and sweep old ones away, and
+//! mark each retracted record with its retraction.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,10 +9,11 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::Record;
+use super::retraction::{RETRACTION_SCHEMA, Retraction};
 use crate::atomic;
 use crate::error::{Error, Result};
 use crate::ids::{ChapterKey, RunId};
-use crate::layout::{Evidence, Layout, RECORD_SUFFIX};
+use crate::layout::{Evidence, Layout, RECORD_SUFFIX, RETRACTION_SUFFIX};
 use crate::text::hex;
 use crate::yaml_io;
 
@@ -96,6 +98,76 @@ pub fn store(
     ))
 }
 
+/// Stores a retraction of `record`, a file of its own beside it (never an
+/// edit of the record), named after its own id like a record.
+pub fn retract(
+    layout: &Layout,
+    record: &Record,
+    reason: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(PathBuf, Retraction)> {
+    let key = &record.run_id.chapter;
+    for _ in 0..5 {
+        let mut r = Retraction {
+            schema: RETRACTION_SCHEMA.into(),
+            id: RunId::new(key, now, "000000000000"),
+            retracts: record.run_id.clone(),
+            reason: reason.to_string(),
+            retracted_at: now,
+            nonce: nonce()?,
+        };
+        let mut value = serde_json::to_value(&r).expect("retractions serialize");
+        if let Some(map) = value.as_object_mut() {
+            map.remove("id");
+        }
+        r.id = RunId::new(
+            key,
+            now,
+            &hex(&Sha256::digest(value.to_string().as_bytes())),
+        );
+        let path = layout.retraction_file(&r.id);
+        match atomic::write_new(&path, yaml_io::to_string(&r)?.as_bytes()) {
+            Ok(()) => return Ok((path, r)),
+            Err(Error::WouldOverwrite { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::Other(
+        "could not find a free retraction id after 5 tries".into(),
+    ))
+}
+
+/// Reads one retraction file of chapter `key`'s records folder.
+fn read_retraction(
+    layout: &Layout,
+    root: &Path,
+    key: &ChapterKey,
+    path: &Path,
+) -> std::result::Result<Retraction, String> {
+    crate::text::check_owned_in(path, root).map_err(|e| e.to_string())?;
+    let r: Retraction = yaml_io::read_finite(path).map_err(|e| e.to_string())?;
+    let bad = |what: String| Err(format!("{}: {what}", path.display()));
+    if r.schema != RETRACTION_SCHEMA {
+        return bad(format!("unknown schema '{}'", r.schema));
+    }
+    if layout.retraction_file(&r.id) != path {
+        return bad(format!(
+            "file name or folder does not match its id {}",
+            r.id
+        ));
+    }
+    if r.retracts.chapter != *key {
+        return bad(format!(
+            "field 'retracts': {} is a run of another chapter",
+            r.retracts
+        ));
+    }
+    if let Err(why) = super::retraction::check_reason(&r.reason) {
+        return bad(format!("field 'reason': {why}"));
+    }
+    Ok(r)
+}
+
 /// A record file that could not be read.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BrokenRecord {
@@ -111,16 +183,22 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => return Err(Error::io(&dir, e)),
     };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.ends_with(RECORD_SUFFIX) && !name.starts_with(atomic::TEMP_PREFIX)
-        })
-        .map(|e| e.path())
-        .collect();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    let mut retraction_paths: Vec<PathBuf> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(atomic::TEMP_PREFIX) {
+            continue;
+        }
+        if name.ends_with(RECORD_SUFFIX) {
+            paths.push(e.path());
+        } else if name.ends_with(RETRACTION_SUFFIX) {
+            retraction_paths.push(e.path());
+        }
+    }
     paths.sort();
+    retraction_paths.sort();
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
     let parsed = parse_all(layout, &paths);
     let mut records = Vec::new();
@@ -136,6 +214,25 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
             .cmp(&a.recorded_at)
             .then_with(|| b.run_id.cmp(&a.run_id))
     });
+    // Each retraction marks the run it names (the earliest, when several
+    // do); one naming no run here waits for that run to arrive.
+    let root = layout.records_root().canonicalize().unwrap_or_default();
+    let mut retractions = Vec::new();
+    for path in retraction_paths {
+        match read_retraction(layout, &root, key, &path) {
+            Ok(r) => retractions.push(r),
+            Err(error) => broken.push(BrokenRecord { path, error }),
+        }
+    }
+    retractions.sort_by_key(|r| r.retracted_at);
+    for r in retractions {
+        if let Some(record) = records
+            .iter_mut()
+            .find(|rec| rec.run_id == r.retracts && rec.retraction.is_none())
+        {
+            record.retraction = Some(r);
+        }
+    }
     Ok((records, broken))
 }
 
@@ -169,7 +266,9 @@ fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Reco
 
 fn parse_one(layout: &Layout, root: &Path, path: &Path) -> std::result::Result<Record, String> {
     crate::text::check_owned_in(path, root).map_err(|e| e.to_string())?;
-    let record: Record = yaml_io::read(path).map_err(|e| e.to_string())?;
+    // The same finite-number check as run files and claims: a `.nan` or
+    // `.inf` anywhere is refused with its field named.
+    let record: Record = yaml_io::read_finite(path).map_err(|e| e.to_string())?;
     if record.schema != super::RECORD_SCHEMA {
         return Err(format!(
             "{}: unknown schema '{}'",

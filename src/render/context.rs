@@ -12,13 +12,17 @@ use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
 use crate::text::number;
 
+use super::record_view::{
+    Carried, EvidenceView, FindingView, HistoryView, LeadView, LedgerCells, SourceView,
+};
+
 /// What each required section asks for, in this project's words; the
 /// headings themselves are the ones `record` checks.
 const SECTION_ASKS: [&str; 7] = [
     "which chapter and which snapshot or revision you actually read, how much of it, today's date, and any limit of your tools or execution that shaped the result.",
     "a table with a row per claim: the claim and where it appears, the evidence today, your concern, its priority, and the response you propose.",
-    "a table with a row per source: what it is, checked metadata, URL, how much you read (full text, abstract only, not accessible), the claim it bears on, its limits, and when you checked and accessed it.",
-    "the evidence that supports, qualifies or contradicts a claim, and what stays unresolved, each tied to the claim it concerns.",
+    "a table with a row per source: what it is, checked metadata, URL, how much you read (full text, abstract only, not accessible), the claim it bears on (\"none\" for a source you reviewed and did not use, with why in its limits), its limits, and when you checked and accessed it.",
+    "the evidence that supports, qualifies or contradicts a claim, and what stays unresolved, each tied to the claim it concerns (by its id where it has one).",
     "the smallest concrete changes to the chapter you recommend, why, what they cost, and what other resources they touch.",
     "what should be tested, how, what would count as success or failure, and an explicit UNRUN wherever you did not run it.",
     "the decisions the author has to make, and for each proposal why you would accept, revise, defer or reject it.",
@@ -37,9 +41,10 @@ pub struct ChapterView {
     pub number: String,
     pub title: String,
     pub stable_id: String,
-    pub url: String,
-    pub research_pack_url: String,
-    pub snapshot_url: String,
+    /// The addresses chapter.yaml gives; None when it gives none.
+    pub url: Option<String>,
+    pub research_pack_url: Option<String>,
+    pub snapshot_url: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,6 +54,8 @@ pub struct SnapshotView {
     pub normalization: String,
     pub scope: String,
     pub is_excerpt: bool,
+    /// Whether chapter.yaml gives a published fingerprint.
+    pub published: bool,
     pub matches_published: bool,
     /// The text quoted (prompt only; empty in the report).
     pub text: String,
@@ -64,38 +71,19 @@ pub struct SectionView {
 }
 
 #[derive(Debug, Serialize)]
-pub struct HistoryView {
-    pub run_id: String,
-    pub date: String,
-    pub revision: String,
-    pub state: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct VerdictView {
-    pub claim: String,
-    /// The class alone, as the prompt has always listed it.
-    pub verdict: ClaimVerdict,
-    pub measured: Option<f64>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct EvidenceView {
-    pub run_id: String,
-    pub date: String,
-    pub revision: String,
-    pub stale: bool,
-    pub summary: String,
-    pub verdicts: Vec<VerdictView>,
-}
-
-#[derive(Debug, Serialize)]
 pub struct PromptContext {
     pub book: BookView,
     pub chapter: ChapterView,
     pub snapshot: SnapshotView,
     pub references: Vec<crate::chapter::manifest::Reference>,
+    /// chapter.yaml's references, then the latest research run's ledger,
+    /// each with where it came from.
+    pub sources: Vec<SourceView>,
+    /// Whether any source was carried from a research run.
+    pub carried_sources: bool,
+    /// chapter.yaml's objective, or the general one when it states none.
     pub objective: String,
+    pub objective_given: bool,
     pub questions: Vec<String>,
     pub materials: Vec<crate::chapter::manifest::Material>,
     pub history: Vec<HistoryView>,
@@ -104,15 +92,25 @@ pub struct PromptContext {
     /// since the latest research run.
     pub changes_since_research: Option<String>,
     pub evidence: Option<EvidenceView>,
+    /// The latest complete research run, its findings and its leads.
+    pub latest_research: Option<String>,
+    pub findings: Vec<FindingView>,
+    pub leads: Vec<LeadView>,
+    /// The experiments it proposed and left UNRUN.
+    pub unrun: Vec<String>,
     pub required_sections: Vec<SectionView>,
 }
 
-/// How a missing address reads in the prompt and report.
-const NOT_GIVEN: &str = "not given in chapter.yaml";
+/// The objective the prompt gives when chapter.yaml states none.
+const GENERAL_OBJECTIVE: &str = "No research objective is stated in chapter.yaml for this chapter, so take the general one: decide whether the chapter still says what it should. Find the claims that later work has overtaken or that lack support, confirm what remains sound, and propose the smallest change the evidence justifies.";
 
 fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     let m = &ch.manifest;
-    let given = |u: &Option<String>| u.clone().unwrap_or_else(|| NOT_GIVEN.to_string());
+    let given = |u: &Option<String>| {
+        u.as_deref()
+            .filter(|u| !u.trim().is_empty())
+            .map(crate::text::redact_url)
+    };
     (
         BookView {
             id: m.book.id.to_string(),
@@ -152,6 +150,7 @@ fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
         normalization: current.fingerprint.normalization.clone(),
         scope: current.scope.to_string(),
         is_excerpt: current.scope == Scope::Excerpt,
+        published: ch.manifest.published_hex().is_some(),
         matches_published: ch.manifest.published_hex() == Some(current.fingerprint.value.as_str()),
         text: shown.to_string(),
         truncated,
@@ -160,73 +159,44 @@ fn snapshot_view(ch: &Chapter, text: &str, limit: usize) -> SnapshotView {
     }
 }
 
-/// `prose-v1:<12 hex>` of the revision a record examined.
-fn short_revision(r: &Record) -> String {
-    let fp = &r.revision.fingerprint;
-    format!("{}:{}", fp.normalization, fp.short())
-}
-
 /// The prompt's context. `records` newest first; `text` the current
-/// snapshot's stored text.
-pub fn prompt(ch: &Chapter, text: &str, limit: usize, records: &[Record]) -> PromptContext {
+/// snapshot's stored text; `carried` what the research record holds so far.
+pub fn prompt(
+    ch: &Chapter,
+    text: &str,
+    limit: usize,
+    records: &[Record],
+    carried: Carried,
+) -> PromptContext {
     let (book, chapter) = book_and_chapter(ch);
-    let research: Vec<&Record> = records
+    let chapter_changed = records
         .iter()
-        .filter(|r| r.kind == RunKind::Research)
-        .collect();
-    let history = research
-        .iter()
-        .map(|r| HistoryView {
-            run_id: r.run_id.to_string(),
-            date: r.recorded_at.format("%Y-%m-%d").to_string(),
-            revision: short_revision(r),
-            state: match status::currency(ch, r) {
-                RunCurrency::Current => "the current revision",
-                RunCurrency::Stale => "an older revision",
-            },
-        })
-        .collect();
-    let chapter_changed = research
-        .first()
+        .find(|r| r.kind == RunKind::Research)
         .is_some_and(|r| status::currency(ch, r) == RunCurrency::Stale);
-    let evidence = records
-        .iter()
-        .find(|r| r.kind == RunKind::Experiment)
-        .and_then(|r| {
-            let e = r.experiment.as_ref()?;
-            Some(EvidenceView {
-                run_id: r.run_id.to_string(),
-                date: r.recorded_at.format("%Y-%m-%d").to_string(),
-                revision: short_revision(r),
-                stale: status::currency(ch, r) == RunCurrency::Stale,
-                summary: e.summary.clone(),
-                verdicts: e
-                    .verdicts
-                    .iter()
-                    .map(|v| VerdictView {
-                        claim: v.claim.clone(),
-                        verdict: v.verdict.class,
-                        measured: v.measured,
-                    })
-                    .collect(),
-            })
-        });
+    let objective = ch
+        .manifest
+        .research_objective
+        .clone()
+        .filter(|o| !o.trim().is_empty());
     PromptContext {
         book,
         chapter,
         snapshot: snapshot_view(ch, text, limit),
         references: ch.manifest.references.clone(),
-        objective: ch
-            .manifest
-            .research_objective
-            .clone()
-            .unwrap_or_else(|| "none stated in chapter.yaml".to_string()),
+        carried_sources: carried.sources.iter().any(|s| s.run_id.is_some()),
+        sources: carried.sources,
+        objective_given: objective.is_some(),
+        objective: objective.unwrap_or_else(|| GENERAL_OBJECTIVE.to_string()),
         questions: ch.manifest.research_questions.clone(),
         materials: ch.manifest.associated_material.clone(),
-        history,
+        history: carried.history,
         chapter_changed,
         changes_since_research: None,
-        evidence,
+        evidence: carried.evidence,
+        latest_research: carried.latest_research,
+        findings: carried.findings,
+        leads: carried.leads,
+        unrun: carried.unrun,
         required_sections: REQUIRED_SECTIONS
             .iter()
             .zip(SECTION_ASKS)
@@ -261,6 +231,8 @@ pub struct ClaimView {
     pub criterion: String,
     pub reason: Option<String>,
     pub response: String,
+    /// The response the latest complete research report gave the claim.
+    pub previous_response: Option<String>,
     /// For proposals: the evidence in one sentence.
     pub evidence: String,
     /// When the evidence comes from another revision than the current one.
@@ -293,6 +265,15 @@ pub struct ReportContext {
     pub experiments: Vec<ExperimentView>,
     pub claims: Vec<ClaimView>,
     pub references: Vec<crate::chapter::manifest::Reference>,
+    /// The source ledger pre-filled: chapter.yaml's references, then the
+    /// sources carried from the latest research run, marked for
+    /// re-verification.
+    pub ledger: Vec<LedgerCells>,
+    /// Whether the ledger holds sources carried from a research run.
+    pub carried_sources: bool,
+    /// The latest complete research run, whose responses the claim audit
+    /// shows beside the proposed ones.
+    pub previous_run: Option<String>,
     pub findings: Vec<FindingGroup>,
     pub proposals: Vec<ClaimView>,
     pub opportunities: Vec<OpportunityView>,
@@ -360,6 +341,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
             "qualify the size: the direction holds, but the measured value is x{} the published one",
             crate::published::verdict::short_ratio(c.magnitude_differs.unwrap_or(1.0))
         ),
+        ClaimVerdict::Reproduced if c.magnitude_uncertain.is_some() => "keep the direction; run `research_companion reproduce` again on a quiet machine (more rounds narrow the interval) before relying on the size".to_string(),
         ClaimVerdict::Reproduced if c.prose_consistent => "keep".to_string(),
         ClaimVerdict::Reproduced => format!(
             "fix the prose: it says {}, its own table gives {}",
@@ -376,6 +358,10 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
                 c.reason.clone().unwrap_or_default()
             )
         }
+        ClaimVerdict::Inconclusive => format!(
+            "nothing to change yet: the measurement could not decide ({}); run `research_companion reproduce` again on a quiet machine",
+            c.reason.clone().unwrap_or_default()
+        ),
         ClaimVerdict::Unrun => "run `research_companion reproduce` and record it".to_string(),
     };
     // The model's wait and work in this row hang on the scheduler's slice:
@@ -409,6 +395,7 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         criterion: c.criterion.clone(),
         reason: c.reason.clone(),
         response,
+        previous_response: None,
         evidence,
         stale: stale
             .filter(|_| c.verdict != ClaimVerdict::Unrun)
@@ -447,18 +434,24 @@ pub fn report(
             c.verdict == ClaimVerdict::Reproduced
                 && c.prose_consistent
                 && c.magnitude_differs.is_none()
+                && c.magnitude_uncertain.is_none()
                 && c.quote_found
         }),
         group("Qualifying", &|c| {
             (c.verdict == ClaimVerdict::Reproduced
-                && (!c.prose_consistent || c.magnitude_differs.is_some()))
+                && (!c.prose_consistent
+                    || c.magnitude_differs.is_some()
+                    || c.magnitude_uncertain.is_some()))
                 || c.verdict == ClaimVerdict::NotComparable
                 || !c.quote_found
         }),
         group("Contradictory", &|c| {
             c.verdict == ClaimVerdict::NotReproduced
         }),
-        group("Unresolved", &|c| c.verdict == ClaimVerdict::Unrun),
+        // A claim the measurement could not decide is not contradicted.
+        group("Unresolved", &|c| {
+            matches!(c.verdict, ClaimVerdict::Unrun | ClaimVerdict::Inconclusive)
+        }),
     ];
     let proposals = claims
         .iter()
@@ -511,6 +504,15 @@ pub fn report(
         experiments,
         claims: views,
         references: ch.manifest.references.clone(),
+        ledger: super::record_view::ledger_cells(
+            &ch.manifest
+                .references
+                .iter()
+                .map(SourceView::of_reference)
+                .collect::<Vec<_>>(),
+        ),
+        carried_sources: false,
+        previous_run: None,
         findings,
         proposals,
         opportunities,

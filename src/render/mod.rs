@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod markdown;
+pub mod record_view;
 
 use std::path::{Path, PathBuf};
 

@@ -29,6 +29,8 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         batches: 20,
         warmup_batches: 0,
         repeat: 1,
+        rounds: 1,
+        budget_s: None,
         prefetch_factor: 2,
         cpus: None,
         worker_kind: kind,
@@ -283,8 +285,14 @@ fn shape(producer: ProducerKind) -> BenchRun {
         worker_kind: WorkerKind::Process,
         ..small(producer, WorkerKind::Process)
     };
-    research_companion::bench::run_suite(&s, research_companion::env::collect(), exe(), |_| {})
-        .unwrap()
+    research_companion::bench::run_suite(
+        &s,
+        research_companion::env::collect(),
+        exe(),
+        |_| {},
+        &mut |_| true,
+    )
+    .unwrap()
 }
 
 /// What the engine guarantees about a whole run on one CPU, whatever the

@@ -147,11 +147,18 @@ fn reproduce_without_an_argument_runs_every_chapter_with_tables() {
     let out = p
         .cmd()
         .args(["reproduce", "--batches", "2", "--no-record"])
+        .args(["--rounds", "1", "--budget", "0"])
         .output()
         .unwrap();
     let text = stdout(&out);
     assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
-    let summary: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    // Each run's line; the lines under it (indented) say how it ran and
+    // which claims to read first.
+    let summary: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("  "))
+        .collect();
     assert!(
         summary[0].starts_with("pytorch-from-first-principles/06  6 claims:"),
         "{text}"
@@ -325,6 +332,10 @@ fn reproduce_prints_json_for_scripts() {
             "systems-notes/07",
             "--batches",
             "2",
+            "--rounds",
+            "1",
+            "--budget",
+            "0",
             "--no-record",
             "--format",
             "json",

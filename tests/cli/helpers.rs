@@ -209,3 +209,28 @@ impl Project {
         assert!(out.status.success(), "chapter new {key}: {}", stderr(&out));
     }
 }
+
+/// A filled research report of chapter 06 kept under tests/fixtures/reports/
+/// (`review-06.md`: two sources, one an arXiv paper the ledger says was not
+/// used; an UNVERIFIED mark in a claim-audit cell; findings with
+/// "Contradictory: none that I trust"; an UNRUN experiment).
+pub fn fixture_report(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join(format!("reports/{name}"))).unwrap()
+}
+
+/// The run id's stem (`20261130T095707-88be8da63de1`) and the time it
+/// names as the site data writes it (`2026-11-30T09:57:07+00:00`).
+pub fn run_stem_and_time(run_id: &str) -> (String, String) {
+    let parts: Vec<&str> = run_id.rsplitn(3, ':').collect();
+    let (hex, stamp) = (parts[0], parts[1]);
+    let iso = format!(
+        "{}-{}-{}T{}:{}:{}+00:00",
+        &stamp[0..4],
+        &stamp[4..6],
+        &stamp[6..8],
+        &stamp[9..11],
+        &stamp[11..13],
+        &stamp[13..15]
+    );
+    (format!("{stamp}-{hex}"), iso)
+}

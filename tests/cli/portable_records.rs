@@ -34,9 +34,10 @@ fn a_record_names_no_folder_of_the_machine_that_made_it() {
     // A run file outside the project, a report inside it.
     let run = elsewhere.path().join("measured.run.yaml");
     std::fs::write(&run, fixture_record_file(FIXTURE_RUN)).unwrap();
+    // A draft still is a review report: it has at least one section.
     let report = p.write(
         "drafts/review.md",
-        fixture_record_file("20261101T120000-aaaaaaaaaaaa.report.md"),
+        "## 1. Context and provenance\n\nTo be written.\n",
     );
     p.record(&["--run", run.to_str().unwrap()]);
     p.record(&["--report", report.to_str().unwrap(), "--draft"]);
@@ -51,6 +52,7 @@ fn a_record_names_no_folder_of_the_machine_that_made_it() {
             "--cost-ms",
             "0.05",
             "--record",
+            "--not-comparable",
         ])
         .output()
         .unwrap();

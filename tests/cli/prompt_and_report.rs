@@ -92,7 +92,7 @@ fn the_report_is_prefilled_from_claims_and_records() {
     );
     assert!(text.contains("- Date of this review: 2026-11-30"));
     assert!(text.contains("kernel 6.1.0-fixture, Fixture CPU @ 2.10GHz"));
-    assert!(text.contains("No references are recorded against this chapter"));
+    assert!(text.contains("No sources are recorded for this chapter yet"));
     insta::assert_snapshot!("report_with_records", text);
 }
 

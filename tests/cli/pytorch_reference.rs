@@ -96,7 +96,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
-            "the PyTorch harness speaks version 1, this tool version 2",
+            "the PyTorch harness speaks version 1, this tool version 3",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -208,6 +208,10 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
             "both",
             "--batches",
             "3",
+            "--rounds",
+            "2",
+            "--budget",
+            "0",
             "--python",
         ])
         .arg(&python)
@@ -233,6 +237,31 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
     );
 }
 
+/// The recorded harness answer (workers 0 and 2) stretched to every worker
+/// count chapter 06 publishes: the 2-worker measurements stand in for 1, 4
+/// and 8 workers, the answer a harness run of the chapter's own settings
+/// would have the shape of.
+fn every_chapter_worker_count(p: &Project) -> PathBuf {
+    let text = std::fs::read_to_string(fixtures().join("pytorch-harness-answer.json")).unwrap();
+    let mut answer: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let recorded = answer["results"].as_array().unwrap().clone();
+    let mut results = Vec::new();
+    for producer in ["sleep", "spin"] {
+        for workers in [0, 1, 2, 4, 8] {
+            let like = if workers == 0 { 0 } else { 2 };
+            let mut r = recorded
+                .iter()
+                .find(|r| r["producer"] == producer && r["workers"] == like)
+                .unwrap()
+                .clone();
+            r["workers"] = workers.into();
+            results.push(r);
+        }
+    }
+    answer["results"] = results.into();
+    p.write("full-answer.json", answer.to_string())
+}
+
 #[test]
 fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
     let _g = lock();
@@ -245,17 +274,24 @@ fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
             .unwrap_or_else(|| panic!("no record in: {text}{}", stderr(out)))
             .to_string()
     };
+    // Both runs measure the chapter's experiment (its settings and every
+    // worker count its tables publish), so both are evidence.
     let model = p
         .cmd()
-        .args(["bench", "--batches", "3", "--cost-ms", "0.1", "--record"])
-        .args(["--workers", "0,8", "--producer", "sleep,spin"])
+        .args(["bench", "--batches", "3", "--record"])
         .output()
         .unwrap();
     assert_eq!(model.status.code(), Some(0), "{}", stderr(&model));
     let model_id = recorded_id(&model);
-    let answer = fixtures().join("pytorch-harness-answer.json");
+    let answer = every_chapter_worker_count(&p);
     let python = fake_python(&p, &format!("cat '{}'", answer.display()));
-    let real = bench_with(&p, &python, &["--record"]);
+    let real = p
+        .cmd()
+        .args(["bench", "--engine", "pytorch", "--python"])
+        .arg(&python)
+        .args(["--batches", "20", "--record"])
+        .output()
+        .unwrap();
     assert_eq!(real.status.code(), Some(0), "{}", stderr(&real));
     let real_id = recorded_id(&real);
 
@@ -315,4 +351,38 @@ fn the_workers_cpu_time_the_harness_reads_reaches_the_rows() {
             r.workers
         );
     }
+}
+
+#[test]
+fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
+    let _g = lock();
+    let p = Project::seeded();
+    // A real answer of the harness, recorded on this project's 2-core
+    // machine while other builds kept CPU 0 busy.
+    let answer = fixtures().join("pytorch-harness-answer-busy.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("pt.run.yaml")).unwrap();
+    for c in &run.results {
+        let outside = c.summary.outside.expect("measured");
+        assert!(outside > 0.05 && c.summary.disturbed, "{c:?}");
+    }
+    assert!(
+        stdout(&out).contains("configuration run(s) over 5% (marked *)"),
+        "{}",
+        stdout(&out)
+    );
+    // The older answer (version 2) has no counters: nothing is measured,
+    // nothing is marked.
+    let answer = fixtures().join("pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let out = bench_with(&p, &python, &["--out", "old.run.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = BenchRun::load(&p.path("old.run.yaml")).unwrap();
+    assert!(
+        run.results
+            .iter()
+            .all(|c| c.summary.outside.is_none() && !c.summary.disturbed)
+    );
 }

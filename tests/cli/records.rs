@@ -541,22 +541,25 @@ fn experiment_runs_are_recorded_from_bench_and_from_run_files() {
         .args(["--out", "run.yaml"])
         .assert()
         .success();
+    // Quick runs use other settings than the chapter's tables: recorded
+    // only when asked to, and marked.
     p.cmd()
-        .args(["record", "06", "--run", "run.yaml"])
+        .args(["record", "06", "--run", "run.yaml", "--not-comparable"])
         .assert()
         .success()
         .stdout(predicate::str::contains("result:   sleep 0->2 workers"));
     p.cmd()
         .arg("bench")
         .args(quick)
-        .args(["--record"])
+        .args(["--record", "--not-comparable"])
         .assert()
         .success()
         .stdout(predicate::str::contains("(experiment)"));
     let out = p.cmd().args(["history", "06"]).output().unwrap();
     let text = stdout(&out);
-    assert_eq!(text.matches("experiment").count(), 2, "{text}");
+    assert_eq!(text.matches("  experiment  ").count(), 2, "{text}");
     assert!(text.contains("spin 0->2 workers"), "{text}");
+    assert_eq!(text.matches("NOT COMPARABLE").count(), 2, "{text}");
     // Experiments are evidence, not research: the chapter is still unresearched.
     p.cmd()
         .arg("status")
@@ -580,7 +583,7 @@ fn status_shows_the_claims_and_the_latest_experiment_in_text_and_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("    6 claims: 6 reproduced, 0 magnitude differs, 0 not reproduced, 0 not comparable, 0 unrun, 0 quote missing; latest experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb on 2026-11-02, revision a7d34947a6b4 (current)"),
+        text.contains("    6 claims: 6 reproduced, 0 magnitude differs, 0 not reproduced, 0 inconclusive, 0 not comparable, 0 unrun, 0 quote missing; latest experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb on 2026-11-02, revision a7d34947a6b4 (current)"),
         "{text}"
     );
     let out = p

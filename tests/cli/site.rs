@@ -317,3 +317,73 @@ fn a_broken_chapter_is_in_the_index_with_its_error() {
     );
     assert_links_resolve(&p.path("site"));
 }
+
+#[test]
+fn the_chapter_page_offers_the_prompt_and_the_snapshot_as_prompt_and_the_store_give_them() {
+    let p = Project::with_fixture_records();
+    assert!(build(&p, "site").status.success());
+    let site = p.path("site");
+    let prompt = p.cmd().args(["prompt", "06"]).output().unwrap();
+    assert!(prompt.status.success(), "{}", stderr(&prompt));
+    // "Take the context": the download holds the bytes `prompt` prints...
+    let download = site.join("pytorch-from-first-principles/06/prompt.txt");
+    assert_eq!(std::fs::read(&download).unwrap(), prompt.stdout);
+    // ... and the page shows the same text in full.
+    let doc = parse(&site.join("pytorch-from-first-principles/06.html"));
+    let shown: String = doc
+        .select(&Selector::parse("pre.prompt-text").unwrap())
+        .next()
+        .expect("the prompt on the page")
+        .text()
+        .collect();
+    assert_eq!(shown.as_bytes(), prompt.stdout.as_slice());
+    // "Bring the full chapter": the current snapshot, byte for byte.
+    let snapshot = site.join("pytorch-from-first-principles/06/chapter-snapshot.txt");
+    assert_eq!(
+        std::fs::read(snapshot).unwrap(),
+        std::fs::read(p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt")).unwrap()
+    );
+    let links: Vec<&str> = doc
+        .select(&Selector::parse("#research a[download]").unwrap())
+        .map(|a| a.value().attr("href").unwrap())
+        .collect();
+    assert_eq!(links, ["06/prompt.txt", "06/chapter-snapshot.txt"]);
+    let text: String = doc.root_element().text().collect();
+    for heading in [
+        "Take the context",
+        "Bring the full chapter",
+        "Research history",
+    ] {
+        assert!(text.contains(heading), "{heading}");
+    }
+    // Each run has the anchor `publish --site-url` links the book's site to.
+    for stem in [
+        "20261101T120000-aaaaaaaaaaaa",
+        "20261102T120000-bbbbbbbbbbbb",
+    ] {
+        let anchor = Selector::parse(&format!("article#run-{stem}")).unwrap();
+        assert!(doc.select(&anchor).next().is_some(), "run-{stem}");
+    }
+    assert_links_resolve(&site);
+    // A snapshot its fingerprint no longer vouches for is not offered; the
+    // page says why, naming the file from the project root.
+    let stored = p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt");
+    let mut altered = std::fs::read(&stored).unwrap();
+    altered.extend_from_slice(b"\nAn edit made behind the tool's back.\n");
+    std::fs::write(&stored, altered).unwrap();
+    assert!(build(&p, "site").status.success());
+    assert!(
+        !site
+            .join("pytorch-from-first-principles/06/chapter-snapshot.txt")
+            .exists()
+    );
+    assert!(
+        !site
+            .join("pytorch-from-first-principles/06/prompt.txt")
+            .exists()
+    );
+    let page = std::fs::read_to_string(site.join("pytorch-from-first-principles/06.html")).unwrap();
+    let notice = "Not everything here could be assembled: book-snapshots&#x2f;pytorch-from-first-principles&#x2f;06&#x2f;snapshots&#x2f;0001-a7d34947a6b4.txt: does not match its fingerprint; run `verify`</p>";
+    assert!(page.contains(notice), "{page}");
+    assert_links_resolve(&site);
+}

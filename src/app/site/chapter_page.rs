@@ -9,7 +9,6 @@ use crate::app::{Project, changes, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
 use crate::records::Record;
-use crate::records::RunKind;
 use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
 use crate::render::{SITE_CHAPTER_TEMPLATE, Templates, markdown};
 use crate::text::number;
@@ -33,6 +32,8 @@ struct ClaimRow {
     /// none.
     tone: &'static str,
     reason: Option<String>,
+    /// The claim's rounds and interval, in words; absent for a single run.
+    rounds: Option<String>,
     closest_sentence: Option<String>,
 }
 
@@ -75,6 +76,9 @@ struct EvidenceBlock {
 #[derive(Debug, Serialize)]
 struct HistoryRow {
     run_id: String,
+    /// The run's anchor on the page (`run-<stem>`), which the book site's
+    /// data links to.
+    anchor: String,
     kind: String,
     date: String,
     revision: String,
@@ -85,6 +89,21 @@ struct HistoryRow {
     record_link: String,
     evidence_link: Option<String>,
     report_html: Option<String>,
+}
+
+/// What the page offers a research assistant: the research prompt, shown
+/// in full and as a download with the bytes `prompt` prints, and the
+/// current snapshot as a download.
+#[derive(Debug, Serialize)]
+struct ResearchKit {
+    /// The prompt's text; None when it cannot be assembled (`error` says why).
+    prompt: Option<String>,
+    error: Option<String>,
+    /// Links from the page.
+    prompt_link: String,
+    snapshot_link: String,
+    /// Characters of the snapshot; None when it cannot be read.
+    snapshot_chars: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -105,6 +124,7 @@ struct ChapterPage {
     state: String,
     state_label: String,
     stale_reasons: Vec<String>,
+    research_kit: ResearchKit,
     evidence: Vec<EvidenceBlock>,
     history: Vec<HistoryRow>,
     generated: String,
@@ -128,12 +148,16 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         _ if !c.quote_found => "bad",
         V::NotReproduced => "bad",
         V::Reproduced
-            if c.magnitude_differs.is_some() || c.model_limit.is_some() || !c.prose_consistent =>
+            if c.magnitude_differs.is_some()
+                || c.magnitude_uncertain.is_some()
+                || c.model_limit.is_some()
+                || !c.prose_consistent =>
         {
             "warn"
         }
         V::Reproduced => "ok",
-        V::NotComparable => "warn",
+        // Undecided, never against the chapter: the reason shows beside it.
+        V::Inconclusive | V::NotComparable => "warn",
         V::Unrun => "none",
     };
     ClaimRow {
@@ -149,6 +173,21 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
         verdict: c.flagged().to_string(),
         tone,
         reason: c.reason.clone(),
+        rounds: c.rounds.as_ref().map(|e| match &e.interval {
+            Some(i) => format!(
+                "{} of {} rounds undisturbed; 95% interval {} to {} ({})",
+                e.values.len(),
+                e.rounds,
+                number(i.low),
+                number(i.high),
+                e.method
+            ),
+            None => format!(
+                "{} of {} rounds undisturbed: too few for an interval",
+                e.values.len(),
+                e.rounds
+            ),
+        }),
         closest_sentence: c.closest_sentence.clone(),
     }
 }
@@ -171,7 +210,7 @@ fn records_path(ch: &Chapter) -> String {
 fn latest_per_environment(project: &Project, records: &[Record]) -> Vec<runs::RecordedRun> {
     let mut seen: Vec<(String, bool)> = Vec::new();
     let mut out = Vec::new();
-    for r in records.iter().filter(|r| r.kind == RunKind::Experiment) {
+    for r in records.iter().filter(|r| r.is_evidence()) {
         let Ok(e) = runs::experiment(project, r.clone()) else {
             continue;
         };
@@ -304,12 +343,25 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                 };
                 (what, Some(p.file.clone()), html)
             }
-            (None, Some(x)) => (x.summary.clone(), Some(x.file.clone()), None),
+            (None, Some(x)) => {
+                // A disturbed run says so, and why it holds nothing against
+                // the chapter.
+                let mark = crate::records::status::disturbed_mark(r)
+                    .map_or_else(String::new, |m| {
+                        format!(" ({m}; rounds without an undisturbed run did not count)")
+                    });
+                (format!("{}{mark}", x.summary), Some(x.file.clone()), None)
+            }
             (None, None) => (String::new(), None, None),
+        };
+        let summary = match &r.retraction {
+            Some(x) => format!("{} (no longer research or evidence). {summary}", x.label()),
+            None => summary,
         };
         let base = format!("../{}", records_path(ch));
         history.push(HistoryRow {
             run_id: r.run_id.to_string(),
+            anchor: format!("run-{stem}"),
             kind: r.kind.to_string(),
             date: r.recorded_at.format("%Y-%m-%d %H:%M UTC").to_string(),
             revision: r.revision.fingerprint.short().to_string(),
@@ -325,6 +377,82 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
     history
 }
 
+/// The research prompt and the current snapshot, as files of the site
+/// beside the chapter's page, and what the page says about them. What
+/// cannot be read is said on the page rather than failing it.
+fn research_kit(
+    project: &Project,
+    templates: &Templates,
+    ch: &Chapter,
+    files: &mut Vec<SiteFile>,
+) -> ResearchKit {
+    let folder = format!("{}/{}", ch.key.book.as_str(), ch.key.chapter.as_str());
+    let mut errors = Vec::new();
+    let current = ch.state.current();
+    let snapshot_path = project.layout().snapshot_file(&ch.key, &current.file);
+    let snapshot = crate::text::check_owned(&snapshot_path, &project.layout().snapshots_root())
+        .and_then(|()| {
+            crate::text::read_at_most(&snapshot_path, crate::text::MAX_FILE_BYTES)
+                .map_err(|e| Error::io(&snapshot_path, e))
+        });
+    // Only the bytes the fingerprint vouches for are offered.
+    let snapshot = snapshot.and_then(|bytes| {
+        let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| crate::chapter::normalize_error(&snapshot_path, e))?;
+        if found == current.fingerprint.value {
+            Ok(bytes)
+        } else {
+            Err(Error::invalid(
+                &snapshot_path,
+                "does not match its fingerprint; run `verify`",
+            ))
+        }
+    });
+    let snapshot_chars = match snapshot {
+        Ok(bytes) => {
+            let chars = String::from_utf8_lossy(&bytes).chars().count();
+            files.push((format!("{folder}/{SNAPSHOT_DOWNLOAD}"), bytes));
+            Some(chars)
+        }
+        Err(e) => {
+            errors.push(e.to_string());
+            None
+        }
+    };
+    let prompt = match crate::app::documents::prompt(
+        project,
+        ch,
+        templates,
+        crate::render::DEFAULT_EXCERPT_CHARS,
+    ) {
+        Ok(doc) => {
+            files.push((
+                format!("{folder}/{PROMPT_DOWNLOAD}"),
+                doc.text.clone().into_bytes(),
+            ));
+            Some(doc.text)
+        }
+        // An altered snapshot fails the prompt too: say it once.
+        Err(e) if errors.is_empty() => {
+            errors.push(e.to_string());
+            None
+        }
+        Err(_) => None,
+    };
+    ResearchKit {
+        prompt,
+        error: (!errors.is_empty()).then(|| super::paths::from_root(project, &errors.join("; "))),
+        prompt_link: format!("{}/{PROMPT_DOWNLOAD}", ch.key.chapter.as_str()),
+        snapshot_link: format!("{}/{SNAPSHOT_DOWNLOAD}", ch.key.chapter.as_str()),
+        snapshot_chars,
+    }
+}
+
+/// The file names of the downloads beside a chapter's page, in a folder
+/// named after the chapter.
+pub const PROMPT_DOWNLOAD: &str = "prompt.txt";
+pub const SNAPSHOT_DOWNLOAD: &str = "chapter-snapshot.txt";
+
 /// Files of one chapter: its page and plots (paths from the site's root),
 /// and the newest experiment's claims counted.
 pub fn chapter_files(
@@ -336,6 +464,7 @@ pub fn chapter_files(
     generated: &str,
 ) -> Result<(Vec<SiteFile>, Newest)> {
     let mut files = Vec::new();
+    let research_kit = research_kit(project, templates, ch, &mut files);
     let (evidence, counts) = evidence_blocks(project, ch, records, &mut files)?;
     let history = history_rows(project, ch, records);
     let current = ch.state.current();
@@ -347,7 +476,7 @@ pub fn chapter_files(
         chapter_id: m.chapter.id.to_string(),
         title: m.chapter.title.clone(),
         stable_id: m.stable_id(),
-        url: m.chapter.url.clone(),
+        url: m.chapter.url.as_deref().map(crate::text::redact_url),
         snapshot_file: current.file.clone(),
         scope: current.scope.to_string(),
         fingerprint: current.fingerprint.value.clone(),
@@ -357,6 +486,7 @@ pub fn chapter_files(
         state: st.state.to_string(),
         state_label: st.label.clone(),
         stale_reasons: st.stale_reasons.clone(),
+        research_kit,
         evidence,
         history,
         generated: generated.to_string(),
@@ -368,8 +498,15 @@ pub fn chapter_files(
     // The raw records, so the page's links open them from disk.
     for r in records {
         for path in crate::records::store::record_files(project.layout(), r) {
+            // Checked first (a FIFO would hang the read); and the copy is
+            // published, so no URL in it keeps a secret.
+            crate::text::check_owned(&path, &project.layout().records_root())?;
             let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
                 .map_err(|e| Error::io(&path, e))?;
+            let bytes = match String::from_utf8(bytes) {
+                Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
+                Err(e) => e.into_bytes(),
+            };
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             files.push((format!("{}/{name}", records_path(ch)), bytes));
         }

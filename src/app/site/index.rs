@@ -9,8 +9,8 @@ use super::folder::SiteFile;
 use crate::app::Project;
 use crate::chapter::Chapter;
 use crate::error::Result;
+use crate::records::Record;
 use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
-use crate::records::{Record, RunKind};
 use crate::render::{SITE_INDEX_TEMPLATE, Templates};
 
 #[derive(Debug, Serialize)]
@@ -50,25 +50,22 @@ struct IndexPage {
 /// The row of a chapter that loaded (its claims and engine are filled in
 /// once its page is built).
 pub fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexRow {
-    let latest = records
-        .iter()
-        .find(|r| r.kind == RunKind::Experiment)
-        .map(|r| LatestExperiment {
-            date: r.recorded_at.format("%Y-%m-%d").to_string(),
-            run_id: r.run_id.to_string(),
-            revision: r.revision.fingerprint.short().to_string(),
-            of_current_revision: status::currency(ch, r) == RunCurrency::Current,
-            summary: r
-                .experiment
-                .as_ref()
-                .map(|x| x.summary.clone())
-                .unwrap_or_default(),
-            engine: String::new(),
-            environments: status::by_environment(records)
-                .iter()
-                .map(|e| e.label())
-                .collect(),
-        });
+    let latest = crate::records::latest_evidence(records).map(|r| LatestExperiment {
+        date: r.recorded_at.format("%Y-%m-%d").to_string(),
+        run_id: r.run_id.to_string(),
+        revision: r.revision.fingerprint.short().to_string(),
+        of_current_revision: status::currency(ch, r) == RunCurrency::Current,
+        summary: r
+            .experiment
+            .as_ref()
+            .map(|x| x.summary.clone())
+            .unwrap_or_default(),
+        engine: String::new(),
+        environments: status::by_environment(records)
+            .iter()
+            .map(|e| e.label())
+            .collect(),
+    });
     IndexRow {
         key: ch.key.to_string(),
         book: ch.manifest.book.title.clone(),
@@ -94,20 +91,8 @@ pub fn index_file(
     broken: &[String],
     generated: &str,
 ) -> Result<SiteFile> {
-    // Errors name files; the site shows them from the project root, so a
-    // published site carries no folder of the author's machine.
-    let given = project.layout().root();
-    let roots: Vec<String> = [Some(given.to_path_buf()), given.canonicalize().ok()]
-        .into_iter()
-        .flatten()
-        .filter(|r| r.is_absolute())
-        .map(|r| format!("{}/", r.display()))
-        .collect();
-    let local = |e: &str| {
-        roots
-            .iter()
-            .fold(e.to_string(), |e, r| e.replace(r.as_str(), ""))
-    };
+    // Errors name files; the site shows them from the project root.
+    let local = |e: &str| super::paths::from_root(project, e);
     for row in &mut rows {
         row.error = row.error.as_deref().map(local);
     }

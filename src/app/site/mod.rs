@@ -8,6 +8,7 @@
 mod chapter_page;
 mod folder;
 mod index;
+mod paths;
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,7 @@ use crate::records::status;
 use crate::render::{SITE_STYLE_TEMPLATE, Templates};
 use folder::SiteFile;
 
+pub use chapter_page::page_path;
 pub use folder::SITE_MARKER;
 
 /// What `build` wrote.
@@ -44,7 +46,14 @@ pub fn build(
     let mut files: Vec<SiteFile> = Vec::new();
     let mut problems = broken.clone();
     for ch in &chapters {
-        let (records, bad) = project.records(ch)?;
+        // The page's history lists retracted runs, marked; nothing else
+        // on the site reads them.
+        let (all, bad) = project.records_with_retracted(ch)?;
+        let records: Vec<crate::records::Record> = all
+            .iter()
+            .filter(|r| r.retraction.is_none())
+            .cloned()
+            .collect();
         // One status per chapter, for its index row and its page.
         let st = status::chapter_status(ch, &records);
         let mut row = index::index_row(ch, &records, &st);
@@ -52,7 +61,7 @@ pub fn build(
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))
             .collect();
-        match chapter_page::chapter_files(project, templates, ch, &records, &st, &generated) {
+        match chapter_page::chapter_files(project, templates, ch, &all, &st, &generated) {
             Ok((f, newest)) => {
                 files.extend(f);
                 if let Some((counts, engine)) = newest {

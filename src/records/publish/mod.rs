@@ -1,42 +1,57 @@
 //! The site data `publish` writes: the book site's research data for one
 //! chapter, as YAML of schema `programmer.research.chapter.v1`, which the
-//! book's own site renders (the HTML site this tool writes itself is
-//! `app::site`). The lists come from what the records hold: the latest
-//! research report's source ledger, UNVERIFIED marks and upgrade proposals,
-//! and the latest experiment's claim verdicts. Every count is the length of
-//! the list it counts.
+//! book's own site (the hugo-bookkit theme) renders; the HTML site this
+//! tool writes itself is `app::site`. The lists come from what the records
+//! hold: the latest complete research report's source ledger, UNVERIFIED
+//! marks, findings, proposals and UNRUN experiments, and the latest
+//! experiment's claim verdicts. Every count is the length of the list it
+//! counts; before the first research run every list is empty.
 //!
-//! `schema` is the file's types, `evidence` the verdicts as evidence
-//! relations; this file builds the whole.
+//! `schema` is the file's types, `evidence` the findings and verdicts as
+//! evidence relations, `sources` the sources with their stable ids, the
+//! negative findings and the delta; this file builds the whole.
 
 mod evidence;
 pub mod schema;
+mod sources;
 
 use super::Record;
 use super::report_items::{self, ReportItems};
 use super::status::{self, ChapterStatus, ResearchState};
 use crate::chapter::Chapter;
-use evidence::evidence_groups;
+use crate::ids::RunId;
+use evidence::{ReportEvidence, evidence_groups};
 use schema::{
-    Actions, Delta, EvidenceGroups, Identifiers, MissingEvidence, Opportunity, Provenance,
-    RecommendedAction, SITE_SCHEMA, Sections, SiteBook, SiteChapter, SiteChapterId, SiteResearch,
-    Source, StatusCard, Summary,
+    Actions, MissingEvidence, Opportunity, Provenance, RecommendedAction, SITE_SCHEMA, Sections,
+    SiteBook, SiteChapter, SiteChapterId, SiteResearch, StatusCard, Summary,
 };
 
-pub use evidence::ClaimEvidence;
+pub use evidence::{ClaimEvidence, measured_group, names_claim};
+pub use sources::RecordLinks;
 
 /// What `site_data` reads besides the records.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs<'a> {
-    /// The latest complete research report (drafts do not count): its run
-    /// id and text.
-    pub report_run_id: Option<String>,
-    pub report: Option<&'a str>,
-    /// ... and of the research report before it.
-    pub previous_report: Option<&'a str>,
+    /// The complete research reports (drafts do not count), newest first.
+    /// The latest gives the items; the one before it the delta.
+    pub reports: Vec<ReportText<'a>>,
     pub evidence: Option<ClaimEvidence<'a>>,
-    /// Whether the chapter has claims to check at all.
-    pub has_claims: bool,
+    /// The chapter's claims (claims.yaml): id and quoted sentence.
+    pub claims: Vec<(String, String)>,
+    /// The claims whose quoted sentence changed in the prose between the
+    /// revisions the two latest complete reports examined.
+    pub claims_touched: Vec<String>,
+    /// Where a reader opens a run's record.
+    pub links: RecordLinks,
+}
+
+/// A research run's report.
+#[derive(Debug, Clone)]
+pub struct ReportText<'a> {
+    pub run_id: RunId,
+    /// The year it was recorded.
+    pub year: i64,
+    pub text: &'a str,
 }
 
 /// The site data file for a chapter, and what in its report could not
@@ -49,118 +64,126 @@ pub struct SiteData {
 
 /// The path part of a URL (`https://host/a/b/` -> `/a/b/`).
 fn url_path(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let url = crate::text::redact_url(url);
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
     rest.find('/')
         .map_or_else(|| "/".to_string(), |i| rest[i..].to_string())
 }
 
-/// A short id for a source: `src-` and its position.
-fn sources_of(items: &ReportItems, run_id: &str) -> Vec<Source> {
-    items
-        .sources
+/// What a gap is about, as the site shows claims: a claim's quoted
+/// sentence when the report names one of the chapter's claims by its id
+/// (`spin-454-vs-449: "..."`), else the report's words.
+fn claim_text(claim: &str, claims: &[(String, String)]) -> String {
+    let key = report_items::claim_key(claim);
+    claims
         .iter()
-        .enumerate()
-        .map(|(i, r)| Source {
-            id: format!("src-{}", i + 1),
-            row: r.clone(),
-            identifiers: Identifiers {
-                arxiv: r.url.as_deref().and_then(|u| {
-                    u.split_once("arxiv.org/abs/")
-                        .map(|(_, id)| id.trim_end_matches('/').to_string())
-                }),
-                doi: r.url.as_deref().and_then(|u| {
-                    u.split_once("doi.org/")
-                        .map(|(_, id)| id.trim_end_matches('/').to_string())
-                }),
+        .find(|(id, _)| id.to_lowercase() == key)
+        .map_or_else(|| claim.to_string(), |(_, quote)| quote.clone())
+}
+
+/// The experiments the site lists as open: those the report marks UNRUN,
+/// and the chapter's own experiment when it is not recorded for the
+/// current revision.
+fn opportunities(items: &ReportItems, run_id: &str, inputs: &Inputs<'_>) -> Vec<Opportunity> {
+    let mut out: Vec<Opportunity> = items
+        .unrun
+        .iter()
+        .map(|x| Opportunity {
+            description: x.description.clone(),
+            reason: if x.details.is_empty() {
+                format!("Proposed in research run {run_id}, and marked UNRUN there: not run yet.")
+            } else {
+                format!(
+                    "{} (Proposed in research run {run_id}, marked UNRUN.)",
+                    x.details
+                )
             },
-            provenance: vec![format!("source ledger of research run {run_id}")],
-        })
-        .collect()
-}
-
-/// The claim id of an audit row: its first cell up to a colon.
-fn claim_key(claim: &str) -> String {
-    claim
-        .split(':')
-        .next()
-        .unwrap_or(claim)
-        .trim()
-        .to_lowercase()
-}
-
-/// What changed between two research reports.
-fn delta(now: &ReportItems, before: &ReportItems) -> Delta {
-    let titles = |i: &ReportItems| -> Vec<String> {
-        i.sources.iter().map(|s| s.title.to_lowercase()).collect()
-    };
-    let old_titles = titles(before);
-    let find = |rows: &[report_items::AuditRow], key: &str| {
-        rows.iter()
-            .find(|r| claim_key(&r.claim) == key)
-            .map(|r| r.verdict.clone())
-    };
-    let mut d = Delta {
-        papers_new: titles(now)
-            .iter()
-            .filter(|t| !old_titles.contains(t))
-            .count(),
-        ..Delta::default()
-    };
-    for row in &now.audit {
-        match find(&before.audit, &claim_key(&row.claim)) {
-            None => d.claims_added += 1,
-            Some(v) if v == row.verdict => d.relations_reused += 1,
-            Some(_) => {
-                d.claims_changed += 1;
-                d.relations_revalidated += 1;
-            }
-        }
-    }
-    d.claims_removed = before
-        .audit
-        .iter()
-        .filter(|r| find(&now.audit, &claim_key(&r.claim)).is_none())
-        .count();
-    d.relations_removed = d.claims_removed;
-    d
-}
-
-/// Builds the site data from a chapter, its records (newest first) and
-/// what `inputs` read for it.
-pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
-    let st: ChapterStatus = status::chapter_status(chapter, records);
-    let researched = st.state != ResearchState::NeverResearched;
-    let run_id = st.run_id.as_ref().map(|r| r.to_string());
-    let items = inputs.report.map(report_items::read).unwrap_or_default();
-    let unparsed = items.unparsed.clone();
-    let sources = sources_of(&items, inputs.report_run_id.as_deref().unwrap_or("unknown"));
-    let gaps: Vec<MissingEvidence> = items
-        .gaps
-        .iter()
-        .map(|g| MissingEvidence {
-            claim: g.claim.clone(),
-            gap: g.gap.clone(),
         })
         .collect();
-    let (existing, negative) = match &inputs.evidence {
-        Some(e) => evidence_groups(e),
-        None => (EvidenceGroups::default(), Vec::new()),
-    };
-    let opportunities = match &inputs.evidence {
-        _ if !inputs.has_claims => Vec::new(),
-        None => vec![Opportunity {
+    match &inputs.evidence {
+        _ if inputs.claims.is_empty() => {}
+        None => out.push(Opportunity {
             description: "Run the chapter's experiment (research_companion reproduce)".into(),
             reason: "No experiment is recorded for this chapter, so its claims are unchecked."
                 .into(),
-        }],
-        Some(e) if !e.of_current_revision => vec![Opportunity {
+        }),
+        Some(e) if !e.of_current_revision => out.push(Opportunity {
             description: "Re-run the chapter's experiment on the current revision (research_companion reproduce)".into(),
             reason: format!(
                 "The latest experiment, {}, examined revision {}; the chapter has changed since.",
                 e.run_id, e.revision
             ),
-        }],
-        Some(_) => Vec::new(),
+        }),
+        Some(_) => {}
+    }
+    out
+}
+
+/// The research items of a researched chapter: sources, gaps, evidence,
+/// negative findings, open experiments and proposals.
+fn research_items(
+    inputs: &Inputs<'_>,
+) -> (
+    Sections,
+    Vec<schema::Source>,
+    Vec<schema::NegativeFinding>,
+    Vec<String>,
+) {
+    let read: Vec<(&RunId, ReportItems)> = inputs
+        .reports
+        .iter()
+        .map(|r| (&r.run_id, report_items::read(r.text)))
+        .collect();
+    let (Some((run, items)), Some(latest)) = (read.first(), inputs.reports.first()) else {
+        return Default::default();
+    };
+    let run_id = run.to_string();
+    let sources = sources::sources(&read);
+    let url = inputs.links.record(run);
+    let report = ReportEvidence {
+        run_id: &run_id,
+        url: url.as_deref(),
+        year: latest.year,
+        items,
+        sources: &sources,
+        claims: &inputs.claims,
+    };
+    let sections = Sections {
+        existing_evidence: evidence_groups(inputs.evidence.as_ref(), &report),
+        missing_evidence: items
+            .gaps
+            .iter()
+            .map(|g| MissingEvidence {
+                claim: claim_text(&g.claim, &inputs.claims),
+                gap: g.gap.clone(),
+            })
+            .collect(),
+        experiment_opportunities: opportunities(items, &run_id, inputs),
+        recommended_actions: items
+            .proposals
+            .iter()
+            .map(|p| RecommendedAction {
+                recommendation: p.clone(),
+            })
+            .collect(),
+        ..Sections::default()
+    };
+    let negative = sources::negative_findings(items, &sources);
+    (sections, sources, negative, items.unparsed.clone())
+}
+
+/// Builds the site data from a chapter, its records (newest first) and
+/// what `inputs` read for it. Before the first research run every list is
+/// empty, as the site's example data has it: experiments alone are not
+/// research.
+pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
+    let st: ChapterStatus = status::chapter_status(chapter, records);
+    let researched = st.state != ResearchState::NeverResearched;
+    let run_id = st.run_id.as_ref().map(|r| r.to_string());
+    let (sections, sources, negative, unparsed) = if researched {
+        research_items(inputs)
+    } else {
+        Default::default()
     };
     let m = &chapter.manifest;
     let public_path = m
@@ -178,19 +201,7 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
         .last_researched
         .map(|t| t.format("%Y-%m-%dT%H:%M:%S+00:00").to_string());
     let previous = st.previous_run_id.as_ref().map(|r| r.to_string());
-    let sections = Sections {
-        existing_evidence: existing,
-        missing_evidence: gaps.clone(),
-        experiment_opportunities: opportunities,
-        recommended_actions: items
-            .proposals
-            .iter()
-            .map(|p| RecommendedAction {
-                recommendation: p.clone(),
-            })
-            .collect(),
-        ..Sections::default()
-    };
+    let gaps = sections.missing_evidence.clone();
     let summary = Summary {
         sources: sources.len(),
         evidence_relations: sections.existing_evidence.relations(),
@@ -201,8 +212,12 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
         limitations: sections.limitations.len(),
         open_gaps: gaps.len(),
     };
-    let delta = match (inputs.report, inputs.previous_report) {
-        (Some(_), Some(before)) => Some(delta(&items, &report_items::read(before))),
+    let delta = match inputs.reports.as_slice() {
+        [now, before, ..] if researched => Some(sources::delta(
+            &report_items::read(now.text),
+            &report_items::read(before.text),
+            &inputs.claims_touched,
+        )),
         _ => None,
     };
     let site = SiteChapter {

@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use crate::records::report_items;
 use crate::records::status::ResearchState;
 
 /// The site's schema name.
@@ -119,7 +118,30 @@ pub struct EvidenceGroups {
     pub unresolved: Vec<EvidenceItem>,
 }
 
+/// One of the groups the site shows evidence in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceGroup {
+    Supporting,
+    Qualifying,
+    Competing,
+    Contradictory,
+    Background,
+    Unresolved,
+}
+
 impl EvidenceGroups {
+    /// Adds `item` to `group`.
+    pub fn push(&mut self, group: EvidenceGroup, item: EvidenceItem) {
+        match group {
+            EvidenceGroup::Supporting => self.supporting.push(item),
+            EvidenceGroup::Qualifying => self.qualifying.push(item),
+            EvidenceGroup::Competing => self.competing.push(item),
+            EvidenceGroup::Contradictory => self.contradictory.push(item),
+            EvidenceGroup::Background => self.background.push(item),
+            EvidenceGroup::Unresolved => self.unresolved.push(item),
+        }
+    }
+
     /// How many evidence relations there are, in every group.
     pub fn relations(&self) -> usize {
         self.supporting.len()
@@ -182,19 +204,29 @@ pub struct Sections {
     pub do_not_strengthen: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
+/// A source's identifiers; only those it has are written, so a source
+/// with none has `identifiers: {}`, as the theme's example data writes it.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Identifiers {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub arxiv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub doi: Option<String>,
 }
 
-/// A source: the ledger row's fields, between its id and its identifiers.
-#[derive(Debug, Serialize)]
+/// A source of the latest research run's ledger. `id` stays the same from
+/// run to run (`records::source_id`).
+#[derive(Debug, Clone, Serialize)]
 pub struct Source {
     pub id: String,
-    #[serde(flatten)]
-    pub row: report_items::LedgerRow,
+    pub title: String,
+    pub authors: Vec<String>,
+    pub year: Option<i64>,
+    pub venue: Option<String>,
+    pub status: Option<String>,
+    pub url: Option<String>,
     pub identifiers: Identifiers,
+    /// Each research run whose ledger holds it, newest first.
     pub provenance: Vec<String>,
 }
 

@@ -1,0 +1,119 @@
+//! The chapter's research record as the next research pass and the book's
+//! site read it: every research run with its report read into items, and
+//! what changed in the prose since each one. `documents` (the prompt and
+//! the report draft) and `publish` (the site data) start from here, so the
+//! three never disagree about what the last research found.
+
+use super::{Project, changes};
+use crate::chapter::Chapter;
+use crate::records::report_items::{self, ReportItems};
+use crate::records::{Record, RunKind};
+use crate::render::record_view::{self, HistoryView};
+
+/// A research run, with its report.
+#[derive(Debug, Clone)]
+pub struct ResearchRun {
+    pub record: Record,
+    /// The report's text; None when it could not be read.
+    pub text: Option<String>,
+    pub items: Option<ReportItems>,
+}
+
+impl ResearchRun {
+    /// Whether it counts as research with every section: complete, not a
+    /// draft, and not retracted.
+    pub fn complete(&self) -> bool {
+        self.record.retraction.is_none()
+            && self
+                .record
+                .report
+                .as_ref()
+                .is_some_and(|p| p.complete && !p.draft)
+    }
+}
+
+/// Every research run of a chapter, newest first, drafts and retracted
+/// runs included (the history shows them; only complete ones are read).
+#[derive(Debug, Clone, Default)]
+pub struct ResearchRecord {
+    pub runs: Vec<ResearchRun>,
+    /// Reports that could not be read, one line each.
+    pub unreadable: Vec<String>,
+}
+
+impl ResearchRecord {
+    /// The complete runs whose reports could be read, newest first.
+    pub fn complete(&self) -> impl Iterator<Item = &ResearchRun> {
+        self.runs
+            .iter()
+            .filter(|r| r.complete() && r.items.is_some())
+    }
+
+    /// The latest complete run, and its items.
+    pub fn latest(&self) -> Option<(&ResearchRun, &ReportItems)> {
+        self.complete()
+            .next()
+            .and_then(|r| r.items.as_ref().map(|i| (r, i)))
+    }
+}
+
+/// Reads the research runs among `records` (newest first) and their reports.
+pub fn read(project: &Project, records: &[Record]) -> ResearchRecord {
+    let mut out = ResearchRecord::default();
+    for r in records.iter().filter(|r| r.kind == RunKind::Research) {
+        let text = match super::runs::report_text(project, r) {
+            Ok(t) => t,
+            Err(e) => {
+                out.unreadable
+                    .push(format!("the report of {}: {e}", r.run_id));
+                None
+            }
+        };
+        out.runs.push(ResearchRun {
+            record: r.clone(),
+            items: text.as_deref().map(report_items::read),
+            text,
+        });
+    }
+    out
+}
+
+/// What changed in the prose between the revisions two records examined;
+/// None when they examined the same one (or one is not stored).
+pub fn changed_between(
+    project: &Project,
+    chapter: &Chapter,
+    from: &Record,
+    to_snapshot: &str,
+) -> Option<changes::ProseChange> {
+    if from.revision.snapshot == to_snapshot {
+        return None;
+    }
+    let a = chapter.state.snapshot(&from.revision.snapshot)?;
+    let b = chapter.state.snapshot(to_snapshot)?;
+    changes::between(project, chapter, a, b).ok()
+}
+
+/// Every research run as the prompt's history lists it: its result, and
+/// what changed in the chapter since its revision.
+pub fn history(project: &Project, chapter: &Chapter, record: &ResearchRecord) -> Vec<HistoryView> {
+    let current = &chapter.state.current_snapshot;
+    record
+        .runs
+        .iter()
+        .map(|r| {
+            let changed = if r.record.revision.fingerprint == chapter.state.current().fingerprint {
+                None
+            } else {
+                Some(
+                    changed_between(project, chapter, &r.record, current)
+                        .map(|c| c.summary())
+                        .unwrap_or_else(|| {
+                            "its revision is no longer stored, so the change cannot be shown".into()
+                        }),
+                )
+            };
+            record_view::history_view(chapter, &r.record, r.items.as_ref(), changed)
+        })
+        .collect()
+}

@@ -1,0 +1,204 @@
+//! Reading a run file back, and what it (or the PyTorch harness's answer
+//! made into one) may say:
+//! its settings within the bounds the command line holds the same knobs to
+//! (`Settings::check`), results only for the producers and worker counts it
+//! was run with, and measurements that a run could have made. Checked where
+//! a run is read, so a hand-edited or foreign file is refused with the field
+//! named, never compared or recorded.
+
+use std::path::Path;
+
+use super::run_file::{BenchRun, RUN_SCHEMA, Row};
+use super::settings::MAX_CPUS;
+use crate::error::{Error, Result};
+use crate::yaml_io;
+
+/// The fastest rate any row may claim, in examples per second: far beyond
+/// anything the engine or the DataLoader reaches (a few thousand), and far
+/// below what a window of zero would give.
+pub const MAX_EX_PER_S: f64 = 1e9;
+/// The longest time any row may claim, in ms (about eleven days).
+pub const MAX_ROW_MS: f64 = 1e9;
+
+impl BenchRun {
+    /// Reads a run file and checks its schema and its values' bounds
+    /// ([`check_run`]).
+    pub fn load(path: &Path) -> Result<BenchRun> {
+        let run: BenchRun = yaml_io::read_finite(path)?;
+        if run.schema != RUN_SCHEMA {
+            return Err(Error::invalid(
+                path,
+                format!("not a bench run file (schema '{}')", run.schema),
+            ));
+        }
+        check_run(&run).map_err(|m| Error::invalid(path, m))?;
+        Ok(run)
+    }
+}
+
+/// The first value of `run` out of bounds, as `field 'path': problem`.
+pub fn check_run(run: &BenchRun) -> Result<(), String> {
+    let s = &run.settings;
+    s.check()
+        .map_err(|e| format!("field 'settings.{}': {}", e.knob, e.problem))?;
+    if run.cpus_used.is_empty() || run.cpus_used.len() > MAX_CPUS {
+        return Err(format!(
+            "field 'cpus_used': a run uses 1 to {MAX_CPUS} CPUs, this one lists {}",
+            run.cpus_used.len()
+        ));
+    }
+    let overhead = run.measurement_overhead_ns_per_step;
+    if !(0.0..=MAX_ROW_MS * 1e6).contains(&overhead) {
+        return Err(format!(
+            "field 'measurement_overhead_ns_per_step': {overhead} is out of range"
+        ));
+    }
+    for (i, r) in run.results.iter().enumerate() {
+        let at = format!("results[{i}]");
+        if !s.producers.contains(&r.producer) {
+            return Err(format!(
+                "field '{at}.producer': {} is not among the run's producers ({})",
+                r.producer,
+                crate::text::list(&s.producers)
+            ));
+        }
+        if !s.workers.contains(&r.workers) {
+            return Err(format!(
+                "field '{at}.workers': {} is not among the run's worker counts ({})",
+                r.workers,
+                crate::text::list(&s.workers)
+            ));
+        }
+        check_row(&r.summary, r.producer, r.workers, &format!("{at}.summary"))?;
+        for (j, rep) in r.repeats.iter().enumerate() {
+            check_row(
+                &rep.row,
+                r.producer,
+                r.workers,
+                &format!("{at}.repeats[{j}].row"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One row: its configuration is the one it is filed under, and every
+/// measurement is one a run could have made.
+fn check_row(
+    row: &Row,
+    producer: super::ProducerKind,
+    workers: usize,
+    at: &str,
+) -> Result<(), String> {
+    if row.producer != producer || row.workers != workers {
+        return Err(format!(
+            "field '{at}': the row is for {} with {} workers, filed under {producer} with {workers}",
+            row.producer, row.workers
+        ));
+    }
+    let rates = [
+        ("ex_per_s", row.ex_per_s),
+        ("bound_ex_per_s", row.bound_ex_per_s),
+    ];
+    let times = [
+        ("wait_mean_ms", row.wait_mean_ms),
+        ("wait_p50_ms", row.wait_p50_ms),
+        ("wait_p95_ms", row.wait_p95_ms),
+        ("wait_max_ms", row.wait_max_ms),
+        ("work_ms", row.work_ms),
+        ("startup_ms", row.startup_ms),
+        ("consumer_run_delay_ms", row.consumer_run_delay_ms),
+        ("consumer_cpu_ms", row.consumer_cpu_ms),
+        ("workers_cpu_ms", row.workers_cpu_ms),
+        ("window_ms", row.window_ms),
+    ];
+    let within = |name: &str, v: f64, hi: f64| {
+        if (0.0..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(format!(
+                "field '{at}.{name}': {} is not between 0 and {hi}",
+                short_number(v)
+            ))
+        }
+    };
+    for (name, v) in rates {
+        within(name, v, MAX_EX_PER_S)?;
+    }
+    for (name, v) in times {
+        within(name, v, MAX_ROW_MS)?;
+    }
+    within("wait_frac", row.wait_frac, 1.0)?;
+    within("efficiency", row.efficiency, MAX_EX_PER_S)?;
+    if let Some(spread) = row.ex_per_s_spread {
+        within("ex_per_s_spread", spread, MAX_EX_PER_S)?;
+    }
+    if row.batches == 0 {
+        return Err(format!(
+            "field '{at}.batches': a row measures at least one batch"
+        ));
+    }
+    Ok(())
+}
+
+/// A number as an error quotes it: `-1e308`, not 309 digits.
+fn short_number(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e9).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> BenchRun {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/records/pytorch-from-first-principles/06/20261102T120000-bbbbbbbbbbbb.run.yaml",
+        );
+        crate::yaml_io::read_finite(&path).unwrap()
+    }
+
+    #[test]
+    fn the_fixture_run_is_within_bounds() {
+        assert_eq!(check_run(&fixture()), Ok(()));
+    }
+
+    #[test]
+    fn out_of_range_values_are_named_by_field() {
+        type Break = fn(&mut BenchRun);
+        let cases: Vec<(Break, &str)> = vec![
+            (
+                |r| r.results[0].summary.ex_per_s = -1e308,
+                "results[0].summary.ex_per_s",
+            ),
+            (
+                |r| r.settings.batch_size = 0,
+                "settings.batch_size': must be at least 1",
+            ),
+            (|r| r.settings.cost_ms = -5.0, "settings.cost_ms'"),
+            (
+                |r| r.settings.workers.push(usize::MAX),
+                "settings.workers': must be at most 256",
+            ),
+            (
+                |r| r.results[0].workers = 3,
+                "results[0].workers': 3 is not among",
+            ),
+            (
+                |r| r.results[1].repeats[0].row.wait_frac = 1.5,
+                "results[1].repeats[0].row.wait_frac",
+            ),
+            (|r| r.cpus_used.clear(), "cpus_used"),
+            (|r| r.settings.cpus = Some(5000), "settings.cpus"),
+        ];
+        for (break_it, field) in cases {
+            let mut run = fixture();
+            break_it(&mut run);
+            let err = check_run(&run).unwrap_err();
+            assert!(err.contains(field), "{field}: {err}");
+        }
+    }
+}
