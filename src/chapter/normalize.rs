@@ -25,10 +25,13 @@ use std::io::Read;
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
-use unicode_normalization::char::canonical_combining_class;
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+use unicode_normalization::UnicodeNormalization;
+
+use self::scan::{WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
 
 use crate::text::hex;
+
+mod scan;
 
 /// The name of the only normalization this version implements.
 pub const PROSE_V1: &str = "prose-v1";
@@ -185,7 +188,7 @@ fn for_each_released<R: Read>(
 /// Rule 3 on a stretch that starts and ends where NFC cannot look across:
 /// untouched when it is already NFC (checked on its non-ASCII runs only).
 fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() || !scan_non_ascii(text) {
+    if !may_need_nfc(text) {
         std::borrow::Cow::Borrowed(text)
     } else {
         std::borrow::Cow::Owned(text.nfc().collect())
@@ -325,36 +328,37 @@ fn revivable(bytes: &[u8], end: usize) -> Option<usize> {
     open.then_some(amp)
 }
 
-/// Index of the first byte that may start something rules 2 and 4 change:
-/// `&`, or the lead byte of a zero-width character or of one of the three
-/// singletons (bytes 0xCD, 0xE1, 0xE2, 0xEF); the length when there is none.
-fn next_special(bytes: &[u8]) -> usize {
-    let a = memchr::memchr3(b'&', 0xE2, 0xEF, bytes).unwrap_or(bytes.len());
-    memchr::memchr2(0xCD, 0xE1, &bytes[..a]).unwrap_or(a)
+/// The named references, keyed with FNV-1a: the names are short and
+/// chosen by no attacker able to collide them into slowness (at most
+/// 2,231 fixed keys), and SipHash showed in profiles of entity-dense text.
+type References =
+    std::collections::HashMap<&'static str, &'static str, std::hash::BuildHasherDefault<Fnv1a>>;
+
+/// FNV-1a, 64 bits.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
 }
 
-/// The start of the last character of `text` before which NFC cannot look
-/// back (ASCII, or canonical combining class 0 and NFC quick check Yes);
-/// 0 when there is none after the start.
-fn last_stable_start(text: &str) -> usize {
-    for (i, c) in text.char_indices().rev() {
-        if i == 0 {
-            break;
-        }
-        if c.is_ascii()
-            || (canonical_combining_class(c) == 0
-                && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes)
-        {
-            return i;
+impl std::hash::Hasher for Fnv1a {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-    0
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The characters a named reference stands for, from the HTML standard's
 /// complete table (`&fjlig;` is "fj", two code points).
-fn named_references() -> &'static std::collections::HashMap<&'static str, &'static str> {
-    static TABLE: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+fn named_references() -> &'static References {
+    static TABLE: OnceLock<References> = OnceLock::new();
     TABLE.get_or_init(|| {
         entities::ENTITIES
             .iter()
@@ -415,9 +419,9 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
 
 fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, NormalizeError> {
     // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
-    // balances the two. Pieces go over as bytes and their buffers come back
+    // balances the two. Pieces go over as strings and their buffers come back
     // empty, so the same few buffers serve the whole file.
-    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<String>(2);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<String>();
     std::thread::scope(|scope| {
         let hashing = scope.spawn(move || {
@@ -426,18 +430,17 @@ fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, Nor
             let mut out = Vec::new();
             for mut piece in full_rx {
                 out.clear();
-                let text = std::str::from_utf8(&piece).expect("sent from a str");
-                ws.push(text, &mut out);
+                ws.push(&piece, &mut out);
                 hasher.update(&out);
                 piece.clear();
-                let _ = empty_tx.send(String::from_utf8(piece).expect("cleared"));
+                let _ = empty_tx.send(piece);
             }
             hex(&hasher.finalize())
         });
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
         let read = for_each_released(reader, pace, |text| {
-            let _ = full_tx.send(text.into_bytes());
+            let _ = full_tx.send(text);
             empty_rx.try_recv().unwrap_or_default()
         });
         drop(full_tx);
@@ -473,146 +476,6 @@ pub fn sha256_reader<R: Read>(mut reader: R) -> std::io::Result<String> {
 /// end of input); returns how many.
 fn read_more<R: Read>(reader: &mut R, buf: &mut Vec<u8>, chunk: usize) -> std::io::Result<usize> {
     reader.take(chunk as u64).read_to_end(buf)
-}
-
-/// Whether NFC might change `text`, looking only at its non-ASCII runs
-/// (ASCII is already NFC).
-fn scan_non_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut needs_nfc = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match next_non_ascii(&bytes[i..]) {
-            None => break,
-            Some(rel) => i += rel,
-        }
-        let end = bytes[i..]
-            .iter()
-            .position(|&b| b < 0x80)
-            .map_or(bytes.len(), |rel| i + rel);
-        let run = &text[i..end];
-        needs_nfc |= is_nfc_quick(run.chars()) != IsNormalized::Yes;
-        if needs_nfc {
-            break;
-        }
-        i = end;
-    }
-    needs_nfc
-}
-
-/// Index of the first non-ASCII byte, checking 16 bytes at a time.
-fn next_non_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut base = 0;
-    for chunk in bytes.chunks(16) {
-        if !chunk.is_ascii() {
-            return chunk.iter().position(|&b| b >= 0x80).map(|i| base + i);
-        }
-        base += chunk.len();
-    }
-    None
-}
-
-/// Rule 5 across pieces: folds every run of white space into one ASCII space
-/// and trims both ends of the whole text.
-#[derive(Default)]
-struct WhitespaceFolder {
-    wrote_any: bool,
-    space_pending: bool,
-}
-
-/// The length of the plain prefix of `bytes`, eight bytes at a time: ASCII,
-/// no control character, and no two spaces in a row (counting a space
-/// already pending before it). Stops at the first block that is not plain.
-fn plain_prefix(bytes: &[u8], space_before: bool) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let mut prev_space = space_before;
-    let mut n = 0;
-    for block in bytes.chunks_exact(8) {
-        let w = u64::from_le_bytes(block.try_into().expect("eight bytes"));
-        // A byte at or above 0x80, or below 0x20 (all bytes are below 0x80
-        // once the first test passed, so the borrow trick is exact).
-        if w & HI != 0 || w.wrapping_sub(0x20 * LO) & !w & HI != 0 {
-            break;
-        }
-        // Bit 7 of each byte that is a space.
-        let x = w ^ (0x20 * LO);
-        let spaces = !(((x & LOW7).wrapping_add(LOW7)) | x) & HI;
-        if spaces & (spaces >> 8) != 0 || (prev_space && spaces & 0x80 != 0) {
-            break;
-        }
-        prev_space = spaces >> 63 != 0;
-        n += 8;
-    }
-    n
-}
-
-/// The ASCII members of Unicode's White_Space property.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
-}
-
-impl WhitespaceFolder {
-    fn push(&mut self, text: &str, out: &mut Vec<u8>) {
-        let bytes = text.as_bytes();
-        out.reserve(bytes.len() + 1);
-        let mut i = 0;
-        while i < bytes.len() {
-            // Fast path: a stretch of ASCII whose only white space is single
-            // spaces is copied whole (a leading or trailing space only sets
-            // the pending space).
-            let end = i + plain_prefix(&bytes[i..], self.space_pending);
-            if end > i {
-                let mut run = &bytes[i..end];
-                if run[0] == b' ' {
-                    self.space_pending = true;
-                    run = &run[1..];
-                }
-                let trailing = run.last() == Some(&b' ');
-                if trailing {
-                    run = &run[..run.len() - 1];
-                }
-                if !run.is_empty() {
-                    self.emit_pending(out);
-                    out.extend_from_slice(run);
-                }
-                self.space_pending |= trailing;
-                i = end;
-                continue;
-            }
-            // Slow path: one character.
-            let b = bytes[i];
-            if b < 0x80 {
-                if is_ascii_space(b) {
-                    self.space_pending = true;
-                } else {
-                    self.emit_pending(out);
-                    out.push(b);
-                }
-                i += 1;
-                continue;
-            }
-            let c = text[i..].chars().next().expect("i is a char boundary");
-            let len = c.len_utf8();
-            if c.is_whitespace() {
-                self.space_pending = true;
-            } else {
-                self.emit_pending(out);
-                out.extend_from_slice(&bytes[i..i + len]);
-            }
-            i += len;
-        }
-    }
-
-    #[inline]
-    fn emit_pending(&mut self, out: &mut Vec<u8>) {
-        if self.space_pending && self.wrote_any {
-            out.push(b' ');
-        }
-        self.space_pending = false;
-        self.wrote_any = true;
-    }
 }
 
 #[cfg(test)]
