@@ -223,6 +223,21 @@ impl Decoder {
                     break;
                 }
             }
+            if let Some(amp) = self.open {
+                // A reference is open: the letters and digits it may still
+                // take go in at once, as `step` would take them one by one.
+                let room = MAX_REFERENCE_BODY.saturating_sub(self.buf.len() - amp - 1);
+                let run = bytes[i..]
+                    .iter()
+                    .take(room)
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                if run > 0 {
+                    self.buf.push_str(&s[i..i + run]);
+                    i += run;
+                    continue;
+                }
+            }
             let c = s[i..].chars().next().expect("i is a char boundary");
             i += c.len_utf8();
             self.again.push(c);
