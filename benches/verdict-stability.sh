@@ -142,13 +142,21 @@ echo "${wall} s wall; $(describe "$work/busy.run.yaml")"
 echo "       $(verdicts "$work/busy.run.yaml.json")"
 echo "NOT_REPRODUCED claims: $(verdicts "$work/busy.run.yaml.json" | tr ' ' '\n' | grep -c '=NOT_REPRODUCED' || true)"
 "$BIN" --root "$busy" history 06 | grep -o 'disturbed: [^]]*' | head -1 || echo "no disturbed mark in history"
+# The site data lists evidence once a chapter is researched: record the
+# fixtures' review, then count what the busy run's own items say.
+"$BIN" --root "$busy" record 06 --report tests/fixtures/reports/review-06.md >/dev/null
 "$BIN" --root "$busy" publish pytorch-from-first-principles/06 >"$work/busy.site.yaml"
 python3 - "$work/busy.site.yaml" <<'EOF'
 import sys, yaml
 v = yaml.safe_load(open(sys.argv[1]))
-print(f"publish: {v['summary']['contradictory']} contradictory, "
-      f"{len(v['negative_findings'])} negative findings, "
-      f"{len(v['sections']['existing_evidence']['unresolved'])} unresolved")
+groups = v['sections']['existing_evidence']
+def experiment(items):
+    return [i for i in items if i['evidence']['tier'] == 'EXPERIMENT']
+decided = sum(len(experiment(groups[g])) for g in ('supporting', 'qualifying', 'contradictory'))
+print(f"publish (after the fixtures' review): {len(experiment(groups['contradictory']))} contradictory "
+      f"and {decided} decided items from the run, "
+      f"{len(experiment(groups['unresolved']))} unresolved; "
+      f"{sum('experiment' in n['paper']['title'] for n in v['negative_findings'])} negative findings from it")
 EOF
 
 echo

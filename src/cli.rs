@@ -5,7 +5,8 @@
 //! One file under `cli/` per group of commands: `chapters` (the chapters,
 //! their snapshots and claims, fetching), `bench` (running the engine),
 //! `evidence` (a run against the chapter or another run: diff, compare,
-//! reproduce), `records` (recording runs and what is made from them); and
+//! reproduce), `records` (recording runs and what is made from them),
+//! `notebook` (the chapter's notebook); and
 //! `formats`, what several share. This file holds the parser itself, and
 //! every type is reachable from here.
 
@@ -13,6 +14,7 @@ mod bench;
 mod chapters;
 mod evidence;
 mod formats;
+mod notebook;
 mod records;
 
 use std::path::PathBuf;
@@ -28,6 +30,10 @@ pub use chapters::{
 };
 pub use evidence::{CompareArgs, DiffArgs, DiffFormat, ReproduceArgs, ReproduceEngineArg};
 pub use formats::{DocFormat, ListFormat};
+pub use notebook::{
+    NotebookAddArgs, NotebookCheckArgs, NotebookCommand, NotebookReportArgs, NotebookRunArgs,
+    ReportFormat,
+};
 pub use records::{
     HistoryArgs, PromptArgs, PublishArgs, RecordArgs, RecordCommand, ReportArgs, SiteArgs,
 };
@@ -98,6 +104,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Write the whole book's evidence as a static HTML site
     Site(SiteArgs),
+    /// The chapter's Jupyter notebook: store it, run it in fresh kernels, audit it, report on it
+    #[command(subcommand)]
+    Notebook(NotebookCommand),
     /// Print a shell completion script
     Completions(CompletionsArgs),
 }

@@ -1,7 +1,8 @@
-//! Fetching a chapter snapshot over HTTP: a blocking reqwest client with
-//! timeouts, a redirect limit, redirects kept to the origin asked for
-//! unless told otherwise, a body size cap, conditional requests with
-//! bounded validators, and one clear error for each way it can fail.
+//! Fetching a chapter snapshot (or its notebook) over HTTP: a blocking
+//! reqwest client with timeouts, a redirect limit, redirects kept to the
+//! origin asked for unless told otherwise, a body size cap, conditional
+//! requests with bounded validators, and one clear error for each way it
+//! can fail.
 
 use std::io::Read;
 use std::time::Duration;
@@ -21,6 +22,17 @@ pub const DEFAULT_MAX_BYTES: u64 = 5 * 1024 * 1024;
 /// ones are tens of bytes, and servers refuse request headers of a few KiB.
 pub const MAX_VALIDATOR_BYTES: usize = 1024;
 
+/// What kind of body a fetch expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BodyKind {
+    /// A plain-text snapshot: a `text/*` content type other than HTML.
+    #[default]
+    Text,
+    /// A Jupyter notebook: the same, or JSON (`application/json`,
+    /// `application/*+json` such as `application/x-ipynb+json`).
+    Notebook,
+}
+
 /// How to fetch.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -34,6 +46,8 @@ pub struct Request {
     /// Follow a redirect to another origin (scheme, host, port); else only
     /// redirects within the origin asked for are followed.
     pub redirects_anywhere: bool,
+    /// What the body must be.
+    pub body: BodyKind,
 }
 
 /// What the server answered.
@@ -171,7 +185,10 @@ fn get_within(req: &Request) -> Result<Response> {
             "{final_url} sent HTML ({content_type}) where a plain-text snapshot was expected"
         )));
     }
-    if !mime.starts_with("text/") {
+    let json =
+        mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"));
+    let accepted = mime.starts_with("text/") || (req.body == BodyKind::Notebook && json);
+    if !accepted {
         let shown = if content_type.is_empty() {
             "no Content-Type".to_string()
         } else {

@@ -29,6 +29,8 @@ pub const RETRACTION_SUFFIX: &str = ".retraction.yaml";
 pub const REPORT_SUFFIX: &str = ".report.md";
 /// Suffix of the run file stored beside an experiment record.
 pub const RUN_SUFFIX: &str = ".run.yaml";
+/// Suffix of the notebook run stored beside a notebook record.
+pub const NOTEBOOK_RUN_SUFFIX: &str = ".notebook.yaml";
 
 /// The evidence a record keeps beside itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +39,8 @@ pub enum Evidence {
     Report,
     /// A benchmark run file (YAML).
     Run,
+    /// A notebook run (YAML).
+    NotebookRun,
 }
 
 /// Paths under one project root.
@@ -128,6 +132,25 @@ impl Layout {
         format!("snapshots/{seq:04}-{short}.txt")
     }
 
+    /// `book-snapshots/<book>/<chapter>/notebooks.yaml`: the chapter's
+    /// stored notebooks, which the tool maintains.
+    pub fn notebook_state(&self, key: &ChapterKey) -> PathBuf {
+        self.chapter_dir(key).join("notebooks.yaml")
+    }
+
+    /// A stored notebook, by the file name notebooks.yaml gives (relative to
+    /// the chapter folder, e.g. `notebooks/0001-0123456789ab.ipynb`).
+    pub fn notebook_file(&self, key: &ChapterKey, file: &str) -> PathBuf {
+        self.chapter_dir(key).join(file)
+    }
+
+    /// The name of the `seq`th stored notebook (1-based) whose nb-v1
+    /// fingerprint is `hex`: `notebooks/NNNN-<first 12 hex>.ipynb`.
+    pub fn new_notebook_name(seq: usize, hex: &str) -> String {
+        let short: String = hex.chars().take(12).collect();
+        format!("notebooks/{seq:04}-{short}.ipynb")
+    }
+
     /// `records/`.
     pub fn records_root(&self) -> PathBuf {
         self.root.join(RECORDS_DIR)
@@ -162,6 +185,7 @@ impl Layout {
         let suffix = match kind {
             Evidence::Report => REPORT_SUFFIX,
             Evidence::Run => RUN_SUFFIX,
+            Evidence::NotebookRun => NOTEBOOK_RUN_SUFFIX,
         };
         format!("{stem}{suffix}")
     }

@@ -10,8 +10,10 @@
 //! - capabilities: `chapter` (registry, snapshots, prose-v1), `bench` (the
 //!   pipeline engine), `published` (the chapter's tables, claims, diff and
 //!   the verdicts), `records` (the record store, status, the site data
-//!   `publish` writes), `render` (templates),
-//!   `fetch` (HTTP), `env` (environment fingerprint), `provenance` (git);
+//!   `publish` writes), `render` (templates), `notebook` (the chapter's
+//!   Jupyter notebook: snapshots, nb-v1, its audit and its runs),
+//!   `fetch` (HTTP), `env` (environment fingerprint), `provenance` (git),
+//!   `bounded_child` (a child process run within bounds);
 //! - foundations every layer uses: `ids` (a leaf), `layout` (every path),
 //!   `error`, `atomic` (the one way files are written), `yaml_io` (the one
 //!   place YAML is read and written), `text`, and `sys` (the only `unsafe`).
@@ -19,6 +21,7 @@
 pub mod app;
 pub mod atomic;
 pub mod bench;
+pub mod bounded_child;
 pub mod chapter;
 pub mod cli;
 pub mod commands;
@@ -27,6 +30,7 @@ pub mod error;
 pub mod fetch;
 pub mod ids;
 pub mod layout;
+pub mod notebook;
 pub mod output;
 pub mod provenance;
 pub mod published;

@@ -65,28 +65,38 @@ pub fn die_with_this_thread(cmd: &mut std::process::Command) {
     }
 }
 
-/// Sends `signal` (SIGTERM when `hard` is false, else SIGKILL) to every
-/// process of the group `pgid`; a group already gone is no error.
-pub fn signal_group(pgid: u32, hard: bool) {
-    let signal = if hard {
-        rustix::process::Signal::KILL
-    } else {
-        rustix::process::Signal::TERM
-    };
-    if let Some(pid) = i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, signal);
-    }
-}
-
 /// Whether any process of the group `pgid` is left (zombies included).
 pub fn group_alive(pgid: u32) -> bool {
     i32::try_from(pgid)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
         .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+}
+
+/// How a process group is asked to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// SIGTERM: finish up (a harness shuts its kernel down).
+    Terminate,
+    /// SIGKILL: now.
+    Kill,
+}
+
+/// Signals every process of the process group `pgid`. A group that has no
+/// process left is not an error: there is nothing to stop.
+pub fn stop_process_group(pgid: u32, how: Stop) -> io::Result<()> {
+    use rustix::process::{Pid, Signal, kill_process_group};
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return Ok(());
+    };
+    let signal = match how {
+        Stop::Terminate => Signal::TERM,
+        Stop::Kill => Signal::KILL,
+    };
+    match kill_process_group(pid, signal) {
+        Err(rustix::io::Errno::SRCH) => Ok(()),
+        other => other.map_err(Into::into),
+    }
 }
 
 /// The CPUs in the calling thread's affinity mask.

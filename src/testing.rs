@@ -27,6 +27,13 @@ pub fn chapter06() -> Chapter {
         .unwrap()
 }
 
+/// Chapter 06's notebook as the fixtures store it (its first snapshot).
+pub fn chapter06_notebook() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/book-snapshots/pytorch-from-first-principles/06/notebooks/0001-98070b378394.ipynb",
+    )
+}
+
 /// The tables chapter 06's stored excerpt publishes.
 pub fn chapter06_tables() -> Vec<Table> {
     let text = include_str!(
@@ -171,6 +178,7 @@ pub fn record(kind: RunKind, hex: &str, when: &str) -> Record {
         note: None,
         report: None,
         experiment: None,
+        notebook: None,
         environment: crate::env::collect(),
         git: crate::provenance::unavailable("test".into()),
         nonce: "0".into(),

@@ -166,6 +166,8 @@ pub struct NewChapter {
     pub published_fingerprint: Option<String>,
     pub objective: Option<String>,
     pub scope: Scope,
+    /// chapter.yaml's associated material (a notebook given to `chapter new`).
+    pub material: Vec<crate::chapter::manifest::Material>,
 }
 
 /// A chapter just created.
@@ -295,7 +297,7 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
             normalization: None,
             note: None,
         }),
-        associated_material: Vec::new(),
+        associated_material: new.material.clone(),
         research_objective: new.objective.clone(),
         research_questions: Vec::new(),
         references: Vec::new(),

@@ -61,6 +61,7 @@ pub fn prompt(
     let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
+    view.notebook = notebook(project, chapter, &records, PROMPT_CELL_CHARS)?;
     Ok(Prompt {
         text: templates.render(PROMPT_TEMPLATE, &view)?,
         context: serde_json::to_value(&view)
@@ -149,6 +150,31 @@ fn carry_into_report(
     if view.claims.iter().any(|c| c.previous_response.is_some()) {
         view.previous_run = Some(run_id);
     }
+}
+
+/// Characters of each notebook cell's output the prompt quotes.
+const PROMPT_CELL_CHARS: usize = 2000;
+
+/// The chapter's notebook with its latest run, each cell's output cut to
+/// `cell_chars`; None when it has none.
+fn notebook(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+    cell_chars: usize,
+) -> Result<Option<crate::render::notebook_view::NotebookView>> {
+    let Some(status) = super::notebook::status(project, chapter, records)? else {
+        return Ok(None);
+    };
+    let stored = crate::notebook::store::load(project.layout(), &chapter.key)?;
+    let fingerprint = stored.map(|s| s.current().fingerprint.to_string());
+    let latest = super::notebook::latest_run(project, records);
+    Ok(Some(crate::render::notebook_view::notebook_view(
+        &status,
+        fingerprint,
+        latest.as_ref().map(|(r, f)| (r, f)),
+        cell_chars,
+    )))
 }
 
 /// A rendered report, and its plot (an SVG) when one was asked for and there
@@ -254,6 +280,7 @@ pub fn report(
     if let Some(e) = &experiment {
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }
+    view.notebook = notebook(project, chapter, &records, 0)?;
     let envs = crate::records::status::by_environment(&records);
     if envs.len() > 1 {
         view.environments = envs.iter().map(|e| e.label()).collect();

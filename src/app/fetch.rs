@@ -127,6 +127,7 @@ fn fetch_noting(
         ),
         redirects_anywhere: opts.redirects_anywhere
             || chapter.manifest.chapter.snapshot_redirects == Some(SnapshotRedirects::Anywhere),
+        body: fetch::BodyKind::Text,
     };
     let (text, etag, last_modified, final_url, redirected_from) = match fetch::get(&req)? {
         Response::NotModified => return Ok(Fetched::NotModified { url: shown }),

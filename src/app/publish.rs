@@ -108,6 +108,7 @@ pub fn site_data(
         },
         claims_touched,
         links,
+        notebook: super::notebook::status(project, chapter, &records)?,
     };
     Ok(publish::site_data(chapter, &records, &inputs))
 }

@@ -69,12 +69,19 @@ pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<Chapte
 /// The research state of the chapters a query names (all when none), and
 /// the record files that would not parse.
 pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<ChapterStatus>> {
-    each_chapter(project, query, false, |ch, records| {
+    let mut unreadable = Vec::new();
+    let mut overview = each_chapter(project, query, false, |ch, records| {
         let mut s = status::chapter_status(ch, records);
         s.changed_since_research =
             super::changes::since_research(project, ch, records).map(|c| c.summary());
+        match super::notebook::status(project, ch, records) {
+            Ok(n) => s.notebook = n,
+            Err(e) => unreadable.push(format!("{}: {e}", ch.key)),
+        }
         s
-    })
+    })?;
+    overview.problems.extend(unreadable);
+    Ok(overview)
 }
 
 /// The chapter's research runs that examined another revision than the

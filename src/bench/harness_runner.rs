@@ -188,13 +188,13 @@ fn end_group(child: &mut Child, group: u32) {
     if gone(child) {
         return;
     }
-    sys::signal_group(group, false);
+    let _ = sys::stop_process_group(group, sys::Stop::Terminate);
     let start = Instant::now();
     while !gone(child) && start.elapsed() < GRACE {
         std::thread::sleep(POLL);
     }
     if !gone(child) {
-        sys::signal_group(group, true);
+        let _ = sys::stop_process_group(group, sys::Stop::Kill);
     }
     let _ = child.wait();
 }

@@ -84,6 +84,10 @@ pub struct NewChapterArgs {
     /// FILE is the complete chapter rather than an excerpt
     #[arg(long)]
     pub complete: bool,
+    /// The chapter's notebook (a file or a URL): named in chapter.yaml and
+    /// stored as its first notebook snapshot
+    #[arg(long, value_name = "FILE|URL")]
+    pub notebook: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,7 +150,7 @@ pub const MAX_FETCH_SECONDS: f64 = 3600.0;
 pub const MAX_FETCH_BYTES: u64 = 1 << 30;
 
 /// A number of seconds above 0 and at most an hour.
-fn seconds(s: &str) -> Result<f64, String> {
+pub(super) fn seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if !v.is_finite() || v <= 0.0 || v > MAX_FETCH_SECONDS {
         return Err(format!(

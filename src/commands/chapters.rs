@@ -114,13 +114,37 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
         } else {
             Scope::Excerpt
         },
+        material: Vec::new(),
     };
     let key = new.key.clone();
     let secret = [&new.url, &new.research_pack_url, &new.snapshot_url]
         .into_iter()
         .flatten()
         .any(|u| crate::text::carries_secret(u));
-    let created = chapters::create(project, new, &args.file)?;
+    let (created, notebook) = match &args.notebook {
+        None => (chapters::create(project, new, &args.file)?, None),
+        Some(nb) => {
+            let download = crate::app::notebook::Download {
+                connect_timeout: std::time::Duration::from_secs(10),
+                timeout: std::time::Duration::from_secs(60),
+            };
+            let (c, added) = crate::app::notebook::new_chapter::new_chapter(
+                project, new, &args.file, nb, download,
+            )?;
+            (c, Some(added))
+        }
+    };
+    print_created(out, &key, &created, notebook.as_ref(), secret)
+}
+
+/// What `chapter new` made, a line each.
+fn print_created(
+    out: &mut Out,
+    key: &crate::ids::ChapterKey,
+    created: &chapters::Created,
+    notebook: Option<&crate::notebook::store::NotebookAdded>,
+    secret: bool,
+) -> Result<Outcome> {
     out.line(format!(
         "created {key}{}: {}",
         if created.new_book {
@@ -142,7 +166,13 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
             key.chapter
         ))?;
     }
-    print_tables(out, &created)?;
+    print_tables(out, created)?;
+    if let Some(crate::notebook::store::NotebookAdded::Stored(e)) = notebook {
+        out.line(format!(
+            "  notebook: {} ({}, {} cells, {} code), named in chapter.yaml",
+            e.file, e.fingerprint, e.cells, e.code_cells
+        ))?;
+    }
     Ok(Outcome::Ok)
 }
 

@@ -14,6 +14,7 @@ mod env;
 mod fetch;
 mod fingerprint;
 mod history;
+mod notebook;
 mod prompt;
 mod publish;
 mod record;
@@ -62,6 +63,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Prompt(args) => prompt::run(out, &project()?, args),
         Command::Report(args) => report::run(out, &project()?, args),
         Command::Site(args) => site::run(&project()?, args),
+        Command::Notebook(cmd) => notebook::run(out, &layout, cmd),
     }
     .map_err(crate::output::flags::name_common_flags)?;
     out.flush()?;

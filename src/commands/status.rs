@@ -55,6 +55,9 @@ impl Render for ChapterStatus {
                 "    the latest experiment was {mark}: a round without an undisturbed run did not count, so it holds nothing against the chapter\n"
             ));
         }
+        if let Some(n) = &self.notebook {
+            line.push_str(&format!("    {}\n", n.line()));
+        }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
                 "    evidence from {} environments ({}):\n",

@@ -1,6 +1,7 @@
 //! Running the engine from the command line: the embedded engine with a
 //! progress bar on standard error and Ctrl-C wired to stop it cleanly, or
-//! PyTorch's DataLoader, said so on standard error (`bench`, `reproduce`).
+//! PyTorch's DataLoader, said so on standard error (`bench`, `reproduce`);
+//! and the same bar and Ctrl-C for notebook runs (`notebook run`).
 
 use std::path::Path;
 
@@ -20,7 +21,7 @@ pub fn run_with_progress(settings: &Settings, decided: Decided<'_>) -> Result<Be
              Use `cargo run --release`.",
         );
     }
-    wire_ctrl_c();
+    catch_ctrl_c();
     let pb =
         ProgressBar::with_draw_target(Some(settings.total_steps()), ProgressDrawTarget::stderr());
     pb.set_style(
@@ -51,14 +52,28 @@ pub fn run_with_progress(settings: &Settings, decided: Decided<'_>) -> Result<Be
     result
 }
 
-/// Ctrl-C and SIGTERM set the run's interrupt flag, once for the process:
-/// the run then stops its workers (or the PyTorch harness and its
-/// workers), writes nothing and the command exits 130.
-fn wire_ctrl_c() {
+/// Wires Ctrl-C and SIGTERM to the interrupt flag the engine, the PyTorch
+/// harness and the notebook runs read, once per process: the run then stops
+/// its workers (or the harness and its workers), writes nothing and the
+/// command exits 130.
+pub fn catch_ctrl_c() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = ctrlc::set_handler(crate::bench::interrupt::interrupt);
     });
+}
+
+/// A progress bar over `cells` code cells on standard error (hidden when
+/// it is not a terminal), for notebook runs.
+pub fn cell_bar(cells: u64) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let pb = ProgressBar::with_draw_target(Some(cells), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} notebook cells [{bar:30}] {pos}/{len}, {elapsed}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    pb
 }
 
 /// Runs `settings` on PyTorch's DataLoader with `python`, saying so on
@@ -70,7 +85,7 @@ pub fn run_on_pytorch(
     flags: impl Fn(Error) -> Error,
     decided: Decided<'_>,
 ) -> Result<BenchRun> {
-    wire_ctrl_c();
+    catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",
         settings.producers.len() * settings.workers.len() * settings.repeat,

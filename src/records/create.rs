@@ -110,6 +110,7 @@ impl RunBasics {
             note: self.note.clone(),
             report: None,
             experiment: None,
+            notebook: None,
             environment: environment.clone(),
             git: self.git.clone(),
             nonce: nonce.to_string(),
@@ -192,6 +193,22 @@ pub fn record_experiment(
             load: super::RunLoad::of(run),
         });
         Ok((record, Evidence::Run, run_bytes.to_vec()))
+    })
+}
+
+/// Stores a notebook run and its run file, with the environment it ran in.
+pub fn record_notebook(
+    layout: &Layout,
+    chapter: &Chapter,
+    basics: &RunBasics,
+    run: &crate::notebook::NotebookRunFile,
+) -> Result<(PathBuf, Record)> {
+    let bytes = run.to_yaml()?.into_bytes();
+    let info = crate::notebook::NotebookInfo::of(run, hex(&Sha256::digest(&bytes)));
+    store::store(layout, &chapter.key, |nonce| {
+        let mut record = basics.record(chapter, RunKind::Notebook, &run.environment, nonce);
+        record.notebook = Some(info.clone());
+        Ok((record, Evidence::NotebookRun, bytes.clone()))
     })
 }
 

@@ -2,6 +2,8 @@
 //! `records/<book-id>/<chapter-id>/`, with the evidence (report, run file)
 //! stored beside it. Records are only ever added, never edited.
 //!
+//! A notebook run's record holds the `notebook` module's `NotebookInfo`.
+//!
 //! `store` reads and writes the files (at the paths `Layout` gives),
 //! `create` builds new records, `report` checks reports, `report_items`
 //! reads a report into items (its ledger, marks, findings), `retraction` is
@@ -11,6 +13,7 @@
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
 pub mod create;
+pub mod notebook_status;
 pub mod publish;
 pub mod report;
 pub mod report_items;
@@ -41,6 +44,8 @@ pub enum RunKind {
     Research,
     /// A benchmark run compared with the chapter's published tables.
     Experiment,
+    /// The chapter's notebook run in fresh Jupyter kernels.
+    Notebook,
 }
 
 /// The chapter revision a run examined.
@@ -306,6 +311,9 @@ pub struct Record {
     pub report: Option<ReportInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<ExperimentInfo>,
+    /// Notebook runs: what the run showed (the whole run is its evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<crate::notebook::NotebookInfo>,
     pub environment: Environment,
     pub git: GitProvenance,
     /// Random, so that two otherwise identical records get different ids.

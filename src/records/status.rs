@@ -69,7 +69,7 @@ pub struct HistoryEntry {
     /// Research runs stored as drafts, which do not count as research.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub draft: bool,
-    /// Experiment runs: one line of result.
+    /// Experiment and notebook runs: one line of result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// Experiment runs other processes disturbed: the mark, in words.
@@ -100,7 +100,11 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             logical_cpus: r.environment.identity.logical_cpus,
             report_complete: r.report.as_ref().map(|p| p.complete),
             draft: r.report.as_ref().is_some_and(|p| p.draft),
-            result: r.experiment.as_ref().map(|e| e.summary.clone()),
+            result: r
+                .experiment
+                .as_ref()
+                .map(|e| e.summary.clone())
+                .or_else(|| r.notebook.as_ref().map(|n| n.summary.clone())),
             disturbed: disturbed_mark(r),
             note: r.note.clone(),
             not_comparable: r.experiment.as_ref().and_then(|e| e.not_comparable.clone()),
@@ -141,6 +145,10 @@ pub struct ChapterStatus {
     /// With evidence from several environments: each claim's verdicts there.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub across_environments: Vec<ClaimAcrossEnvironments>,
+    /// The chapter's notebook as its records judge it (filled in by the
+    /// caller that reads notebooks.yaml; absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<super::notebook_status::NotebookStatus>,
 }
 
 /// The chapter's state from its records (newest first).
@@ -213,6 +221,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             logical_cpus: r.environment.identity.logical_cpus,
             disturbed: disturbed_mark(r),
         }),
+        notebook: None,
     }
 }
 

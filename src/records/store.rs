@@ -36,6 +36,12 @@ pub fn record_files(layout: &Layout, record: &Record) -> Vec<PathBuf> {
             .iter()
             .map(|e| layout.evidence_file(key, &e.file)),
     );
+    files.extend(
+        record
+            .notebook
+            .iter()
+            .map(|n| layout.evidence_file(key, &n.file)),
+    );
     files
 }
 
@@ -79,6 +85,9 @@ pub fn store(
         }
         if let Some(e) = record.experiment.as_mut() {
             e.file = name.clone();
+        }
+        if let Some(n) = record.notebook.as_mut() {
+            n.file = name.clone();
         }
         match atomic::write_new(&layout.evidence_file(key, &name), &bytes) {
             Ok(()) => {}

@@ -99,6 +99,9 @@ pub struct PromptContext {
     /// The experiments it proposed and left UNRUN.
     pub unrun: Vec<String>,
     pub required_sections: Vec<SectionView>,
+    /// The chapter's notebook and its latest run (filled in by the caller
+    /// that reads notebooks.yaml; none when the chapter has no notebook).
+    pub notebook: Option<super::notebook_view::NotebookView>,
 }
 
 /// The objective the prompt gives when chapter.yaml states none.
@@ -202,6 +205,7 @@ pub fn prompt(
             .zip(SECTION_ASKS)
             .map(|(heading, asks)| SectionView { heading, asks })
             .collect(),
+        notebook: None,
     }
 }
 
@@ -286,6 +290,9 @@ pub struct ReportContext {
     /// The latest experiment of the other engine (the real DataLoader when
     /// the report's run is the model's, or the reverse), kept apart.
     pub other_engine: Option<OtherEngine>,
+    /// The chapter's notebook and its latest run, for the experiment
+    /// section (filled in by the caller).
+    pub notebook: Option<super::notebook_view::NotebookView>,
 }
 
 /// What a claim backed by `record` says when the record examined another
@@ -520,6 +527,7 @@ pub fn report(
         across_environments: Vec::new(),
         environments: Vec::new(),
         other_engine: None,
+        notebook: None,
     }
 }
 

@@ -11,6 +11,7 @@ mod diff;
 mod fetch;
 mod helpers;
 mod hostile;
+mod notebook;
 mod outputs;
 mod own_fixtures;
 mod portable_records;

@@ -28,7 +28,7 @@ const COPIED: [&str; 6] = [
 /// Tests the nested run leaves out, and why. They reach project data only
 /// through the helpers the rerun tests exercise (checked by
 /// `tests_read_the_repository_only_for_fixtures_readme_and_templates`).
-const NOT_RERUN: [&str; 5] = [
+const NOT_RERUN: [&str; 6] = [
     // This module: it would run itself.
     "own_fixtures::",
     // The architecture rules read src/, which is code, not project data;
@@ -41,6 +41,9 @@ const NOT_RERUN: [&str; 5] = [
     // The real PyTorch harness, where torch is installed: minutes each.
     "pytorch_reference::the_real_harness_runs_where_torch_is_installed",
     "pytorch_reference::reproduce_on_both_engines_records_each_and_puts_them_side_by_side",
+    // Notebooks in real Jupyter kernels: seconds each, and the outer run
+    // has run them on the same fixtures.
+    "notebook::kernel::",
 ];
 
 /// The binary, run by a user in the project folder `dir` (no root given:

@@ -126,6 +126,7 @@ struct ChapterPage {
     stale_reasons: Vec<String>,
     research_kit: ResearchKit,
     evidence: Vec<EvidenceBlock>,
+    notebook: Option<crate::render::notebook_view::NotebookView>,
     history: Vec<HistoryRow>,
     generated: String,
 }
@@ -352,7 +353,10 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                     });
                 (format!("{}{mark}", x.summary), Some(x.file.clone()), None)
             }
-            (None, None) => (String::new(), None, None),
+            (None, None) => match &r.notebook {
+                Some(n) => (n.summary.clone(), Some(n.file.clone()), None),
+                None => (String::new(), None, None),
+            },
         };
         let summary = match &r.retraction {
             Some(x) => format!("{} (no longer research or evidence). {summary}", x.label()),
@@ -453,6 +457,35 @@ fn research_kit(
 pub const PROMPT_DOWNLOAD: &str = "prompt.txt";
 pub const SNAPSHOT_DOWNLOAD: &str = "chapter-snapshot.txt";
 
+/// The notebook panel: its state and the latest run, each cell's output as
+/// the record keeps it.
+fn notebook_panel(
+    project: &Project,
+    ch: &Chapter,
+    records: &[Record],
+    st: &ChapterStatus,
+) -> Option<crate::render::notebook_view::NotebookView> {
+    let status = st.notebook.as_ref()?;
+    let fingerprint = crate::notebook::store::load(project.layout(), &ch.key)
+        .ok()
+        .flatten()
+        .map(|s| s.current().fingerprint.to_string());
+    // The page's records include retracted runs, for its history; the
+    // panel shows a live one.
+    let live: Vec<Record> = records
+        .iter()
+        .filter(|r| r.retraction.is_none())
+        .cloned()
+        .collect();
+    let latest = crate::app::notebook::latest_run(project, &live);
+    Some(crate::render::notebook_view::notebook_view(
+        status,
+        fingerprint,
+        latest.as_ref().map(|(r, f)| (r, f)),
+        crate::notebook::harness::RECORD_OUTPUT_CHARS,
+    ))
+}
+
 /// Files of one chapter: its page and plots (paths from the site's root),
 /// and the newest experiment's claims counted.
 pub fn chapter_files(
@@ -488,6 +521,7 @@ pub fn chapter_files(
         stale_reasons: st.stale_reasons.clone(),
         research_kit,
         evidence,
+        notebook: notebook_panel(project, ch, records, st),
         history,
         generated: generated.to_string(),
     };

@@ -37,6 +37,9 @@ pub struct IndexRow {
     pub claims: Option<ClaimsSummary>,
     pub latest: Option<LatestExperiment>,
     pub currency: String,
+    /// The notebook's state (PASS, FAIL, FLAKY, NEVER_RUN, STALE) and its
+    /// stylesheet word, when the chapter has a notebook.
+    pub notebook: Option<(String, &'static str)>,
     pub error: Option<String>,
 }
 
@@ -77,6 +80,12 @@ pub fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexR
         claims: None,
         latest,
         currency: currency(ch),
+        notebook: st.notebook.as_ref().map(|n| {
+            (
+                n.state.to_string(),
+                crate::render::notebook_view::state_tone(n.state),
+            )
+        }),
         error: None,
     }
 }
@@ -109,6 +118,7 @@ pub fn index_file(
             claims: None,
             latest: None,
             currency: String::new(),
+            notebook: None,
             error: Some(local(b)),
         });
     }

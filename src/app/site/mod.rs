@@ -55,12 +55,16 @@ pub fn build(
             .cloned()
             .collect();
         // One status per chapter, for its index row and its page.
-        let st = status::chapter_status(ch, &records);
-        let mut row = index::index_row(ch, &records, &st);
+        let mut st = status::chapter_status(ch, &records);
         let mut errors: Vec<String> = bad
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))
             .collect();
+        match super::notebook::status(project, ch, &records) {
+            Ok(n) => st.notebook = n,
+            Err(e) => errors.push(e.to_string()),
+        }
+        let mut row = index::index_row(ch, &records, &st);
         match chapter_page::chapter_files(project, templates, ch, &all, &st, &generated) {
             Ok((f, newest)) => {
                 files.extend(f);

@@ -4,14 +4,16 @@
 //! tool writes itself is `app::site`. The lists come from what the records
 //! hold: the latest complete research report's source ledger, UNVERIFIED
 //! marks, findings, proposals and UNRUN experiments, and the latest
-//! experiment's claim verdicts. Every count is the length of the list it
+//! experiment's claim verdicts and notebook run. Every count is the length of the list it
 //! counts; before the first research run every list is empty.
 //!
 //! `schema` is the file's types, `evidence` the findings and verdicts as
 //! evidence relations, `sources` the sources with their stable ids, the
-//! negative findings and the delta; this file builds the whole.
+//! negative findings and the delta, `notebook` the notebook run as an
+//! evidence relation; this file builds the whole.
 
 mod evidence;
+mod notebook;
 pub mod schema;
 mod sources;
 
@@ -43,6 +45,8 @@ pub struct Inputs<'a> {
     pub claims_touched: Vec<String>,
     /// Where a reader opens a run's record.
     pub links: RecordLinks,
+    /// The chapter's notebook, when it has one.
+    pub notebook: Option<super::notebook_status::NotebookStatus>,
 }
 
 /// A research run's report.
@@ -168,7 +172,17 @@ fn research_items(
             .collect(),
         ..Sections::default()
     };
-    let negative = sources::negative_findings(items, &sources);
+    let mut sections = sections;
+    let mut negative = sources::negative_findings(items, &sources);
+    if let Some(n) = &inputs.notebook {
+        notebook::add_notebook(
+            n,
+            &inputs.links,
+            &mut sections.existing_evidence,
+            &mut negative,
+            &mut sections.experiment_opportunities,
+        );
+    }
     (sections, sources, negative, items.unparsed.clone())
 }
 

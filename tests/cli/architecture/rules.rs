@@ -12,15 +12,17 @@ pub const CLI_LAYER: [&str; 4] = ["main", "cli", "commands", "output"];
 
 /// Top-level modules below the use-cases: they must not import `app` or the
 /// command-line layer.
-pub const CAPABILITIES: [&str; 16] = [
+pub const CAPABILITIES: [&str; 18] = [
     "atomic",
     "bench",
+    "bounded_child",
     "chapter",
     "env",
     "error",
     "fetch",
     "ids",
     "layout",
+    "notebook",
     "provenance",
     "published",
     "records",

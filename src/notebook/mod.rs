@@ -1,0 +1,25 @@
+//! The chapter's Jupyter notebook as evidence: stored snapshots of it
+//! (`store`, numbered and never edited, like the text's), what it says and
+//! does fingerprinted by `nb-v1` (`fingerprint`), read and checked against
+//! the nbformat v4 essentials (`format`), audited without running
+//! (`audit`), run in a fresh kernel through the nbclient harness this crate
+//! ships (`harness`), what it printed made fit to travel (`scrub`), and the
+//! run as a record keeps it (`run`). Where a Colab or GitHub page's
+//! notebook is downloaded from is `source`.
+//!
+//! This module knows nothing of records: `records` holds a run's
+//! [`run::NotebookInfo`], and the use-cases put the two together.
+
+pub mod audit;
+pub mod fingerprint;
+pub mod format;
+pub mod harness;
+pub mod run;
+pub mod scrub;
+pub mod source;
+pub mod store;
+
+pub use fingerprint::NB_V1;
+pub use format::{Cell, Notebook};
+pub use run::{NotebookInfo, NotebookRunFile, NotebookVerdict};
+pub use store::{NotebookEntry, StoredNotebooks};

@@ -1,0 +1,429 @@
+//! A notebook run as a record keeps it: each fresh kernel's run, cell by
+//! cell (outcome, duration, what it printed), each code cell across the
+//! runs (PASS, FAIL, FLAKY with its pass rate), and the notebook's verdict.
+//! The run file is the record's evidence (schema
+//! `research_companion.notebook-run.v1`); [`NotebookInfo`] is what the
+//! record itself says about it.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::format::Cell;
+use crate::chapter::Fingerprint;
+use crate::env::Environment;
+use crate::error::Result;
+
+/// Schema of a notebook run file.
+pub const NOTEBOOK_RUN_SCHEMA: &str = "research_companion.notebook-run.v1";
+
+/// How one code cell ended in one kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum CellOutcome {
+    Ok,
+    /// It raised (the exception's name and message are kept).
+    Error,
+    /// It ran past the cell timeout and was stopped.
+    Timeout,
+    /// An earlier cell failed, so it did not run.
+    NotReached,
+}
+
+/// A code cell, or the notebook, across the runs of one recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum NotebookVerdict {
+    /// Every code cell ran without error in every run.
+    Pass,
+    /// A cell failed in every run that reached it.
+    Fail,
+    /// A cell failed in some runs and passed in others.
+    Flaky,
+    /// (A cell only.) No run reached it.
+    NotReached,
+}
+
+/// One code cell in one kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellRun {
+    /// Position among all cells, from 0.
+    pub index: usize,
+    pub outcome: CellOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ename: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evalue: Option<String>,
+    pub seconds: f64,
+    /// What it printed, as text: bounded, local facts replaced.
+    pub output: String,
+    /// Characters of output left out to bound it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One fresh kernel's run of the notebook.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelRun {
+    /// The harness process, from start to exit.
+    pub wall_seconds: f64,
+    /// Inside it: starting the kernel.
+    pub kernel_start_seconds: f64,
+    /// Inside it: nbclient from starting the kernel to shutting it down.
+    pub client_seconds: f64,
+    pub cells: Vec<CellRun>,
+}
+
+/// A code cell across the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellSummary {
+    pub index: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub first_line: String,
+    pub has_assertions: bool,
+    pub verdict: NotebookVerdict,
+    /// Runs in which it ran without error.
+    pub passed: usize,
+    /// Runs that reached it.
+    pub reached: usize,
+}
+
+/// The versions a run used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Versions {
+    pub python: String,
+    /// The kernel's name and its language's version.
+    pub kernel: String,
+    pub kernel_language_version: Option<String>,
+    pub ipykernel: String,
+    pub nbclient: String,
+    pub nbformat: String,
+    pub jupyter_client: Option<String>,
+    /// torch, when that Python has it installed.
+    pub torch: Option<String>,
+}
+
+/// How it was run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub cell_timeout_seconds: u64,
+    pub kernel: String,
+    pub repeat: usize,
+}
+
+/// The notebook a run ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotebookRef {
+    /// The stored notebook, relative to the chapter folder.
+    pub file: String,
+    pub fingerprint: Fingerprint,
+    pub sha256: String,
+}
+
+/// The counts a run comes to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub code_cells: usize,
+    /// Code cells with an `assert` statement.
+    pub assertion_cells: usize,
+    /// Code cells that passed in every run that reached them.
+    pub passed: usize,
+    pub failed: usize,
+    pub flaky: usize,
+    pub not_reached: usize,
+    /// All runs' wall time together.
+    pub wall_seconds: f64,
+}
+
+/// A notebook run file: the evidence a notebook record keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotebookRunFile {
+    pub schema: String,
+    pub created_at: DateTime<Utc>,
+    pub tool_version: String,
+    pub notebook: NotebookRef,
+    /// The chapter's revision when it ran.
+    pub chapter_revision: Fingerprint,
+    pub settings: RunSettings,
+    pub versions: Versions,
+    pub environment: Environment,
+    pub verdict: NotebookVerdict,
+    pub totals: Totals,
+    pub cells: Vec<CellSummary>,
+    pub runs: Vec<KernelRun>,
+}
+
+impl NotebookRunFile {
+    /// The file's YAML.
+    pub fn to_yaml(&self) -> Result<String> {
+        crate::yaml_io::to_string(self)
+    }
+
+    /// The output and outcome of each code cell in the last run.
+    pub fn last_run(&self) -> Option<&KernelRun> {
+        self.runs.last()
+    }
+
+    /// One line: the verdict and what it rests on.
+    pub fn summary(&self) -> String {
+        summary_line(self.verdict, &self.totals, &self.cells, &self.runs)
+    }
+}
+
+/// What a notebook record says about its run (the whole run is its
+/// evidence file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotebookInfo {
+    /// The run file stored beside the record.
+    pub file: String,
+    pub sha256: String,
+    /// The stored notebook that ran, relative to the chapter folder.
+    pub notebook_file: String,
+    pub fingerprint: Fingerprint,
+    pub verdict: NotebookVerdict,
+    pub summary: String,
+    pub code_cells: usize,
+    pub assertion_cells: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub flaky: usize,
+    pub repeat: usize,
+    pub wall_seconds: f64,
+}
+
+impl NotebookInfo {
+    /// The record's part, from a run file and its bytes' digest.
+    pub fn of(run: &NotebookRunFile, sha256: String) -> Self {
+        NotebookInfo {
+            file: String::new(),
+            sha256,
+            notebook_file: run.notebook.file.clone(),
+            fingerprint: run.notebook.fingerprint.clone(),
+            verdict: run.verdict,
+            summary: run.summary(),
+            code_cells: run.totals.code_cells,
+            assertion_cells: run.totals.assertion_cells,
+            passed: run.totals.passed,
+            failed: run.totals.failed,
+            flaky: run.totals.flaky,
+            repeat: run.runs.len(),
+            wall_seconds: run.totals.wall_seconds,
+        }
+    }
+}
+
+/// Each code cell across `runs`, the totals, and the notebook's verdict:
+/// FAIL when a cell failed in every run that reached it, else FLAKY when
+/// one failed in some, else PASS.
+pub fn summarize(
+    cells: &[Cell],
+    runs: &[KernelRun],
+) -> (Vec<CellSummary>, Totals, NotebookVerdict) {
+    let mut totals = Totals {
+        wall_seconds: runs.iter().map(|r| r.wall_seconds).sum(),
+        ..Totals::default()
+    };
+    let mut summaries = Vec::new();
+    for cell in cells.iter().filter(|c| c.is_code()) {
+        let outcomes: Vec<CellOutcome> = runs
+            .iter()
+            .filter_map(|r| r.cells.iter().find(|c| c.index == cell.index))
+            .map(|c| c.outcome)
+            .collect();
+        let reached = outcomes
+            .iter()
+            .filter(|o| **o != CellOutcome::NotReached)
+            .count();
+        let passed = outcomes.iter().filter(|o| **o == CellOutcome::Ok).count();
+        let verdict = match (reached, passed) {
+            (0, _) => NotebookVerdict::NotReached,
+            (r, p) if r == p => NotebookVerdict::Pass,
+            (_, 0) => NotebookVerdict::Fail,
+            _ => NotebookVerdict::Flaky,
+        };
+        totals.code_cells += 1;
+        totals.assertion_cells += usize::from(cell.has_assertions());
+        match verdict {
+            NotebookVerdict::Pass => totals.passed += 1,
+            NotebookVerdict::Fail => totals.failed += 1,
+            NotebookVerdict::Flaky => totals.flaky += 1,
+            NotebookVerdict::NotReached => totals.not_reached += 1,
+        }
+        summaries.push(CellSummary {
+            index: cell.index,
+            id: cell.id.clone(),
+            first_line: crate::text::prefix(cell.first_line(), 120).to_string(),
+            has_assertions: cell.has_assertions(),
+            verdict,
+            passed,
+            reached,
+        });
+    }
+    let verdict = if totals.failed > 0 || totals.not_reached > 0 {
+        NotebookVerdict::Fail
+    } else if totals.flaky > 0 {
+        NotebookVerdict::Flaky
+    } else {
+        NotebookVerdict::Pass
+    };
+    (summaries, totals, verdict)
+}
+
+/// How a cell is named in one line: its id, else its position.
+pub fn cell_name(index: usize, id: Option<&str>) -> String {
+    id.map_or_else(|| format!("cell #{index}"), str::to_string)
+}
+
+/// One line: `PASS: 7 of 7 code cells passed (3 with assertions), 1 fresh
+/// kernel, 8.1 s`, with the failing or flaky cells named.
+pub fn summary_line(
+    verdict: NotebookVerdict,
+    t: &Totals,
+    cells: &[CellSummary],
+    runs: &[KernelRun],
+) -> String {
+    let kernels = match runs.len() {
+        1 => "1 fresh kernel".to_string(),
+        n => format!("{n} fresh kernels"),
+    };
+    let mut line = format!(
+        "{verdict}: {} of {} code cells passed ({} with assertions), {kernels}, {:.1} s",
+        t.passed, t.code_cells, t.assertion_cells, t.wall_seconds
+    );
+    for c in cells {
+        let name = cell_name(c.index, c.id.as_deref());
+        match c.verdict {
+            NotebookVerdict::Flaky => line.push_str(&format!(
+                "; {name} FLAKY, passed {} of {} runs",
+                c.passed, c.reached
+            )),
+            NotebookVerdict::Fail => {
+                let why = runs
+                    .iter()
+                    .rev()
+                    .filter_map(|r| r.cells.iter().find(|x| x.index == c.index))
+                    .find(|x| x.outcome != CellOutcome::Ok && x.outcome != CellOutcome::NotReached)
+                    .map(failure_words)
+                    .unwrap_or_default();
+                line.push_str(&format!("; {name} FAIL ({why})"));
+            }
+            _ => {}
+        }
+    }
+    if t.not_reached > 0 {
+        line.push_str(&format!("; {} not reached", t.not_reached));
+    }
+    line
+}
+
+/// `AssertionError: x is not two`, or `timed out`.
+pub fn failure_words(c: &CellRun) -> String {
+    match c.outcome {
+        CellOutcome::Timeout => "timed out".into(),
+        CellOutcome::Error => {
+            let name = c.ename.as_deref().unwrap_or("error");
+            match c.evalue.as_deref().filter(|v| !v.is_empty()) {
+                Some(v) => format!("{name}: {}", crate::text::prefix(v, 160)),
+                None => name.to_string(),
+            }
+        }
+        CellOutcome::Ok => "ok".into(),
+        CellOutcome::NotReached => "not reached".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells() -> Vec<Cell> {
+        let cell = |index, kind: &str, source: &str| Cell {
+            index,
+            cell_type: kind.into(),
+            id: Some(format!("c{index}")),
+            source: source.into(),
+            outputs: Vec::new(),
+            tags: Vec::new(),
+        };
+        vec![
+            cell(0, "markdown", "# t"),
+            cell(1, "code", "x = 1"),
+            cell(2, "code", "assert x"),
+            cell(3, "code", "print(x)"),
+        ]
+    }
+
+    fn run(outcomes: [CellOutcome; 3]) -> KernelRun {
+        KernelRun {
+            wall_seconds: 2.0,
+            kernel_start_seconds: 1.0,
+            client_seconds: 1.5,
+            cells: outcomes
+                .iter()
+                .enumerate()
+                .map(|(i, &outcome)| CellRun {
+                    index: i + 1,
+                    outcome,
+                    ename: (outcome == CellOutcome::Error).then(|| "AssertionError".into()),
+                    evalue: None,
+                    seconds: 0.1,
+                    output: String::new(),
+                    output_left_out: 0,
+                })
+                .collect(),
+        }
+    }
+
+    use CellOutcome::{Error as E, NotReached as N, Ok as O, Timeout as T};
+
+    #[test]
+    fn every_cell_passing_in_every_run_is_a_pass() {
+        let (cells, t, v) = summarize(&cells(), &[run([O, O, O]), run([O, O, O])]);
+        assert_eq!(v, NotebookVerdict::Pass);
+        assert_eq!((t.code_cells, t.assertion_cells, t.passed), (3, 1, 3));
+        assert_eq!(t.wall_seconds, 4.0);
+        assert!(cells.iter().all(|c| (c.passed, c.reached) == (2, 2)));
+        assert_eq!(
+            summary_line(v, &t, &cells, &[]),
+            "PASS: 3 of 3 code cells passed (1 with assertions), 0 fresh kernels, 4.0 s"
+        );
+    }
+
+    #[test]
+    fn a_cell_that_always_fails_fails_the_notebook_and_leaves_the_rest_unreached() {
+        let runs = [run([O, E, N])];
+        let (cells, t, v) = summarize(&cells(), &runs);
+        assert_eq!(v, NotebookVerdict::Fail);
+        assert_eq!((t.passed, t.failed, t.not_reached), (1, 1, 1));
+        assert_eq!(cells[2].verdict, NotebookVerdict::NotReached);
+        assert_eq!(
+            summary_line(v, &t, &cells, &runs),
+            "FAIL: 1 of 3 code cells passed (1 with assertions), 1 fresh kernel, 2.0 s; c2 FAIL (AssertionError); 1 not reached"
+        );
+    }
+
+    #[test]
+    fn a_cell_that_fails_in_some_runs_only_is_flaky_with_its_pass_rate() {
+        let runs = [run([O, E, N]), run([O, O, O]), run([O, O, O])];
+        let (cells, t, v) = summarize(&cells(), &runs);
+        assert_eq!(v, NotebookVerdict::Flaky);
+        assert_eq!((cells[1].passed, cells[1].reached), (2, 3));
+        // The cell after it passed every time it ran.
+        assert_eq!(cells[2].verdict, NotebookVerdict::Pass);
+        assert!(summary_line(v, &t, &cells, &runs).ends_with("; c2 FLAKY, passed 2 of 3 runs"));
+    }
+
+    #[test]
+    fn a_timeout_is_a_failure_that_says_so() {
+        let runs = [run([O, T, N])];
+        let (cells, t, v) = summarize(&cells(), &runs);
+        assert_eq!(v, NotebookVerdict::Fail);
+        assert!(summary_line(v, &t, &cells, &runs).contains("c2 FAIL (timed out)"));
+    }
+}

@@ -1,0 +1,153 @@
+//! The chapter's notebook as its records judge it: the latest notebook run
+//! against the notebook and the chapter as they are now (PASS, FAIL,
+//! FLAKY, NEVER_RUN, or STALE when either changed since), as `status`, the
+//! prompt, the report, `publish` and the site show it.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Record, RunKind};
+use crate::chapter::Chapter;
+use crate::ids::RunId;
+use crate::notebook::{NotebookInfo, NotebookVerdict, StoredNotebooks};
+
+/// A chapter's notebook state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::Display)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+pub enum NotebookState {
+    /// The latest run, of the current notebook and chapter, passed.
+    Pass,
+    /// ... failed.
+    Fail,
+    /// ... had a cell that failed in some runs only.
+    Flaky,
+    /// No run is recorded (or no notebook is stored yet).
+    NeverRun,
+    /// The notebook or the chapter changed since the latest run.
+    Stale,
+}
+
+/// The latest notebook run, in a line.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookRunLine {
+    pub run_id: RunId,
+    pub recorded_at: DateTime<Utc>,
+    pub verdict: NotebookVerdict,
+    pub summary: String,
+    /// The stored notebook it ran.
+    pub notebook_file: String,
+    /// The environment's id (12 hex digits) and its CPUs.
+    pub env_id: String,
+    pub logical_cpus: usize,
+}
+
+/// The chapter's notebook, as its records judge it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookStatus {
+    pub state: NotebookState,
+    /// The current stored notebook, when one is stored.
+    pub notebook: Option<String>,
+    /// Where chapter.yaml says it is published, when it says.
+    pub published_at: Option<String>,
+    /// Why the latest run is STALE, or why there is none.
+    pub reasons: Vec<String>,
+    pub latest: Option<NotebookRunLine>,
+    pub notebook_runs: usize,
+}
+
+/// The chapter's notebook state, or None when the chapter has no notebook
+/// (none stored and none listed in chapter.yaml). `records` newest first.
+pub fn notebook_status(
+    chapter: &Chapter,
+    stored: Option<&StoredNotebooks>,
+    records: &[Record],
+) -> Option<NotebookStatus> {
+    let published_at = crate::notebook::store::published_notebook(&chapter.manifest)
+        .map(|m| crate::text::redact_url(&m.url));
+    if stored.is_none() && published_at.is_none() {
+        return None;
+    }
+    let runs: Vec<(&Record, &NotebookInfo)> = records
+        .iter()
+        .filter(|r| r.kind == RunKind::Notebook)
+        .filter_map(|r| r.notebook.as_ref().map(|n| (r, n)))
+        .collect();
+    let latest = runs.first().map(|(r, n)| NotebookRunLine {
+        run_id: r.run_id.clone(),
+        recorded_at: r.recorded_at,
+        verdict: n.verdict,
+        summary: n.summary.clone(),
+        notebook_file: n.notebook_file.clone(),
+        env_id: crate::env::short_id(&r.environment.env_id),
+        logical_cpus: r.environment.identity.logical_cpus,
+    });
+    let mut reasons = Vec::new();
+    let state = match (stored, runs.first()) {
+        (None, _) => {
+            reasons.push("no notebook is stored for the chapter yet".to_string());
+            NotebookState::NeverRun
+        }
+        (Some(_), None) => {
+            reasons.push("no notebook run is recorded".to_string());
+            NotebookState::NeverRun
+        }
+        (Some(s), Some((r, n))) => {
+            let current = s.current();
+            if n.fingerprint != current.fingerprint {
+                reasons.push(format!(
+                    "the notebook changed since the run (nb-v1 {} to {})",
+                    n.fingerprint.short(),
+                    current.fingerprint.short()
+                ));
+            }
+            let chapter_now = &chapter.state.current().fingerprint;
+            if r.revision.fingerprint != *chapter_now {
+                reasons.push(format!(
+                    "the chapter changed since the run (prose-v1 {} to {})",
+                    r.revision.fingerprint.short(),
+                    chapter_now.short()
+                ));
+            }
+            match n.verdict {
+                _ if !reasons.is_empty() => NotebookState::Stale,
+                NotebookVerdict::Pass => NotebookState::Pass,
+                NotebookVerdict::Flaky => NotebookState::Flaky,
+                NotebookVerdict::Fail | NotebookVerdict::NotReached => NotebookState::Fail,
+            }
+        }
+    };
+    Some(NotebookStatus {
+        state,
+        notebook: stored.map(|s| s.current_notebook.clone()),
+        published_at,
+        reasons,
+        latest,
+        notebook_runs: runs.len(),
+    })
+}
+
+impl NotebookStatus {
+    /// One line: `PASS (run ..., 2026-12-01, env ...): <summary>`, or the
+    /// reason there is no run.
+    pub fn line(&self) -> String {
+        let mut s = format!("notebook {}", self.state);
+        if let Some(file) = &self.notebook {
+            s.push_str(&format!(" {file}"));
+        }
+        if let Some(l) = &self.latest {
+            s.push_str(&format!(
+                ": latest run {} on {}, env {} ({} CPUs): {}",
+                l.run_id,
+                l.recorded_at.format("%Y-%m-%d"),
+                l.env_id,
+                l.logical_cpus,
+                l.summary
+            ));
+        }
+        for r in &self.reasons {
+            s.push_str(&format!(" ({r})"));
+        }
+        s
+    }
+}
