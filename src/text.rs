@@ -8,9 +8,49 @@ use comfy_table::{CellAlignment, Table, presets};
 
 use crate::error::{Error, Result};
 
-/// Reads a whole file that must be UTF-8.
+/// The most the tool reads whole of any one file: chapter text, reports,
+/// templates, the files of a record (YAML has its own limit of the same
+/// size, in `yaml_io`). docs/commands.md lists it with the other limits.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a whole file of at most `limit` bytes. A regular file's size is
+/// checked before anything is read; anything else (a pipe, `/dev/zero`) is
+/// read to one byte past the limit and no further. Past the limit the
+/// error (kind `FileTooLarge`) names the size and the limit.
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let stated = format!("the {limit}-byte ({}) limit", mib(limit));
+    let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > limit {
+        let size = meta.len();
+        return Err(too_large(format!(
+            "{size} bytes, more than {stated}; refusing to read it"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(if meta.is_file() {
+        meta.len() as usize
+    } else {
+        0
+    });
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(format!(
+            "more than {stated}; stopped reading there"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// A size in MiB as the limits are stated: `16 MiB`.
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", number(bytes as f64 / f64::from(1u32 << 20)))
+}
+
+/// Reads a whole file of at most [`MAX_FILE_BYTES`] that must be UTF-8.
 pub fn read_utf8(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = read_at_most(path, MAX_FILE_BYTES).map_err(|e| Error::io(path, e))?;
     String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to() as u64,

@@ -37,7 +37,8 @@ pub fn prompt(
     let text = crate::text::read_owned(&path, &project.layout().snapshots_root())?;
     // Quote only the text the manifest vouches for.
     let current = chapter.state.current();
-    let found = crate::chapter::normalize::fingerprint_str(&text);
+    let found = crate::chapter::normalize::fingerprint_str(&text)
+        .map_err(|e| crate::chapter::normalize_error(&path, e))?;
     if found != current.fingerprint.value {
         return Err(crate::error::Error::invalid(
             &path,

@@ -145,10 +145,11 @@ fn fetch_noting(
     let etag = bounded("server's ETag", etag, stored, notes);
     let last_modified = bounded("server's Last-Modified", last_modified, stored, notes);
     let previous = m.current().fingerprint.clone();
+    let fingerprint = fingerprint_str(&text)
+        .map_err(|e| crate::chapter::normalize_error(std::path::Path::new(&final_url), e))?;
     // The same prose as the current snapshot: nothing to store, unless its
     // file was deleted, which storing the text again restores.
-    if fingerprint_str(&text) == previous.value
-        && !chapter::is_missing(project.layout(), chapter, m.current())
+    if fingerprint == previous.value && !chapter::is_missing(project.layout(), chapter, m.current())
     {
         return Ok(Fetched::SameProse {
             fingerprint: previous,

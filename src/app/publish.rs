@@ -132,7 +132,7 @@ pub fn check_replaceable(path: &Path) -> Result<()> {
         }
         Ok(_) => {}
     }
-    match std::fs::read(path) {
+    match crate::text::read_at_most(path, crate::text::MAX_FILE_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),
         Ok(bytes) => match std::str::from_utf8(&bytes) {

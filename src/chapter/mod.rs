@@ -5,6 +5,7 @@
 
 pub mod manifest;
 pub mod normalize;
+pub mod prose_diff;
 pub mod registry;
 
 use std::fs::File;
@@ -138,7 +139,22 @@ pub fn add_snapshot(
     if chapter.legacy {
         return Err(needs_migration(chapter));
     }
-    let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(new.text));
+    // The text is named by where it came from (a file, or a URL). A file
+    // was read within the limit; a fetched body may have been allowed more.
+    if new.text.len() as u64 > crate::text::MAX_FILE_BYTES {
+        return Err(Error::invalid(
+            &new.source,
+            format!(
+                "the chapter text is {} bytes, larger than the {}-byte limit for chapter text",
+                new.text.len(),
+                crate::text::MAX_FILE_BYTES
+            ),
+        ));
+    }
+    let fingerprint = Fingerprint::prose_v1(
+        normalize::fingerprint_str(new.text)
+            .map_err(|e| normalize_error(std::path::Path::new(&new.source), e))?,
+    );
     refuse_empty(&fingerprint, &new.source)?;
     let manifest = &chapter.state;
     let missing = |s: &SnapshotEntry| is_missing(layout, chapter, s);

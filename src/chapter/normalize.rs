@@ -25,10 +25,13 @@ use std::io::Read;
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
-use unicode_normalization::char::canonical_combining_class;
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+use unicode_normalization::UnicodeNormalization;
+
+use self::scan::{WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
 
 use crate::text::hex;
+
+mod scan;
 
 /// The name of the only normalization this version implements.
 pub const PROSE_V1: &str = "prose-v1";
@@ -46,6 +49,22 @@ pub const MAX_REFERENCE_BODY: usize = 39;
 /// holds a few bytes; a longer stretch is refused rather than held in memory.
 pub const MAX_UNSTABLE_RUN: usize = 4 << 20;
 
+/// How the normalizer reads: `chunk` bytes at a time, and after each read
+/// at most `held` bytes held back whole (else the text is refused). Every
+/// entry point reads at [`PACE`], in memory too, so what is refused
+/// depends on the text alone; tests scale both down.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    chunk: usize,
+    held: usize,
+}
+
+/// The pace of every entry point.
+const PACE: Pace = Pace {
+    chunk: READ_CHUNK,
+    held: MAX_UNSTABLE_RUN,
+};
+
 /// Characters removed by rule 4.
 const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
 
@@ -55,22 +74,26 @@ pub enum NormalizeError {
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: u64 },
     #[error(
-        "more than {MAX_UNSTABLE_RUN} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
+        "more than {limit} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
     )]
-    UnstableRun { offset: u64 },
+    UnstableRun { offset: u64, limit: usize },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Normalizes a whole text held in memory.
-pub fn normalize(text: &str) -> String {
+/// Normalizes a whole text held in memory. The only error is
+/// [`NormalizeError::UnstableRun`]. The text is read in the same pieces as
+/// a stream, because where [`MAX_UNSTABLE_RUN`] is checked (after each
+/// piece) decides what is refused: read whole, a text `fingerprint` refuses
+/// could be stored, and `verify` could then not read it back.
+pub fn normalize(text: &str) -> Result<String, NormalizeError> {
+    normalize_with(text, PACE)
+}
+
+fn normalize_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
     let mut out = Vec::with_capacity(text.len());
-    // One read takes the whole text; the next finds its end.
-    normalize_stream_with(text.as_bytes(), text.len() + 1, |b| {
-        out.extend_from_slice(b)
-    })
-    .expect("a str is UTF-8 and reading memory cannot fail");
-    String::from_utf8(out).expect("normalization keeps UTF-8 valid")
+    normalize_stream_with(text.as_bytes(), pace, |b| out.extend_from_slice(b))?;
+    Ok(String::from_utf8(out).expect("normalization keeps UTF-8 valid"))
 }
 
 /// Streams `reader` through `prose-v1`, handing normalized bytes to `sink`.
@@ -79,19 +102,19 @@ pub fn normalize_stream<R: Read>(
     reader: R,
     sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
-    normalize_stream_with(reader, READ_CHUNK, sink)
+    normalize_stream_with(reader, PACE, sink)
 }
 
-/// [`normalize_stream`] reading `chunk` bytes at a time (small in tests, so
-/// every boundary is crossed).
+/// [`normalize_stream`] at another pace (small pieces in tests, so every
+/// boundary is crossed).
 fn normalize_stream_with<R: Read>(
     reader: R,
-    chunk: usize,
+    pace: Pace,
     mut sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
     let mut ws = WhitespaceFolder::default();
     let mut out = Vec::new();
-    for_each_released(reader, chunk, |text| {
+    for_each_released(reader, pace, |text| {
         out.clear();
         ws.push(&text, &mut out);
         sink(&out);
@@ -104,9 +127,10 @@ fn normalize_stream_with<R: Read>(
 /// finished stretch of text to `each`, which hands back a buffer to reuse.
 fn for_each_released<R: Read>(
     mut reader: R,
-    chunk: usize,
+    pace: Pace,
     mut each: impl FnMut(String) -> String,
 ) -> Result<u64, NormalizeError> {
+    let chunk = pace.chunk;
     let mut raw: Vec<u8> = Vec::with_capacity(chunk + 4);
     // Byte offset in the input of raw[0], for error messages.
     let mut raw_offset: u64 = 0;
@@ -149,8 +173,11 @@ fn for_each_released<R: Read>(
                 std::borrow::Cow::Owned(normalized) => normalized,
             };
             spare = each(piece);
-        } else if decoder.held() > MAX_UNSTABLE_RUN {
-            return Err(NormalizeError::UnstableRun { offset: raw_offset });
+        } else if decoder.held() > pace.held {
+            return Err(NormalizeError::UnstableRun {
+                offset: raw_offset,
+                limit: pace.held,
+            });
         }
         if eof {
             return Ok(total);
@@ -161,7 +188,7 @@ fn for_each_released<R: Read>(
 /// Rule 3 on a stretch that starts and ends where NFC cannot look across:
 /// untouched when it is already NFC (checked on its non-ASCII runs only).
 fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() || !scan_non_ascii(text) {
+    if !may_need_nfc(text) {
         std::borrow::Cow::Borrowed(text)
     } else {
         std::borrow::Cow::Owned(text.nfc().collect())
@@ -194,6 +221,21 @@ impl Decoder {
                 i = end;
                 if i == bytes.len() {
                     break;
+                }
+            }
+            if let Some(amp) = self.open {
+                // A reference is open: the letters and digits it may still
+                // take go in at once, as `step` would take them one by one.
+                let room = MAX_REFERENCE_BODY.saturating_sub(self.buf.len() - amp - 1);
+                let run = bytes[i..]
+                    .iter()
+                    .take(room)
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                if run > 0 {
+                    self.buf.push_str(&s[i..i + run]);
+                    i += run;
+                    continue;
                 }
             }
             let c = s[i..].chars().next().expect("i is a char boundary");
@@ -301,36 +343,37 @@ fn revivable(bytes: &[u8], end: usize) -> Option<usize> {
     open.then_some(amp)
 }
 
-/// Index of the first byte that may start something rules 2 and 4 change:
-/// `&`, or the lead byte of a zero-width character or of one of the three
-/// singletons (bytes 0xCD, 0xE1, 0xE2, 0xEF); the length when there is none.
-fn next_special(bytes: &[u8]) -> usize {
-    let a = memchr::memchr3(b'&', 0xE2, 0xEF, bytes).unwrap_or(bytes.len());
-    memchr::memchr2(0xCD, 0xE1, &bytes[..a]).unwrap_or(a)
+/// The named references, keyed with FNV-1a: the names are short and
+/// chosen by no attacker able to collide them into slowness (at most
+/// 2,231 fixed keys), and SipHash showed in profiles of entity-dense text.
+type References =
+    std::collections::HashMap<&'static str, &'static str, std::hash::BuildHasherDefault<Fnv1a>>;
+
+/// FNV-1a, 64 bits.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
 }
 
-/// The start of the last character of `text` before which NFC cannot look
-/// back (ASCII, or canonical combining class 0 and NFC quick check Yes);
-/// 0 when there is none after the start.
-fn last_stable_start(text: &str) -> usize {
-    for (i, c) in text.char_indices().rev() {
-        if i == 0 {
-            break;
-        }
-        if c.is_ascii()
-            || (canonical_combining_class(c) == 0
-                && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes)
-        {
-            return i;
+impl std::hash::Hasher for Fnv1a {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-    0
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The characters a named reference stands for, from the HTML standard's
 /// complete table (`&fjlig;` is "fj", two code points).
-fn named_references() -> &'static std::collections::HashMap<&'static str, &'static str> {
-    static TABLE: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+fn named_references() -> &'static References {
+    static TABLE: OnceLock<References> = OnceLock::new();
     TABLE.get_or_init(|| {
         entities::ENTITIES
             .iter()
@@ -386,10 +429,14 @@ fn decode_reference(body: &str) -> Option<std::borrow::Cow<'static, str>> {
 /// second thread, so a large file takes about the time of the slower half
 /// rather than the sum.
 pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> {
+    fingerprint_reader_with(reader, PACE)
+}
+
+fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, NormalizeError> {
     // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
-    // balances the two. Pieces go over as bytes and their buffers come back
+    // balances the two. Pieces go over as strings and their buffers come back
     // empty, so the same few buffers serve the whole file.
-    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<String>(2);
     let (empty_tx, empty_rx) = std::sync::mpsc::channel::<String>();
     std::thread::scope(|scope| {
         let hashing = scope.spawn(move || {
@@ -398,18 +445,17 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
             let mut out = Vec::new();
             for mut piece in full_rx {
                 out.clear();
-                let text = std::str::from_utf8(&piece).expect("sent from a str");
-                ws.push(text, &mut out);
+                ws.push(&piece, &mut out);
                 hasher.update(&out);
                 piece.clear();
-                let _ = empty_tx.send(String::from_utf8(piece).expect("cleared"));
+                let _ = empty_tx.send(piece);
             }
             hex(&hasher.finalize())
         });
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
-        let read = for_each_released(reader, READ_CHUNK, |text| {
-            let _ = full_tx.send(text.into_bytes());
+        let read = for_each_released(reader, pace, |text| {
+            let _ = full_tx.send(text);
             empty_rx.try_recv().unwrap_or_default()
         });
         drop(full_tx);
@@ -418,9 +464,14 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
     })
 }
 
-/// The `prose-v1` SHA-256 of a text held in memory.
-pub fn fingerprint_str(text: &str) -> String {
-    hex(&Sha256::digest(normalize(text).as_bytes()))
+/// The `prose-v1` SHA-256 of a text held in memory; refused as
+/// [`normalize`] refuses it.
+pub fn fingerprint_str(text: &str) -> Result<String, NormalizeError> {
+    fingerprint_str_with(text, PACE)
+}
+
+fn fingerprint_str_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
+    Ok(hex(&Sha256::digest(normalize_with(text, pace)?.as_bytes())))
 }
 
 /// The SHA-256 of bytes as they are.
@@ -442,153 +493,18 @@ fn read_more<R: Read>(reader: &mut R, buf: &mut Vec<u8>, chunk: usize) -> std::i
     reader.take(chunk as u64).read_to_end(buf)
 }
 
-/// Whether NFC might change `text`, looking only at its non-ASCII runs
-/// (ASCII is already NFC).
-fn scan_non_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut needs_nfc = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match next_non_ascii(&bytes[i..]) {
-            None => break,
-            Some(rel) => i += rel,
-        }
-        let end = bytes[i..]
-            .iter()
-            .position(|&b| b < 0x80)
-            .map_or(bytes.len(), |rel| i + rel);
-        let run = &text[i..end];
-        needs_nfc |= is_nfc_quick(run.chars()) != IsNormalized::Yes;
-        if needs_nfc {
-            break;
-        }
-        i = end;
-    }
-    needs_nfc
-}
-
-/// Index of the first non-ASCII byte, checking 16 bytes at a time.
-fn next_non_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut base = 0;
-    for chunk in bytes.chunks(16) {
-        if !chunk.is_ascii() {
-            return chunk.iter().position(|&b| b >= 0x80).map(|i| base + i);
-        }
-        base += chunk.len();
-    }
-    None
-}
-
-/// Rule 5 across pieces: folds every run of white space into one ASCII space
-/// and trims both ends of the whole text.
-#[derive(Default)]
-struct WhitespaceFolder {
-    wrote_any: bool,
-    space_pending: bool,
-}
-
-/// The length of the plain prefix of `bytes`, eight bytes at a time: ASCII,
-/// no control character, and no two spaces in a row (counting a space
-/// already pending before it). Stops at the first block that is not plain.
-fn plain_prefix(bytes: &[u8], space_before: bool) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let mut prev_space = space_before;
-    let mut n = 0;
-    for block in bytes.chunks_exact(8) {
-        let w = u64::from_le_bytes(block.try_into().expect("eight bytes"));
-        // A byte at or above 0x80, or below 0x20 (all bytes are below 0x80
-        // once the first test passed, so the borrow trick is exact).
-        if w & HI != 0 || w.wrapping_sub(0x20 * LO) & !w & HI != 0 {
-            break;
-        }
-        // Bit 7 of each byte that is a space.
-        let x = w ^ (0x20 * LO);
-        let spaces = !(((x & LOW7).wrapping_add(LOW7)) | x) & HI;
-        if spaces & (spaces >> 8) != 0 || (prev_space && spaces & 0x80 != 0) {
-            break;
-        }
-        prev_space = spaces >> 63 != 0;
-        n += 8;
-    }
-    n
-}
-
-/// The ASCII members of Unicode's White_Space property.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
-}
-
-impl WhitespaceFolder {
-    fn push(&mut self, text: &str, out: &mut Vec<u8>) {
-        let bytes = text.as_bytes();
-        out.reserve(bytes.len() + 1);
-        let mut i = 0;
-        while i < bytes.len() {
-            // Fast path: a stretch of ASCII whose only white space is single
-            // spaces is copied whole (a leading or trailing space only sets
-            // the pending space).
-            let end = i + plain_prefix(&bytes[i..], self.space_pending);
-            if end > i {
-                let mut run = &bytes[i..end];
-                if run[0] == b' ' {
-                    self.space_pending = true;
-                    run = &run[1..];
-                }
-                let trailing = run.last() == Some(&b' ');
-                if trailing {
-                    run = &run[..run.len() - 1];
-                }
-                if !run.is_empty() {
-                    self.emit_pending(out);
-                    out.extend_from_slice(run);
-                }
-                self.space_pending |= trailing;
-                i = end;
-                continue;
-            }
-            // Slow path: one character.
-            let b = bytes[i];
-            if b < 0x80 {
-                if is_ascii_space(b) {
-                    self.space_pending = true;
-                } else {
-                    self.emit_pending(out);
-                    out.push(b);
-                }
-                i += 1;
-                continue;
-            }
-            let c = text[i..].chars().next().expect("i is a char boundary");
-            let len = c.len_utf8();
-            if c.is_whitespace() {
-                self.space_pending = true;
-            } else {
-                self.emit_pending(out);
-                out.extend_from_slice(&bytes[i..i + len]);
-            }
-            i += len;
-        }
-    }
-
-    #[inline]
-    fn emit_pending(&mut self, out: &mut Vec<u8>) {
-        if self.space_pending && self.wrote_any {
-            out.push(b' ');
-        }
-        self.space_pending = false;
-        self.wrote_any = true;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     fn fp(s: &str) -> String {
-        fingerprint_str(s)
+        fingerprint_str(s).unwrap()
+    }
+
+    /// The in-memory normalization of a text these tests know it accepts.
+    fn normalize(s: &str) -> String {
+        super::normalize(s).unwrap()
     }
 
     #[test]
@@ -708,9 +624,17 @@ mod tests {
             .join(" ")
     }
 
+    /// The entry points' pace, reading `chunk` bytes at a time.
+    fn in_pieces(chunk: usize) -> Pace {
+        Pace { chunk, ..PACE }
+    }
+
     fn streamed(text: &str, chunk: usize) -> String {
         let mut out = Vec::new();
-        normalize_stream_with(text.as_bytes(), chunk, |b| out.extend_from_slice(b)).unwrap();
+        normalize_stream_with(text.as_bytes(), in_pieces(chunk), |b| {
+            out.extend_from_slice(b)
+        })
+        .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -816,11 +740,123 @@ mod tests {
     #[test]
     fn an_endless_run_of_combining_marks_is_refused_not_held() {
         let marks = "\u{0301}".repeat(MAX_UNSTABLE_RUN / 2 + 1024);
-        let err = normalize_stream_with(format!("e{marks}").as_bytes(), 1 << 16, |_| {})
+        let err = normalize_stream_with(format!("e{marks}").as_bytes(), in_pieces(1 << 16), |_| {})
             .unwrap_err()
             .to_string();
         assert!(err.contains("combining characters"), "{err}");
         assert!(err.contains("cannot be settled"), "{err}");
+    }
+
+    #[test]
+    fn a_long_run_after_prose_is_refused_in_memory_as_streamed() {
+        // The run starts after text that settles, so read whole it could
+        // have been released with the prose before the limit was checked:
+        // `snapshot add` then stored what `verify` cannot read back.
+        let text = format!(
+            "hello a{} b",
+            "\u{0301}".repeat((MAX_UNSTABLE_RUN + READ_CHUNK * 3 / 2) / 2)
+        );
+        assert!(matches!(
+            super::normalize(&text),
+            Err(NormalizeError::UnstableRun { .. })
+        ));
+        assert!(fingerprint_str(&text).is_err());
+        assert!(fingerprint_reader(text.as_bytes()).is_err());
+    }
+
+    /// Every entry point on one input, read at `pace`: none panics, they
+    /// accept or refuse it alike, and those that accept it agree on its
+    /// normalized text and fingerprint.
+    fn entry_points_agree(bytes: &[u8], pace: Pace) -> Result<(), TestCaseError> {
+        let mut out = Vec::new();
+        let streamed =
+            normalize_stream_with(bytes, pace, |b| out.extend_from_slice(b)).map(|_| out);
+        let read = fingerprint_reader_with(bytes, pace);
+        prop_assert_eq!(sha256_reader(bytes).unwrap(), hex(&Sha256::digest(bytes)));
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let invalid =
+                |e: Option<&NormalizeError>| matches!(e, Some(NormalizeError::InvalidUtf8 { .. }));
+            prop_assert!(invalid(streamed.as_ref().err()), "streamed: {:?}", streamed);
+            prop_assert!(invalid(read.as_ref().err()), "fingerprinted: {:?}", read);
+            return Ok(());
+        };
+        let in_memory = normalize_with(text, pace);
+        let fingerprint = fingerprint_str_with(text, pace);
+        match (&streamed, &in_memory) {
+            (Ok(s), Ok(m)) => prop_assert_eq!(s.as_slice(), m.as_bytes()),
+            (Err(NormalizeError::UnstableRun { .. }), Err(NormalizeError::UnstableRun { .. })) => {}
+            other => prop_assert!(false, "streamed and in memory differ: {:?}", other),
+        }
+        prop_assert_eq!(fingerprint.ok(), read.ok());
+        Ok(())
+    }
+
+    /// A pace scaled down from the entry points' (pieces of 64 bytes, at
+    /// most 256 held), so generated texts reach the limit.
+    const SMALL: Pace = Pace {
+        chunk: 64,
+        held: 256,
+    };
+
+    /// Text with a run of one piece long enough to reach the `SMALL` limit
+    /// of what is held whole, after prose that moves where the run starts
+    /// against the places the limit is checked.
+    fn long_runs() -> impl Strategy<Value = String> {
+        let unit = proptest::sample::select(vec![
+            "\u{0301}",
+            "&a",
+            "&#x3",
+            "\u{0B3E}",
+            "a\u{0301}",
+            "&amp;",
+            "\u{200B}",
+        ]);
+        (0usize..(3 * SMALL.chunk), unit, -2.0f64..2.0, pieces()).prop_map(
+            |(prefix, unit, over, tail)| {
+                let len = SMALL.held as f64 + over * SMALL.chunk as f64;
+                let n = (len / unit.len() as f64).max(0.0) as usize;
+                format!("{}a{}{tail}", "word ".repeat(prefix / 5), unit.repeat(n))
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_panics_an_entry_point(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            entry_points_agree(&bytes, PACE)?;
+            entry_points_agree(&bytes, SMALL)?;
+        }
+
+        #[test]
+        fn no_text_panics_an_entry_point(s in prop_oneof![pieces(), "\\PC{0,300}".prop_map(String::from)]) {
+            entry_points_agree(s.as_bytes(), PACE)?;
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+
+        #[test]
+        fn no_long_run_panics_an_entry_point(s in long_runs()) {
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+    }
+
+    #[test]
+    fn long_runs_reach_the_limit_both_ways() {
+        // The generator is only worth running if it makes texts on both
+        // sides of the limit.
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut refused, mut accepted) = (0, 0);
+        for _ in 0..200 {
+            let s = long_runs().new_tree(&mut runner).unwrap().current();
+            match normalize_with(&s, SMALL) {
+                Ok(_) => accepted += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            refused > 20 && accepted > 20,
+            "{refused} refused, {accepted} accepted"
+        );
     }
 
     proptest! {

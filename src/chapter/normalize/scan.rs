@@ -1,0 +1,475 @@
+//! The byte-level scans behind the normalizer's fast paths: where the next
+//! character rules 2 and 4 may change is, whether NFC may change a stretch,
+//! where NFC cannot look back, and rule 5's white-space folding.
+//!
+//! Each skips only bytes that reading the text character by character
+//! would pass over unchanged, so each gives exactly the answer of that
+//! reading; the tests hold every scan against its character-by-character
+//! counterpart on generated inputs.
+
+use std::sync::OnceLock;
+
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::{IsNormalized, is_nfc_quick};
+
+/// Index of the first character rules 2 and 4 may change: `&`, a
+/// zero-width character (U+200B, U+200C, U+200D, U+2060, U+FEFF) or one of
+/// the singletons NFC maps to ASCII (U+037E, U+1FEF, U+212A); the length
+/// when there is none. Lead bytes of these (0xCD, 0xE1, 0xE2, 0xEF) are
+/// found first, then the whole character is checked, so an em dash or a
+/// curly quote (0xE2 too) does not stop the copy.
+pub(super) fn next_special(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    let mut i = 0;
+    // The next `&`, 0xE2 or 0xEF at or after `i`, once looked for.
+    let mut common: Option<usize> = None;
+    loop {
+        let a = match common {
+            Some(a) if a >= i => a,
+            _ => {
+                let a = memchr::memchr3(b'&', 0xE2, 0xEF, &bytes[i..]).map_or(n, |r| i + r);
+                common = Some(a);
+                a
+            }
+        };
+        let b = memchr::memchr2(0xCD, 0xE1, &bytes[i..a]).map_or(a, |r| i + r);
+        if b == n || special_at(bytes, b) {
+            return b;
+        }
+        i = b + 1;
+    }
+}
+
+/// Whether the character starting at `bytes[k]` (a candidate lead byte of
+/// [`next_special`]) is one rules 2 and 4 change.
+fn special_at(bytes: &[u8], k: usize) -> bool {
+    let rest = &bytes[k + 1..];
+    match bytes[k] {
+        b'&' => true,
+        0xCD => rest.starts_with(&[0xBE]),
+        0xE1 => rest.starts_with(&[0xBF, 0xAF]),
+        0xE2 => matches!(
+            rest,
+            [0x80, 0x8B..=0x8D, ..] | [0x81, 0xA0, ..] | [0x84, 0xAA, ..]
+        ),
+        0xEF => rest.starts_with(&[0xBB, 0xBF]),
+        _ => false,
+    }
+}
+
+/// Characters below this have their stability in a table.
+const TABLED: u32 = 0x3400;
+
+/// Whether NFC cannot look back before `c`: canonical combining class 0
+/// and NFC quick check Yes (the characters below [`TABLED`] from a table
+/// built once, the others asked each time).
+pub(super) fn is_stable_starter(c: char) -> bool {
+    static TABLE: OnceLock<Vec<u64>> = OnceLock::new();
+    let u = c as u32;
+    if u >= TABLED {
+        return stable_starter_slow(c);
+    }
+    let table = TABLE.get_or_init(|| {
+        let mut bits = vec![0u64; (TABLED as usize).div_ceil(64)];
+        for u in 0..TABLED {
+            if char::from_u32(u).is_some_and(stable_starter_slow) {
+                bits[u as usize / 64] |= 1 << (u % 64);
+            }
+        }
+        bits
+    });
+    table[u as usize / 64] >> (u % 64) & 1 == 1
+}
+
+fn stable_starter_slow(c: char) -> bool {
+    c.is_ascii()
+        || (canonical_combining_class(c) == 0
+            && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes)
+}
+
+/// The start of the last character of `text` before which NFC cannot look
+/// back; 0 when there is none after the start.
+pub(super) fn last_stable_start(text: &str) -> usize {
+    for (i, c) in text.char_indices().rev() {
+        if i == 0 {
+            break;
+        }
+        if is_stable_starter(c) {
+            return i;
+        }
+    }
+    0
+}
+
+/// Whether NFC might change `text`, looking only at its non-ASCII runs
+/// (ASCII is already NFC): a run of stable starters cannot change; any
+/// other run is put to NFC's quick check.
+pub(super) fn may_need_nfc(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match next_non_ascii(&bytes[i..]) {
+            None => return false,
+            Some(rel) => i += rel,
+        }
+        let end = bytes[i..]
+            .iter()
+            .position(|&b| b < 0x80)
+            .map_or(bytes.len(), |rel| i + rel);
+        let run = &text[i..end];
+        if !run.chars().all(is_stable_starter) && is_nfc_quick(run.chars()) != IsNormalized::Yes {
+            return true;
+        }
+        i = end;
+    }
+    false
+}
+
+/// Index of the first non-ASCII byte, checking 16 bytes at a time.
+fn next_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut base = 0;
+    for chunk in bytes.chunks(16) {
+        if !chunk.is_ascii() {
+            return chunk.iter().position(|&b| b >= 0x80).map(|i| base + i);
+        }
+        base += chunk.len();
+    }
+    None
+}
+
+/// Rule 5 across pieces: folds every run of white space into one ASCII space
+/// and trims both ends of the whole text.
+#[derive(Default)]
+pub(super) struct WhitespaceFolder {
+    wrote_any: bool,
+    space_pending: bool,
+}
+
+/// The bytes [`plain_prefix`] judges at a time.
+const BLOCK: usize = 32;
+
+/// The ASCII white space other than the space: tab, line feed, vertical
+/// tab, form feed, carriage return.
+fn is_other_ascii_space(b: u8) -> bool {
+    (9..=13).contains(&b)
+}
+
+/// The ASCII members of Unicode's White_Space property.
+fn is_ascii_space(b: u8) -> bool {
+    b == b' ' || is_other_ascii_space(b)
+}
+
+/// Whether the bytes `a`, `b`, `c` start something the fast path of
+/// [`WhitespaceFolder::push`] cannot copy: a control character that is not
+/// white space, or a non-ASCII white-space character (U+0085, U+00A0,
+/// U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F, U+205F, U+3000: all
+/// of Unicode's White_Space beyond ASCII). Everything else, em dashes,
+/// curly quotes and accents included, is copied.
+fn stops_the_copy(a: u8, b: u8, c: u8) -> bool {
+    let control = a < 0x20 && !is_other_ascii_space(a);
+    let c2 = a == 0xC2 && (b == 0x85 || b == 0xA0);
+    let e1 = a == 0xE1 && b == 0x9A && c == 0x80;
+    let e2 = a == 0xE2
+        && ((b == 0x80 && (c <= 0x8A || c == 0xA8 || c == 0xA9 || c == 0xAF))
+            || (b == 0x81 && c == 0x9F));
+    let e3 = a == 0xE3 && b == 0x80 && c == 0x80;
+    control | c2 | e1 | e2 | e3
+}
+
+/// The plain prefix of `bytes`: its length and whether it holds white
+/// space other than spaces. Plain is every byte up to the first where
+/// [`stops_the_copy`] holds or that is white space followed by white
+/// space. Whole blocks of [`BLOCK`] bytes are judged by branch-free folds
+/// the compiler turns into vector code; the block that is not plain, and
+/// the end, byte by byte.
+fn plain_prefix(bytes: &[u8]) -> (usize, bool) {
+    let not_plain =
+        |a: u8, b: u8, c: u8| stops_the_copy(a, b, c) | (is_ascii_space(a) & is_ascii_space(b));
+    let mut n = 0;
+    let mut other = false;
+    // Each block is judged with the two bytes after it, for what crosses.
+    while n + BLOCK + 1 < bytes.len() {
+        let block = &bytes[n..n + BLOCK + 2];
+        let triples = block[..BLOCK]
+            .iter()
+            .zip(&block[1..=BLOCK])
+            .zip(&block[2..]);
+        if triples.fold(false, |acc, ((&a, &b), &c)| acc | not_plain(a, b, c)) {
+            break;
+        }
+        other |= block[..BLOCK]
+            .iter()
+            .fold(false, |acc, &b| acc | is_other_ascii_space(b));
+        n += BLOCK;
+    }
+    // Past the end of a piece is the next piece (a character never spans
+    // two, and the folder's pending space takes care of a pair across).
+    let at = |k: usize| bytes.get(k).copied().unwrap_or(0);
+    while n < bytes.len() {
+        if not_plain(bytes[n], at(n + 1), at(n + 2)) {
+            break;
+        }
+        other |= is_other_ascii_space(bytes[n]);
+        n += 1;
+    }
+    (n, other)
+}
+
+impl WhitespaceFolder {
+    pub(super) fn push(&mut self, text: &str, out: &mut Vec<u8>) {
+        let bytes = text.as_bytes();
+        out.reserve(bytes.len() + 1);
+        let mut i = 0;
+        while i < bytes.len() {
+            // Fast path: a stretch that starts with no white space and
+            // holds only single white-space bytes is copied whole, each
+            // of them as a space (a trailing one only sets the pending
+            // space). It ends where a character starts.
+            if !is_ascii_space(bytes[i]) {
+                let (n, other) = plain_prefix(&bytes[i..]);
+                if n > 0 {
+                    self.emit_pending(out);
+                    let start = out.len();
+                    out.extend_from_slice(&bytes[i..i + n]);
+                    if other {
+                        // A select rather than a branch, so it runs as
+                        // vector code.
+                        for b in &mut out[start..] {
+                            *b = if is_other_ascii_space(*b) { b' ' } else { *b };
+                        }
+                    }
+                    if out.last() == Some(&b' ') {
+                        out.pop();
+                        self.space_pending = true;
+                    }
+                    i += n;
+                    continue;
+                }
+            }
+            // Slow path: one character.
+            let b = bytes[i];
+            if b < 0x80 {
+                if is_ascii_space(b) {
+                    self.space_pending = true;
+                } else {
+                    self.emit_pending(out);
+                    out.push(b);
+                }
+                i += 1;
+                continue;
+            }
+            let c = text[i..].chars().next().expect("i is a char boundary");
+            let len = c.len_utf8();
+            if c.is_whitespace() {
+                self.space_pending = true;
+            } else {
+                self.emit_pending(out);
+                out.extend_from_slice(&bytes[i..i + len]);
+            }
+            i += len;
+        }
+    }
+
+    #[inline]
+    fn emit_pending(&mut self, out: &mut Vec<u8>) {
+        if self.space_pending && self.wrote_any {
+            out.push(b' ');
+        }
+        self.space_pending = false;
+        self.wrote_any = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each scan against the simple reading it stands for, on generated
+    //! text rich in the bytes the scans single out.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The characters rules 2 and 4 change, one by one.
+    fn next_special_simple(text: &str) -> usize {
+        const SPECIAL: [char; 9] = [
+            '&', '\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{037E}',
+            '\u{1FEF}', '\u{212A}',
+        ];
+        text.char_indices()
+            .find(|(_, c)| SPECIAL.contains(c))
+            .map_or(text.len(), |(i, _)| i)
+    }
+
+    /// Rule 5 on a whole text: split on white space, joined by one space.
+    fn fold_simple(text: &str) -> String {
+        text.split(char::is_whitespace)
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Folds `text` given to the folder in pieces of about `chunk` bytes
+    /// (cut at character boundaries).
+    fn fold_fast(text: &str, chunk: usize) -> String {
+        let mut ws = WhitespaceFolder::default();
+        let mut out = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut cut = chunk.min(rest.len());
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            ws.push(&rest[..cut], &mut out);
+            rest = &rest[cut..];
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Characters whose bytes the scans look at: every lead byte they
+    /// single out, with the characters that share it and those that do
+    /// not, white space of every kind, and ASCII.
+    const CHARS: &[&str] = &[
+        "a",
+        "b",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r",
+        "\x0B",
+        "\x0C",
+        "\x01",
+        "&",
+        ";",
+        "#",
+        "\u{0085}",
+        "\u{00A0}",
+        "\u{00E9}",
+        "\u{00C2}",
+        "\u{1680}",
+        "\u{1FEF}",
+        "\u{1FEE}",
+        "\u{1E9E}",
+        "\u{2000}",
+        "\u{2001}",
+        "\u{200A}",
+        "\u{200B}",
+        "\u{200C}",
+        "\u{200D}",
+        "\u{200E}",
+        "\u{2014}",
+        "\u{2019}",
+        "\u{201C}",
+        "\u{2028}",
+        "\u{2029}",
+        "\u{202F}",
+        "\u{205F}",
+        "\u{2060}",
+        "\u{2061}",
+        "\u{212A}",
+        "\u{212B}",
+        "\u{3000}",
+        "\u{3001}",
+        "\u{037E}",
+        "\u{037D}",
+        "\u{0301}",
+        "\u{0308}",
+        "\u{0B47}",
+        "\u{0B3E}",
+        "\u{FEFF}",
+        "\u{FEFE}",
+        "\u{FFFD}",
+        "\u{1F600}",
+        "\u{AC00}",
+        "\u{1100}",
+        "\u{1161}",
+        "\u{0344}",
+        "\u{0958}",
+        "\u{F900}",
+        "\u{2ADC}",
+    ];
+
+    /// Mostly words and single white space, so stretches long enough for
+    /// the fast paths come up, with the characters above in between.
+    fn prose() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            8 => "[a-zé]{1,10}".prop_map(String::from),
+            3 => proptest::sample::select(&[" ", " ", "\n", "\t", "\r\n", "  ", " \n"][..])
+                .prop_map(String::from),
+            1 => proptest::sample::select(CHARS).prop_map(String::from),
+        ];
+        proptest::collection::vec(piece, 0..120).prop_map(|v| v.concat())
+    }
+
+    fn texts() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prose(),
+            proptest::collection::vec(proptest::sample::select(CHARS), 0..120)
+                .prop_map(|v| v.concat()),
+            "\\PC{0,120}".prop_map(String::from),
+            any::<String>(),
+        ]
+    }
+
+    #[test]
+    fn the_stability_table_agrees_with_the_property_for_every_tabled_character() {
+        for u in 0..TABLED {
+            if let Some(c) = char::from_u32(u) {
+                assert_eq!(is_stable_starter(c), stable_starter_slow(c), "U+{u:04X}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_copy_stops_at_exactly_the_white_space_beyond_ascii() {
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut buf = [0u8; 4];
+            let b = c.encode_utf8(&mut buf).as_bytes();
+            let at = |k: usize| b.get(k).copied().unwrap_or(0);
+            assert_eq!(
+                stops_the_copy(b[0], at(1), at(2)),
+                c.is_whitespace(),
+                "{c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_lead_byte_case_is_told_apart() {
+        for c in CHARS.iter().flat_map(|s| s.chars()) {
+            let text = format!("xy{c}z");
+            assert_eq!(
+                next_special(text.as_bytes()),
+                next_special_simple(&text),
+                "{c:?}"
+            );
+            assert_eq!(fold_fast(&text, 64), fold_simple(&text), "{c:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn next_special_finds_what_a_reading_by_character_finds(s in texts()) {
+            prop_assert_eq!(next_special(s.as_bytes()), next_special_simple(&s));
+        }
+
+        #[test]
+        fn may_need_nfc_agrees_with_the_quick_check(s in texts()) {
+            prop_assert_eq!(may_need_nfc(&s), is_nfc_quick(s.chars()) != IsNormalized::Yes);
+        }
+
+        #[test]
+        fn last_stable_start_agrees_with_the_property(s in texts()) {
+            let simple = s
+                .char_indices()
+                .rev()
+                .find(|&(i, c)| i > 0 && stable_starter_slow(c))
+                .map_or(0, |(i, _)| i);
+            prop_assert_eq!(last_stable_start(&s), simple);
+        }
+
+        #[test]
+        fn folding_in_pieces_equals_split_and_join(s in texts(), chunk in 1usize..40) {
+            prop_assert_eq!(fold_fast(&s, chunk), fold_simple(&s));
+        }
+    }
+}
