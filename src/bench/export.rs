@@ -235,7 +235,7 @@ fn load_footer(run: &BenchRun) -> String {
         ),
     };
     format!(
-        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked * with --wide){}\n",
+        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked * in the wide tables){}\n",
         highest.unwrap_or(0.0) * 100.0,
         super::outside_load::cpus_in_words(&run.cpus_used),
         super::outside_load::DISTURBED_ABOVE * 100.0,

@@ -369,7 +369,7 @@ fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
         assert!(outside > 0.05 && c.summary.disturbed, "{c:?}");
     }
     assert!(
-        stdout(&out).contains("configuration run(s) over 5% (marked * with --wide)"),
+        stdout(&out).contains("configuration run(s) over 5% (marked * in the wide tables)"),
         "{}",
         stdout(&out)
     );
