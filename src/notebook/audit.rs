@@ -406,18 +406,16 @@ pub fn secrets(text: &str) -> Vec<String> {
 /// keeps of a cell's output.
 pub fn redact_secrets(text: &str) -> String {
     let mut out = text.to_string();
-    if let (Some(start), Some(end)) = (out.find("-----BEGIN"), out.rfind("PRIVATE KEY-----"))
-        && start < end
+    // From the BEGIN line through the END line, or to the end of the text
+    // when the END line is not there.
+    if let Some(start) = out.find("-----BEGIN")
+        && out[start..].contains("PRIVATE KEY-----")
     {
-        let end = end + "PRIVATE KEY-----".len();
-        let tail = out[end..].find("-----").map_or(end, |i| {
-            // The closing "-----END ... PRIVATE KEY-----" line.
-            let close = end + i;
-            out[close..]
-                .find("KEY-----")
-                .map_or(end, |j| close + j + "KEY-----".len())
-        });
-        out.replace_range(start..tail, "<private key>");
+        let end = out[start..]
+            .find("-----END")
+            .and_then(|e| out[start + e..].find("KEY-----").map(|k| start + e + k + 8))
+            .unwrap_or(out.len());
+        out.replace_range(start..end, "<private key>");
     }
     for (_, token) in secret_tokens(&out) {
         if token != "-----BEGIN" {
@@ -636,6 +634,8 @@ mod tests {
         assert!(secrets(&clean).is_empty(), "{:?}", secrets(&clean));
         let key = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nb";
         assert_eq!(redact_secrets(key), "a\n<private key>\nb");
+        let cut = "a\n-----BEGIN PRIVATE KEY-----\nMIIabc";
+        assert_eq!(redact_secrets(cut), "a\n<private key>");
     }
 
     #[test]
