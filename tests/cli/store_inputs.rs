@@ -5,40 +5,10 @@
 //! character, or listed as broken; nothing hangs.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use crate::helpers::{CHAPTER, FIXTURE_RUN, Project, fixture_record_file, stderr, stdout};
-
-/// Runs the binary with a hang guard: a run still going after a minute is
-/// killed, and the test fails on its exit status (no timing is asserted).
-fn run(p: &Project, args: &[&str]) -> std::process::Output {
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_research_companion"))
-        .args(args)
-        .env("RESEARCH_COMPANION_ROOT", p.root())
-        .current_dir(p.root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = done.clone();
-    std::thread::spawn(move || {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if flag.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // SAFETY: kill(2) on the child this test started.
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let out = child.wait_with_output().unwrap();
-    done.store(true, std::sync::atomic::Ordering::SeqCst);
-    out
-}
+// The binary with a hang guard, as the hostile-input tests run it.
+use crate::hostile::run;
 
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
