@@ -460,24 +460,22 @@ fn a_harness_answer_that_cannot_be_right_is_refused() {
         format!("#!/bin/sh\ncat '{}'\n", p.path("answer.json").display()),
     );
     std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = run(
-        &p,
-        &[
-            "bench",
-            "--engine",
-            "pytorch",
-            "--python",
-            python.to_str().unwrap(),
+    // The fake harness's answer, read as a PyTorch run of these settings.
+    let bench = |extra: &[&str]| {
+        let mut args = vec!["bench", "--engine", "pytorch", "--python"];
+        args.push(python.to_str().unwrap());
+        args.extend([
             "--batches",
             "20",
             "--workers",
             "0,2",
             "--producer",
             "sleep,spin",
-            "--out",
-            "pt.yaml",
-        ],
-    );
+        ]);
+        args.extend(extra);
+        run(&p, &args)
+    };
+    let out = bench(&["--out", "pt.yaml"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}{}", stdout(&out));
     assert!(
@@ -489,22 +487,7 @@ fn a_harness_answer_that_cannot_be_right_is_refused() {
     answer["results"][0]["window_ns"] = 1_589_694_128u64.into();
     answer["results"][1]["workers"] = 7.into();
     p.write("answer.json", answer.to_string());
-    let out = run(
-        &p,
-        &[
-            "bench",
-            "--engine",
-            "pytorch",
-            "--python",
-            python.to_str().unwrap(),
-            "--batches",
-            "20",
-            "--workers",
-            "0,2",
-            "--producer",
-            "sleep,spin",
-        ],
-    );
+    let out = bench(&[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not asked for"), "{}", stderr(&out));
 }
