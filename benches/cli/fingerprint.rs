@@ -134,7 +134,13 @@ fn plain_ascii(rng: &mut Rng) -> String {
     words(rng, &WORDS, 12)
 }
 
+/// Names a folder to write the inputs to and keep them there (to profile
+/// one by hand); otherwise they go in the bench's temporary folder.
+const KEEP_ENV: &str = "RESEARCH_COMPANION_BENCH_KEEP_INPUTS";
+
 pub fn run(dir: &Path) {
+    let keep = std::env::var_os(KEEP_ENV).map(PathBuf::from);
+    let dir = keep.as_deref().unwrap_or(dir);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut files: Vec<(&str, PathBuf)> = Vec::new();
     for (name, make) in [
@@ -187,7 +193,9 @@ pub fn run(dir: &Path) {
             );
         }
     }
-    for (_, path) in files {
-        let _ = std::fs::remove_file(path);
+    if keep.is_none() {
+        for (_, path) in files {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
