@@ -21,23 +21,67 @@ use unicode_normalization::{IsNormalized, is_nfc_quick};
 pub(super) fn next_special(bytes: &[u8]) -> usize {
     let n = bytes.len();
     let mut i = 0;
-    // The next `&`, 0xE2 or 0xEF at or after `i`, once looked for.
-    let mut common: Option<usize> = None;
     loop {
-        let a = match common {
-            Some(a) if a >= i => a,
-            _ => {
-                let a = memchr::memchr3(b'&', 0xE2, 0xEF, &bytes[i..]).map_or(n, |r| i + r);
-                common = Some(a);
-                a
+        // Near the last candidate, where prose dense with dashes and
+        // references has the next one within a few words: eight bytes at
+        // a time, without the set-up cost of a vector search.
+        let near = (i + NEAR).min(n);
+        while i < near {
+            match next_candidate_near(&bytes[i..near]) {
+                Some(rel) if special_at(bytes, i + rel) => return i + rel,
+                Some(rel) => i += rel + 1,
+                None => i = near,
             }
-        };
+        }
+        if i == n {
+            return n;
+        }
+        // Farther on: the vector search of memchr, for the common lead
+        // bytes first, then for the rare ones up to there.
+        let a = memchr::memchr3(b'&', 0xE2, 0xEF, &bytes[i..]).map_or(n, |r| i + r);
         let b = memchr::memchr2(0xCD, 0xE1, &bytes[i..a]).map_or(a, |r| i + r);
         if b == n || special_at(bytes, b) {
             return b;
         }
         i = b + 1;
     }
+}
+
+/// How far past a candidate [`next_special`] looks word by word before it
+/// turns to a vector search.
+const NEAR: usize = 64;
+
+/// Index of the first candidate lead byte of [`next_special`] (`&`, 0xCD,
+/// 0xE1, 0xE2, 0xEF) in `bytes`, eight bytes at a time: a word is passed
+/// over when it holds neither `&` nor a byte of 0xCD or more, and searched
+/// byte by byte otherwise.
+fn next_candidate_near(bytes: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let is_candidate = |b: u8| matches!(b, b'&' | 0xCD | 0xE1 | 0xE2 | 0xEF);
+    let mut words = bytes.chunks_exact(8);
+    let mut base = 0;
+    for word in words.by_ref() {
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // Bytes equal to `&`: zero after the xor (exact for "any").
+        let amp = x ^ (LOW * u64::from(b'&'));
+        let has_amp = amp.wrapping_sub(LOW) & !amp & HIGH;
+        // Bytes of 0xCD or more: the high bit set, and the low seven bits
+        // 0x4D or more (adding 0x33 carries into the high bit).
+        let low7 = x & !HIGH;
+        let has_high = x & (low7 + LOW * 0x33) & HIGH;
+        if has_amp | has_high != 0 {
+            if let Some(k) = word.iter().position(|&b| is_candidate(b)) {
+                return Some(base + k);
+            }
+        }
+        base += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| is_candidate(b))
+        .map(|k| base + k)
 }
 
 /// Whether the character starting at `bytes[k]` (a candidate lead byte of
@@ -64,12 +108,17 @@ const TABLED: u32 = 0x3400;
 /// and NFC quick check Yes (the characters below [`TABLED`] from a table
 /// built once, the others asked each time).
 pub(super) fn is_stable_starter(c: char) -> bool {
-    static TABLE: OnceLock<Vec<u64>> = OnceLock::new();
     let u = c as u32;
     if u >= TABLED {
         return stable_starter_slow(c);
     }
-    let table = TABLE.get_or_init(|| {
+    stability_table()[u as usize / 64] >> (u % 64) & 1 == 1
+}
+
+/// One bit per character below [`TABLED`]: whether it is a stable starter.
+fn stability_table() -> &'static [u64] {
+    static TABLE: OnceLock<Vec<u64>> = OnceLock::new();
+    TABLE.get_or_init(|| {
         let mut bits = vec![0u64; (TABLED as usize).div_ceil(64)];
         for u in 0..TABLED {
             if char::from_u32(u).is_some_and(stable_starter_slow) {
@@ -77,8 +126,7 @@ pub(super) fn is_stable_starter(c: char) -> bool {
             }
         }
         bits
-    });
-    table[u as usize / 64] >> (u % 64) & 1 == 1
+    })
 }
 
 fn stable_starter_slow(c: char) -> bool {
@@ -102,22 +150,41 @@ pub(super) fn last_stable_start(text: &str) -> usize {
 }
 
 /// Whether NFC might change `text`, looking only at its non-ASCII runs
-/// (ASCII is already NFC): a run of stable starters cannot change; any
-/// other run is put to NFC's quick check.
+/// (ASCII is already NFC): a run of stable starters cannot change; a run
+/// with any other character is put to NFC's quick check. The characters
+/// are decoded here, from the table's bits for the common ones, because
+/// this runs over every byte of the text.
 pub(super) fn may_need_nfc(text: &str) -> bool {
     let bytes = text.as_bytes();
+    let n = bytes.len();
+    let table = stability_table();
     let mut i = 0;
-    while i < bytes.len() {
-        match next_non_ascii(&bytes[i..]) {
-            None => return false,
-            Some(rel) => i += rel,
+    // Where the non-ASCII run holding `i` starts.
+    let mut run_start = 0;
+    while i < n {
+        let b = bytes[i];
+        if b < 0x80 {
+            i = skip_ascii(bytes, i);
+            run_start = i;
+            continue;
         }
+        let (u, len) = decode_at(bytes, i);
+        let stable = if u < TABLED {
+            table[u as usize / 64] >> (u % 64) & 1 == 1
+        } else {
+            char::from_u32(u).is_some_and(stable_starter_slow)
+        };
+        if stable {
+            i += len;
+            continue;
+        }
+        // A character NFC may look back from or change: the quick check
+        // on its whole run decides.
         let end = bytes[i..]
             .iter()
             .position(|&b| b < 0x80)
-            .map_or(bytes.len(), |rel| i + rel);
-        let run = &text[i..end];
-        if !run.chars().all(is_stable_starter) && is_nfc_quick(run.chars()) != IsNormalized::Yes {
+            .map_or(n, |rel| i + rel);
+        if is_nfc_quick(text[run_start..end].chars()) != IsNormalized::Yes {
             return true;
         }
         i = end;
@@ -125,16 +192,33 @@ pub(super) fn may_need_nfc(text: &str) -> bool {
     false
 }
 
-/// Index of the first non-ASCII byte, checking 16 bytes at a time.
-fn next_non_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut base = 0;
-    for chunk in bytes.chunks(16) {
-        if !chunk.is_ascii() {
-            return chunk.iter().position(|&b| b >= 0x80).map(|i| base + i);
+/// Index of the first non-ASCII byte at or after `i` (the length when
+/// there is none), eight bytes at a time.
+fn skip_ascii(bytes: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let high = u64::from_le_bytes(word.try_into().expect("eight bytes")) & HIGH;
+        if high != 0 {
+            return i + high.trailing_zeros() as usize / 8;
         }
-        base += chunk.len();
+        i += 8;
     }
-    None
+    while i < bytes.len() && bytes[i] < 0x80 {
+        i += 1;
+    }
+    i
+}
+
+/// The scalar value and length of the character starting at `bytes[i]`,
+/// which is valid UTF-8 and not ASCII.
+fn decode_at(bytes: &[u8], i: usize) -> (u32, usize) {
+    let cont = |k: usize| u32::from(bytes[i + k] & 0x3F);
+    let b = u32::from(bytes[i]);
+    match bytes[i] {
+        0xC0..=0xDF => ((b & 0x1F) << 6 | cont(1), 2),
+        0xE0..=0xEF => ((b & 0x0F) << 12 | cont(1) << 6 | cont(2), 3),
+        _ => ((b & 0x07) << 18 | cont(1) << 12 | cont(2) << 6 | cont(3), 4),
+    }
 }
 
 /// Rule 5 across pieces: folds every run of white space into one ASCII space
@@ -176,30 +260,30 @@ fn stops_the_copy(a: u8, b: u8, c: u8) -> bool {
     control | c2 | e1 | e2 | e3
 }
 
-/// The plain prefix of `bytes`: its length and whether it holds white
-/// space other than spaces. Plain is every byte up to the first where
-/// [`stops_the_copy`] holds or that is white space followed by white
-/// space. Whole blocks of [`BLOCK`] bytes are judged by branch-free folds
-/// the compiler turns into vector code; the block that is not plain, and
-/// the end, byte by byte.
-fn plain_prefix(bytes: &[u8]) -> (usize, bool) {
+/// The plain prefix of `bytes`: its length. Plain is every byte up to the
+/// first where [`stops_the_copy`] holds or that is white space followed by
+/// white space. Whole blocks of [`BLOCK`] bytes are first put to a cheaper
+/// test that every byte that is not plain fails ([`suspect`]), by
+/// branch-free folds the compiler turns into vector code; a block that
+/// fails it is judged exactly, and the block that is not plain, and the
+/// end, byte by byte.
+fn plain_prefix(bytes: &[u8]) -> usize {
     let not_plain =
         |a: u8, b: u8, c: u8| stops_the_copy(a, b, c) | (is_ascii_space(a) & is_ascii_space(b));
     let mut n = 0;
-    let mut other = false;
     // Each block is judged with the two bytes after it, for what crosses.
     while n + BLOCK + 1 < bytes.len() {
         let block = &bytes[n..n + BLOCK + 2];
-        let triples = block[..BLOCK]
-            .iter()
-            .zip(&block[1..=BLOCK])
-            .zip(&block[2..]);
-        if triples.fold(false, |acc, ((&a, &b), &c)| acc | not_plain(a, b, c)) {
-            break;
+        let pairs = block[..BLOCK].iter().zip(&block[1..=BLOCK]);
+        if pairs.fold(false, |acc, (&a, &b)| acc | suspect(a, b)) {
+            let triples = block[..BLOCK]
+                .iter()
+                .zip(&block[1..=BLOCK])
+                .zip(&block[2..]);
+            if triples.fold(false, |acc, ((&a, &b), &c)| acc | not_plain(a, b, c)) {
+                break;
+            }
         }
-        other |= block[..BLOCK]
-            .iter()
-            .fold(false, |acc, &b| acc | is_other_ascii_space(b));
         n += BLOCK;
     }
     // Past the end of a piece is the next piece (a character never spans
@@ -209,10 +293,20 @@ fn plain_prefix(bytes: &[u8]) -> (usize, bool) {
         if not_plain(bytes[n], at(n + 1), at(n + 2)) {
             break;
         }
-        other |= is_other_ascii_space(bytes[n]);
         n += 1;
     }
-    (n, other)
+    n
+}
+
+/// A test every byte `a` (followed by `b`) that is not plain fails: both
+/// white space or controls, a control other than white space, or a lead
+/// byte of white space beyond ASCII (0xC2, 0xE1 to 0xE3; em dashes and
+/// curly quotes share 0xE2, so a block with one is judged exactly).
+fn suspect(a: u8, b: u8) -> bool {
+    ((a <= b' ') & (b <= b' '))
+        | ((a < b' ') & !is_other_ascii_space(a))
+        | (a == 0xC2)
+        | (a.wrapping_sub(0xE1) < 3)
 }
 
 impl WhitespaceFolder {
@@ -226,18 +320,18 @@ impl WhitespaceFolder {
             // of them as a space (a trailing one only sets the pending
             // space). It ends where a character starts.
             if !is_ascii_space(bytes[i]) {
-                let (n, other) = plain_prefix(&bytes[i..]);
+                let n = plain_prefix(&bytes[i..]);
                 if n > 0 {
                     self.emit_pending(out);
-                    let start = out.len();
-                    out.extend_from_slice(&bytes[i..i + n]);
-                    if other {
-                        // A select rather than a branch, so it runs as
-                        // vector code.
-                        for b in &mut out[start..] {
-                            *b = if is_other_ascii_space(*b) { b' ' } else { *b };
-                        }
-                    }
+                    // A select rather than a branch, so the copy runs as
+                    // vector code.
+                    out.extend(
+                        bytes[i..i + n].iter().map(
+                            |&b| {
+                                if is_other_ascii_space(b) { b' ' } else { b }
+                            },
+                        ),
+                    );
                     if out.last() == Some(&b' ') {
                         out.pop();
                         self.space_pending = true;
