@@ -159,13 +159,12 @@ pub(super) fn may_need_nfc(text: &str) -> bool {
     let n = bytes.len();
     let table = stability_table();
     let mut i = 0;
-    // Where the non-ASCII run holding `i` starts.
-    let mut run_start = 0;
     while i < n {
         let b = bytes[i];
-        if b < 0x80 {
-            i = skip_ascii(bytes, i);
-            run_start = i;
+        if b < 0xCC {
+            // ASCII, or a character below U+0300 (all stable starters, as
+            // a test checks), or the middle of one just read.
+            i = skip_below_0xcc(bytes, i);
             continue;
         }
         let (u, len) = decode_at(bytes, i);
@@ -179,7 +178,11 @@ pub(super) fn may_need_nfc(text: &str) -> bool {
             continue;
         }
         // A character NFC may look back from or change: the quick check
-        // on its whole run decides.
+        // on its whole run of non-ASCII characters decides.
+        let run_start = bytes[..i]
+            .iter()
+            .rposition(|&b| b < 0x80)
+            .map_or(0, |k| k + 1);
         let end = bytes[i..]
             .iter()
             .position(|&b| b < 0x80)
@@ -192,18 +195,22 @@ pub(super) fn may_need_nfc(text: &str) -> bool {
     false
 }
 
-/// Index of the first non-ASCII byte at or after `i` (the length when
-/// there is none), eight bytes at a time.
-fn skip_ascii(bytes: &[u8], mut i: usize) -> usize {
+/// Index of the first byte of 0xCC or more at or after `i` (the length
+/// when there is none), eight bytes at a time.
+fn skip_below_0xcc(bytes: &[u8], mut i: usize) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(word) = bytes.get(i..i + 8) {
-        let high = u64::from_le_bytes(word.try_into().expect("eight bytes")) & HIGH;
+        let x = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // The high bit set and the low seven bits 0x4C or more (adding
+        // 0x34 carries into the high bit).
+        let high = x & ((x & !HIGH) + LOW * 0x34) & HIGH;
         if high != 0 {
             return i + high.trailing_zeros() as usize / 8;
         }
         i += 8;
     }
-    while i < bytes.len() && bytes[i] < 0x80 {
+    while i < bytes.len() && bytes[i] < 0xCC {
         i += 1;
     }
     i
@@ -510,6 +517,14 @@ mod tests {
             if let Some(c) = char::from_u32(u) {
                 assert_eq!(is_stable_starter(c), stable_starter_slow(c), "U+{u:04X}");
             }
+        }
+    }
+
+    #[test]
+    fn every_character_below_u0300_is_a_stable_starter() {
+        // may_need_nfc passes over their bytes (all below 0xCC) unread.
+        for c in ('\0'..'\u{0300}').filter(|&c| !stable_starter_slow(c)) {
+            panic!("{c:?} is not a stable starter");
         }
     }
 
