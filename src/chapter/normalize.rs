@@ -28,7 +28,7 @@ use unicode_normalization::UnicodeNormalization;
 
 pub use self::references::MAX_REFERENCE_BODY;
 use self::references::decode_reference;
-use self::scan::{WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
+use self::scan::{Ends, WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
 
 use crate::text::hex;
 
@@ -117,6 +117,7 @@ fn normalize_stream_with<R: Read>(
     let mut ws = WhitespaceFolder::default();
     let mut out = Vec::new();
     for_each_released(reader, pace, |text| {
+        let text = nfc(text);
         out.clear();
         ws.push(&text, &mut out);
         sink(&out);
@@ -124,9 +125,10 @@ fn normalize_stream_with<R: Read>(
     })
 }
 
-/// Rules 1 to 4: reads and validates UTF-8, drops a leading BOM, decodes
-/// references and drops zero-width characters, applies NFC, and hands each
-/// finished stretch of text to `each`, which hands back a buffer to reuse.
+/// Rules 1, 2 and 4: reads and validates UTF-8, drops a leading BOM,
+/// decodes references and drops zero-width characters, and hands each
+/// finished stretch of text to `each` (which applies rule 3, [`nfc`], and
+/// rule 5), which hands back a buffer to reuse.
 ///
 /// The pace's reads of `chunk` bytes are made of smaller ones of at most
 /// `sub` bytes ([`SUB_READ`]), each validated and decoded at once: a buffer that
@@ -227,10 +229,6 @@ impl Releasing {
         let settled = self.decoder.settled(eof);
         if settled > 0 {
             let piece = self.decoder.take(settled, std::mem::take(&mut self.spare));
-            let piece = match nfc(&piece) {
-                std::borrow::Cow::Borrowed(_) => piece,
-                std::borrow::Cow::Owned(normalized) => normalized,
-            };
             self.spare = each(piece);
         } else if self.decoder.held() > pace.held {
             return Err(NormalizeError::UnstableRun {
@@ -244,11 +242,11 @@ impl Releasing {
 
 /// Rule 3 on a stretch that starts and ends where NFC cannot look across:
 /// untouched when it is already NFC (checked on its non-ASCII runs only).
-fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    if !may_need_nfc(text) {
-        std::borrow::Cow::Borrowed(text)
+fn nfc(text: String) -> String {
+    if may_need_nfc(&text) {
+        text.nfc().collect()
     } else {
-        std::borrow::Cow::Owned(text.nfc().collect())
+        text
     }
 }
 
@@ -461,45 +459,103 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
 }
 
 fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, NormalizeError> {
-    // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
-    // balances the two. Pieces go over as strings and their buffers come back
-    // empty, so the same few buffers serve the whole file.
-    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<String>(2);
-    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<String>();
+    fingerprint_pipeline(reader, pace, Folding::WhenBehind)
+}
+
+/// Which thread applies rules 3 and 5 to a released piece.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Folding {
+    /// The hashing thread, unless it is behind.
+    WhenBehind,
+    /// Always the reading thread (so tests cover that way too).
+    #[cfg(test)]
+    Here,
+}
+
+fn fingerprint_pipeline<R: Read>(
+    reader: R,
+    pace: Pace,
+    folding: Folding,
+) -> Result<String, NormalizeError> {
+    // Rules 1, 2 and 4 run here; rules 3 and 5 on whichever thread is free
+    // (the hashing thread, or this one when the hashing thread is behind:
+    // dense references weigh on this side, plain prose on the hash), and
+    // the hash on the second thread, in order. Buffers come back empty, so
+    // the same few serve the whole file.
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Piece>(2);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let hashing = scope.spawn(move || {
             let mut hasher = Sha256::new();
             let mut ws = WhitespaceFolder::default();
             let mut out = Vec::new();
-            for mut piece in full_rx {
-                // In slices, so what the folder writes is still in the
-                // cache when it is hashed.
-                let mut rest = piece.as_str();
-                while !rest.is_empty() {
-                    let mut cut = SUB_READ.min(rest.len());
-                    while !rest.is_char_boundary(cut) {
-                        cut += 1;
+            for piece in full_rx {
+                let spent = match piece {
+                    Piece::Released(text) => {
+                        let text = nfc(text);
+                        // In slices, so what the folder writes is still in
+                        // the cache when it is hashed.
+                        let mut rest = text.as_str();
+                        while !rest.is_empty() {
+                            let mut cut = SUB_READ.min(rest.len());
+                            while !rest.is_char_boundary(cut) {
+                                cut += 1;
+                            }
+                            out.clear();
+                            ws.push(&rest[..cut], &mut out);
+                            hasher.update(&out);
+                            rest = &rest[cut..];
+                        }
+                        text.into_bytes()
                     }
-                    out.clear();
-                    ws.push(&rest[..cut], &mut out);
-                    hasher.update(&out);
-                    rest = &rest[cut..];
-                }
-                piece.clear();
-                let _ = empty_tx.send(piece);
+                    Piece::Folded(folded, ends) => {
+                        if ws.join(ends) {
+                            hasher.update(b" ");
+                        }
+                        hasher.update(&folded);
+                        folded
+                    }
+                };
+                let mut spent = spent;
+                spent.clear();
+                let _ = empty_tx.send(spent);
             }
             hex(&hasher.finalize())
         });
+        let spare = || {
+            let empty = empty_rx.try_recv().unwrap_or_default();
+            String::from_utf8(empty).expect("an empty buffer")
+        };
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
         let read = for_each_released(reader, pace, |text| {
-            let _ = full_tx.send(text);
-            empty_rx.try_recv().unwrap_or_default()
+            let text = if folding == Folding::WhenBehind {
+                match full_tx.try_send(Piece::Released(text)) {
+                    Err(std::sync::mpsc::TrySendError::Full(Piece::Released(text))) => text,
+                    _ => return spare(),
+                }
+            } else {
+                text
+            };
+            let text = nfc(text);
+            let mut folded = spare().into_bytes();
+            let ends = WhitespaceFolder::fold_alone(&text, &mut folded);
+            let _ = full_tx.send(Piece::Folded(folded, ends));
+            let mut text = text;
+            text.clear();
+            text
         });
         drop(full_tx);
         let digest = hashing.join().expect("the hashing thread does not panic");
         read.map(|_| digest)
     })
+}
+
+/// What goes to the hashing thread: a released stretch of text, or one
+/// already through rules 3 and 5 (folded on its own).
+enum Piece {
+    Released(String),
+    Folded(Vec<u8>, Ends),
 }
 
 /// The `prose-v1` SHA-256 of a text held in memory; refused as
@@ -816,6 +872,11 @@ mod tests {
         let streamed =
             normalize_stream_with(bytes, pace, |b| out.extend_from_slice(b)).map(|_| out);
         let read = fingerprint_reader_with(bytes, pace);
+        let folded_here = fingerprint_pipeline(bytes, pace, Folding::Here);
+        prop_assert_eq!(
+            format!("{:?}", read.as_ref().map_err(ToString::to_string)),
+            format!("{:?}", folded_here.map_err(|e| e.to_string()))
+        );
         prop_assert_eq!(sha256_reader(bytes).unwrap(), hex(&Sha256::digest(bytes)));
         let Ok(text) = std::str::from_utf8(bytes) else {
             let invalid =
