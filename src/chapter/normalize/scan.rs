@@ -51,14 +51,13 @@ pub(super) fn next_special(bytes: &[u8]) -> usize {
 /// turns to a vector search.
 const NEAR: usize = 64;
 
-/// Index of the first candidate lead byte of [`next_special`] (`&`, 0xCD,
-/// 0xE1, 0xE2, 0xEF) in `bytes`, eight bytes at a time: a word is passed
-/// over when it holds neither `&` nor a byte of 0xCD or more, and searched
-/// byte by byte otherwise.
+/// Index of the first byte in `bytes` that is `&` or 0xCD or more (every
+/// candidate lead byte of [`next_special`]: `&`, 0xCD, 0xE1, 0xE2, 0xEF,
+/// with a few others), eight bytes at a time; the rest byte by byte.
 fn next_candidate_near(bytes: &[u8]) -> Option<usize> {
     const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let is_candidate = |b: u8| matches!(b, b'&' | 0xCD | 0xE1 | 0xE2 | 0xEF);
+    let is_candidate = |b: u8| b == b'&' || b >= 0xCD;
     let mut words = bytes.chunks_exact(8);
     let mut base = 0;
     for word in words.by_ref() {
@@ -70,10 +69,12 @@ fn next_candidate_near(bytes: &[u8]) -> Option<usize> {
         // 0x4D or more (adding 0x33 carries into the high bit).
         let low7 = x & !HIGH;
         let has_high = x & (low7 + LOW * 0x33) & HIGH;
-        if has_amp | has_high != 0 {
-            if let Some(k) = word.iter().position(|&b| is_candidate(b)) {
-                return Some(base + k);
-            }
+        // The lowest bit set marks the first such byte exactly (a false
+        // `&` can only show above a true one); a byte of 0xCD or more that
+        // is no candidate lead, [`special_at`] turns down.
+        let found = has_amp | has_high;
+        if found != 0 {
+            return Some(base + found.trailing_zeros() as usize / 8);
         }
         base += 8;
     }
@@ -86,6 +87,7 @@ fn next_candidate_near(bytes: &[u8]) -> Option<usize> {
 
 /// Whether the character starting at `bytes[k]` (a candidate lead byte of
 /// [`next_special`]) is one rules 2 and 4 change.
+#[inline]
 fn special_at(bytes: &[u8], k: usize) -> bool {
     let rest = &bytes[k + 1..];
     match bytes[k] {
@@ -292,15 +294,16 @@ fn plain_prefix(bytes: &[u8]) -> usize {
     // Each block is judged with the two bytes after it, for what crosses.
     while n + BLOCK + 1 < bytes.len() {
         let block = &bytes[n..n + BLOCK + 2];
-        let pairs = block[..BLOCK].iter().zip(&block[1..=BLOCK]);
-        if pairs.fold(false, |acc, (&a, &b)| acc | suspect(a, b)) {
-            let triples = block[..BLOCK]
+        let triples = || {
+            block[..BLOCK]
                 .iter()
                 .zip(&block[1..=BLOCK])
-                .zip(&block[2..]);
-            if triples.fold(false, |acc, ((&a, &b), &c)| acc | not_plain(a, b, c)) {
-                break;
-            }
+                .zip(&block[2..])
+        };
+        if triples().fold(false, |acc, ((&a, &b), &c)| acc | suspect(a, b, c))
+            && triples().fold(false, |acc, ((&a, &b), &c)| acc | not_plain(a, b, c))
+        {
+            break;
         }
         n += BLOCK;
     }
@@ -316,15 +319,20 @@ fn plain_prefix(bytes: &[u8]) -> usize {
     n
 }
 
-/// A test every byte `a` (followed by `b`) that is not plain fails: both
-/// white space or controls, a control other than white space, or a lead
-/// byte of white space beyond ASCII (0xC2, 0xE1 to 0xE3; em dashes and
-/// curly quotes share 0xE2, so a block with one is judged exactly).
-fn suspect(a: u8, b: u8) -> bool {
+/// A test every byte `a` (followed by `b`, `c`) that is not plain fails:
+/// both white space or controls, a control other than white space, or the
+/// start of white space beyond ASCII (U+0085 and U+00A0, a character led
+/// by 0xE1 or 0xE3, one led by 0xE2 other than U+2010 to U+201F, the
+/// dashes and curly quotes of ordinary prose, which are judged exactly
+/// only when something else is suspect).
+fn suspect(a: u8, b: u8, c: u8) -> bool {
+    let dash_or_quote = (b == 0x80) & ((c & 0xF0) == 0x90);
     ((a <= b' ') & (b <= b' '))
         | ((a < b' ') & !is_other_ascii_space(a))
-        | (a == 0xC2)
-        | (a.wrapping_sub(0xE1) < 3)
+        | ((a == 0xC2) & ((b == 0x85) | (b == 0xA0)))
+        | (a == 0xE1)
+        | (a == 0xE3)
+        | ((a == 0xE2) & !dash_or_quote)
 }
 
 impl WhitespaceFolder {
@@ -556,6 +564,25 @@ mod tests {
         for u in 0..TABLED {
             if let Some(c) = char::from_u32(u) {
                 assert_eq!(is_stable_starter(c), stable_starter_slow(c), "U+{u:04X}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_byte_that_is_not_plain_is_suspect() {
+        // Every character up to U+3000 (the last white space), each before
+        // a few others: where the exact test stops the copy, the cheap one
+        // does too.
+        let mut chars: Vec<char> = ('\0'..='\u{3000}').collect();
+        chars.extend(['\u{FEFF}', '\u{1F600}']);
+        for &c in &chars {
+            for d in ['a', ' ', '\n', '\u{0301}', '\u{2014}'] {
+                let s = format!("{c}{d}");
+                let b = s.as_bytes();
+                let at = |k: usize| b.get(k).copied().unwrap_or(0);
+                let exact = stops_the_copy(b[0], at(1), at(2))
+                    | (is_ascii_space(b[0]) & is_ascii_space(at(1)));
+                assert!(!exact || suspect(b[0], at(1), at(2)), "{s:?}");
             }
         }
     }
