@@ -193,6 +193,37 @@ fn a_file_with_none_of_the_sections_is_not_recorded_as_a_review() {
 }
 
 #[test]
+fn a_claim_audit_row_naming_no_claim_of_the_chapter_is_warned_about() {
+    let p = Project::seeded();
+    let report = crate::helpers::fixture_report("review-06.md");
+    // The fixture's rows all name claims of chapter 06: no warning.
+    p.write("review.md", &report);
+    let out = p
+        .cmd()
+        .args(["record", "06", "--report", "review.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not a claim"), "{}", stderr(&out));
+    // One row misspells an id: recorded, with a warning naming it.
+    let typo = report.replacen("| spin-454-vs-449:", "| spin-454-vs-499:", 1);
+    assert_ne!(typo, report);
+    p.write("typo.md", &typo);
+    let out = p
+        .cmd()
+        .args(["record", "06", "--report", "typo.md"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("typo.md: the claim audit names `spin-454-vs-499`, which is not a claim of pytorch-from-first-principles/06"),
+        "{err}"
+    );
+    assert_eq!(err.matches("not a claim").count(), 1, "{err}");
+}
+
+#[test]
 fn a_retracted_run_is_shown_retracted_and_read_by_no_one() {
     let p = Project::with_fixture_records();
     let research = format!(
