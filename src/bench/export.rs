@@ -263,14 +263,21 @@ pub fn load_summary(run: &BenchRun) -> String {
         ),
         Some(h) => {
             let left = run.results.iter().filter(|c| c.summary.disturbed).count();
+            let throughout = run
+                .results
+                .iter()
+                .filter(|c| c.disturbed_throughout())
+                .count();
             format!(
                 "machine busy: other processes took up to {:.0}% of {cpus}; {disturbed} configuration run(s) disturbed, {}",
                 h * 100.0,
                 match left {
                     0 => "each run again once it was quiet".to_string(),
-                    n => format!(
-                        "{n} configuration(s) left disturbed in some round (those rounds do not count)"
+                    n if throughout == 0 => format!(
+                        "{} (those rounds do not count)",
+                        super::outside_load::left_disturbed_in_words(n, 0)
                     ),
+                    n => super::outside_load::left_disturbed_in_words(n, throughout),
                 }
             )
         }

@@ -108,6 +108,12 @@ impl ConfigResult {
             .max_by(f64::total_cmp)
     }
 
+    /// Whether every run of it was disturbed (its row is then of disturbed
+    /// runs, not of quiet ones).
+    pub fn disturbed_throughout(&self) -> bool {
+        !self.repeats.is_empty() && self.repeats.iter().all(|r| r.row.disturbed)
+    }
+
     /// The rounds this configuration ran in, in order.
     pub fn rounds(&self) -> Vec<usize> {
         let mut rounds: Vec<usize> = self.repeats.iter().map(RepeatResult::round).collect();
