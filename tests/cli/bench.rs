@@ -817,3 +817,22 @@ fn env_prints_the_fingerprint_and_its_id_is_stable() {
         .collect();
     assert_eq!(ids[0], ids[1]);
 }
+
+#[test]
+fn a_usage_error_is_one_line_on_stderr_with_exit_status_2() {
+    let p = Project::seeded();
+    for args in [
+        vec!["bench", "--rounds", "0"],
+        vec!["snapshot", "add"],
+        vec!["reproduce", "06", "--budget", "-1"],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.ends_with("see --help)\n"),
+            "{err}"
+        );
+    }
+}
