@@ -1,6 +1,6 @@
 //! `fetch` against a server the test starts on 127.0.0.1.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -74,19 +74,7 @@ fn serve(mut stream: TcpStream, route: fn(&str, &str) -> Answer, log: &Mutex<Vec
     if path == "/slow" {
         std::thread::sleep(Duration::from_secs(3));
     }
-    let mut out = format!(
-        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
-    }
-    out.push_str("\r\n");
-    let _ = stream.write_all(out.as_bytes());
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
-    let mut rest = Vec::new();
-    let _ = reader.read_to_end(&mut rest);
+    crate::helpers::answer_http(&mut stream, &mut reader, status, headers, &body);
 }
 
 const NEW_TEXT: &str = "The complete chapter 06, revised.\nIt has more than the excerpt.\n";

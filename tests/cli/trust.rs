@@ -4,7 +4,7 @@
 //! it came from (the command line, chapter.yaml, a git remote, a record
 //! from another machine, a report).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -71,19 +71,7 @@ fn serve(
     } else {
         route(&path)
     };
-    let mut out = format!(
-        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
-    }
-    out.push_str("\r\n");
-    let _ = stream.write_all(out.as_bytes());
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
-    let mut rest = Vec::new();
-    let _ = reader.read_to_end(&mut rest);
+    crate::helpers::answer_http(&mut stream, &mut reader, status, headers, &body);
 }
 
 fn text(body: &str, extra: &[(&str, String)]) -> Answer {
