@@ -47,7 +47,15 @@ pub fn parse() -> Cli {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => {
-            let text = one_line(&e.to_string());
+            let mut text = e.to_string();
+            // A value clap quotes may be a URL no scanner can delimit (a
+            // space in it): redacted whole.
+            if let Some(clap::error::ContextValue::String(value)) =
+                e.get(clap::error::ContextKind::InvalidValue)
+            {
+                text = text.replace(value.as_str(), &crate::text::redact_url(value));
+            }
+            let text = one_line(&text);
             eprintln!("{}", crate::text::redact_urls_in(&text));
             std::process::exit(e.exit_code());
         }

@@ -309,12 +309,60 @@ pub fn redact_url(url: &str) -> String {
             parsed.to_string()
         };
     }
+    if let Some(scheme_end) = url.find("://") {
+        return redact_unparsed(url, scheme_end + 3);
+    }
     // scp-like: user@host:path (no scheme). Only strip when the @ comes
     // before the first colon, so a path with @ in it is left alone.
     match (url.find('@'), url.find(':')) {
         (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
         _ => url.to_string(),
     }
+}
+
+/// [`redact_url`] for text that has a scheme (`...://`) but is no URL the
+/// `url` crate can read (a space in the host, a broken IPv6 address, a
+/// port too large): the user info (up to the last `@` before the path)
+/// and the secret parameters of the query and fragment come out by the
+/// text alone, so an error that quotes the text quotes no secret.
+fn redact_unparsed(url: &str, authority: usize) -> String {
+    let (before_fragment, fragment) = match url.find('#') {
+        Some(h) if h >= authority => (&url[..h], Some(&url[h + 1..])),
+        _ => (url, None),
+    };
+    let (before_query, query) = match before_fragment.find('?') {
+        Some(q) if q >= authority => (&before_fragment[..q], Some(&before_fragment[q + 1..])),
+        _ => (before_fragment, None),
+    };
+    let path = before_query[authority..]
+        .find('/')
+        .map_or(before_query.len(), |p| authority + p);
+    let host_from = before_query[authority..path]
+        .rfind('@')
+        .map_or(authority, |at| authority + at + 1);
+    let mut out = format!(
+        "{}{}",
+        &before_query[..authority],
+        &before_query[host_from..]
+    );
+    if let Some(kept) = query.and_then(without_secret_params) {
+        out.push('?');
+        out.push_str(&kept);
+    }
+    match fragment {
+        Some(f) if f.contains('=') => {
+            if let Some(kept) = without_secret_params(f) {
+                out.push('#');
+                out.push_str(&kept);
+            }
+        }
+        Some(f) => {
+            out.push('#');
+            out.push_str(f);
+        }
+        None => {}
+    }
+    out
 }
 
 /// [`redact_url`] for a field that may hold a URL, as serde writes it: a
@@ -413,6 +461,28 @@ pub fn aligned(header: &[&str], rows: &[Vec<String>], align: &[Align]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_the_url_crate_cannot_read_loses_its_secrets_too() {
+        for (given, shown) in [
+            (
+                "https://carol:pw888@exa mple.com/?token=secret",
+                "https://exa mple.com/",
+            ),
+            (
+                "http://carol:pw888@[::1/x?token=secret&a=1",
+                "http://[::1/x?a=1",
+            ),
+            (
+                "https://u:p@host:99999/ch.txt?sig=abc#frag",
+                "https://host:99999/ch.txt#frag",
+            ),
+            ("https://host:99999/a@b/c", "https://host:99999/a@b/c"),
+            ("ftp://x y/#access_token=t", "ftp://x y/"),
+        ] {
+            assert_eq!(redact_url(given), shown, "{given}");
+        }
+    }
 
     #[test]
     fn secrets_leave_urls_in_user_info_query_and_fragment() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::formats::{ListFormat, ranged};
+use super::formats::{ListFormat, http_url, ranged};
 
 #[derive(Debug, Args)]
 pub struct FingerprintArgs {
@@ -67,13 +67,13 @@ pub struct NewChapterArgs {
     #[arg(long)]
     pub stable_id: Option<String>,
     /// The chapter's public page
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub url: Option<String>,
     /// The chapter's research page
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub research_pack_url: Option<String>,
     /// Where `fetch` gets the chapter's text
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub snapshot_url: Option<String>,
     /// The prose fingerprint the book publishes (64 hex digits)
     #[arg(long, value_name = "HEX")]

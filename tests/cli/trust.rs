@@ -383,6 +383,57 @@ fn project_with_secrets() -> Project {
 }
 
 #[test]
+fn a_url_no_parser_can_read_is_refused_without_its_secret() {
+    let p = Project::seeded();
+    p.write("ch.txt", "Some text of a new chapter.\n");
+    let before = p.state();
+    for args in [
+        vec![
+            "chapter",
+            "new",
+            "nu/31",
+            "ch.txt",
+            "--title",
+            "X",
+            "--url",
+            "https://carol:pw888@exa mple.com/?token=secret",
+        ],
+        vec![
+            "chapter",
+            "new",
+            "nu/32",
+            "ch.txt",
+            "--title",
+            "X",
+            "--snapshot-url",
+            "https://carol:pw888@host:99999/c.txt?token=secret",
+        ],
+        vec![
+            "fetch",
+            "06",
+            "--url",
+            "http://carol:pw888@[::1/x?token=secret",
+        ],
+        vec![
+            "notebook",
+            "add",
+            "06",
+            "https://carol:pw888@[zz/nb.ipynb?token=secret",
+        ],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("URL"), "{args:?}: {err}");
+        assert!(
+            !err.contains("pw888") && !err.contains("secret") && !stdout(&out).contains("pw888"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(p.state(), before, "nothing stored");
+}
+
+#[test]
 fn no_url_printed_or_published_keeps_a_secret() {
     let p = project_with_secrets();
     for args in [
