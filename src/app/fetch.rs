@@ -36,8 +36,9 @@ pub enum Fetched {
     Changed {
         outcome: AddOutcome,
         final_url: String,
-        /// Whether the new current snapshot matches the published fingerprint.
-        matches_published: bool,
+        /// Whether the new current snapshot matches the published
+        /// fingerprint; None when chapter.yaml publishes none.
+        matches_published: Option<bool>,
         /// Research runs of the previous revision, now stale (newest first).
         stale: Vec<Record>,
     },
@@ -179,8 +180,10 @@ fn fetch_noting(
             });
         }
     };
-    let matches_published =
-        chapter.manifest.published_hex() == Some(entry.fingerprint.value.as_str());
+    let matches_published = chapter
+        .manifest
+        .published_hex()
+        .map(|hex| hex == entry.fingerprint.value.as_str());
     let (records, _) = project.records(chapter)?;
     let stale = records
         .into_iter()

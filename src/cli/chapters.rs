@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::formats::{ListFormat, http_url, ranged};
+use super::formats::{ListFormat, http_url, ranged, title_text};
 
 #[derive(Debug, Args)]
 pub struct FingerprintArgs {
@@ -55,13 +55,13 @@ pub struct NewChapterArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The chapter's title
-    #[arg(long)]
+    #[arg(long, value_parser = title_text)]
     pub title: String,
     /// The chapter's number [default: the digits of its id]
     #[arg(long)]
     pub number: Option<u32>,
     /// The book's title, needed for a book's first chapter
-    #[arg(long, value_name = "TITLE")]
+    #[arg(long, value_name = "TITLE", value_parser = title_text)]
     pub book_title: Option<String>,
     /// The site's stable id [default: BOOK-CHAPTER-chapter]
     #[arg(long)]

@@ -60,3 +60,16 @@ pub fn http_url(text: &str) -> Result<String, String> {
     }
     Ok(text.to_string())
 }
+
+/// A title typed on the command line: one line, no control characters
+/// (a line break would split the headings and lines it is printed in).
+pub fn title_text(text: &str) -> Result<String, String> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "holds the control character U+{:04X}; a title is one line of text",
+            c as u32
+        )),
+        None if text.trim().is_empty() => Err("is empty".into()),
+        None => Ok(text.to_string()),
+    }
+}

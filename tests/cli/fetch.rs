@@ -170,6 +170,7 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
     let s = stdout(&out);
     assert!(s.contains("it is now current"), "{s}");
     assert!(s.contains("research runs now STALE (1):"), "{s}");
+    assert!(s.contains("published fingerprint: differs"), "{s}");
     let m = p.manifest();
     let snaps = m["snapshots"].as_array().unwrap();
     assert_eq!(snaps.len(), 2);
@@ -197,6 +198,42 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
             env!("CARGO_PKG_VERSION")
         )),
         "{sent}"
+    );
+}
+
+#[test]
+fn a_chapter_with_no_published_fingerprint_is_not_said_to_differ_from_one() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    p.write(
+        "ch.txt",
+        "The first text of a chapter with nothing published.\n",
+    );
+    p.cmd()
+        .args([
+            "chapter",
+            "new",
+            "notes/01",
+            "ch.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
+        ])
+        .assert()
+        .success();
+    let out = p
+        .cmd()
+        .args(["fetch", "notes/01", "--url", &server.url("/new")])
+        .output()
+        .unwrap();
+    let s = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        s.contains(
+            "published fingerprint: none published (chapter.yaml gives no published_fingerprint)"
+        ),
+        "{s}"
     );
 }
 
