@@ -185,6 +185,8 @@ pub struct Report {
     /// What the template was given.
     pub context: serde_json::Value,
     pub plot: Option<Plot>,
+    /// Records that could not be read, so the draft is made without them.
+    pub skipped: Vec<BrokenRecord>,
 }
 
 /// The plot that goes beside a report.
@@ -271,7 +273,7 @@ pub fn report(
         now,
         plot.as_ref().map(|p| p.name.clone()),
     );
-    let (records, _) = project.records(chapter)?;
+    let (records, skipped) = project.records(chapter)?;
     carry_into_report(
         &mut view,
         chapter,
@@ -294,5 +296,6 @@ pub fn report(
         context: serde_json::to_value(&view)
             .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         plot,
+        skipped,
     })
 }

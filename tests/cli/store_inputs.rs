@@ -39,6 +39,9 @@ fn a_record_holding_nan_or_infinity_is_refused_by_every_reader_naming_the_field(
         (vec!["publish", "06"], 2),
         (vec!["site", "--out", "site"], 1),
         (vec!["publish", "--site", "book"], 1),
+        // The draft is made from the records that can be read, and says so.
+        (vec!["report", "06"], 0),
+        (vec!["prompt", "06"], 0),
     ] {
         let out = run(&p, &args);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
