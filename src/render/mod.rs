@@ -82,10 +82,10 @@ const EMBEDDED: [(&str, &str); 5] = [
 pub struct Templates {
     /// Shared with the thread each template renders on.
     env: std::sync::Arc<Environment<'static>>,
-    /// Set once a template was stopped at its memory limit: its thread is
-    /// left where it stopped, perhaps inside the environment, so nothing
+    /// The template stopped at its memory limit, once one was: its thread
+    /// is left where it stopped, perhaps inside the environment, so nothing
     /// else renders with it.
-    stopped: std::sync::atomic::AtomicBool,
+    stopped: std::sync::Mutex<Option<String>>,
     /// [`MAX_TEMPLATE_MEMORY`] (less in tests, whose process keeps what a
     /// stopped template holds).
     memory_limit: usize,
@@ -177,7 +177,7 @@ impl Templates {
         );
         Ok(Templates {
             env: std::sync::Arc::new(env),
-            stopped: std::sync::atomic::AtomicBool::new(false),
+            stopped: std::sync::Mutex::new(None),
             memory_limit: MAX_TEMPLATE_MEMORY,
         })
     }
@@ -187,10 +187,10 @@ impl Templates {
     /// 100000000 }}` is built then, with no fuel) and rendered on a thread
     /// of its own under [`MAX_TEMPLATE_MEMORY`] (`sys::with_memory_limit`).
     pub fn render(&self, name: &str, ctx: impl Serialize) -> Result<String> {
-        use std::sync::atomic::Ordering;
-        if self.stopped.load(Ordering::SeqCst) {
+        let stopped = |s: &Self| s.stopped.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(earlier) = stopped(self) {
             return Err(Error::Other(format!(
-                "template {name}: not rendered, because an earlier template was stopped at its memory limit"
+                "template {earlier} was stopped at its memory limit, so {name} and the templates after it are not rendered"
             )));
         }
         let ctx = minijinja::Value::from(minijinja::value::Serde(ctx));
@@ -203,7 +203,8 @@ impl Templates {
             Ok(result) => result,
             Err(e) => {
                 if matches!(e, crate::sys::LimitedRunError::LimitReached { .. }) {
-                    self.stopped.store(true, Ordering::SeqCst);
+                    *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(name.to_string());
                 }
                 Err(Error::Other(format!("template {name}: {e}")))
             }
@@ -294,7 +295,12 @@ mod tests {
                 .render("small.j2", minijinja::context! {})
                 .unwrap_err()
                 .to_string();
-            assert!(err.contains("earlier template was stopped"), "{err}");
+            assert!(
+                err.contains(&format!(
+                    "template {name} was stopped at its memory limit, so small.j2"
+                )),
+                "{err}"
+            );
         }
         let t = Templates::new(Some(dir.path())).unwrap();
         assert_eq!(t.render("small.j2", minijinja::context! {}).unwrap(), "12");

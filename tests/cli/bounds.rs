@@ -325,6 +325,22 @@ fn a_template_or_metric_that_builds_a_long_string_is_stopped_at_its_memory_limit
         "template report.md.j2: it needed more than its memory limit (268435456 bytes, 256 MiB)",
     );
     assert_eq!(p.state(), before, "nothing written");
+    // In the site, the chapter page's template is the one named, not the
+    // index rendered after it.
+    std::fs::create_dir(p.path("tpl/site")).unwrap();
+    std::fs::rename(
+        p.path("tpl/report.md.j2"),
+        p.path("tpl/site/chapter.html.j2"),
+    )
+    .unwrap();
+    let out = run(&p, &["site", "--out", "site", "--templates", "tpl"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("site/chapter.html.j2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!p.path("site").exists(), "no site written");
     // A claim's metric, built while it is compiled.
     let claims = p.chapter_dir().join("claims.yaml");
     let text = std::fs::read_to_string(&claims).unwrap().replacen(
