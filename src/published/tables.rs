@@ -292,10 +292,13 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
     };
     if columns.first() != Some(&Column::Workers) {
         return Err((
-            format!(
-                "expected column names starting with 'workers', found {:?}",
-                columns.first().map(Column::name)
-            ),
+            match columns.first() {
+                Some(c) => format!(
+                    "expected column names starting with 'workers', found '{}'",
+                    c.name()
+                ),
+                None => "expected column names starting with 'workers', found none".to_string(),
+            },
             k,
         ));
     }
@@ -482,7 +485,7 @@ mod tests {
             ),
             (
                 "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === ex/s 1 2",
-                "starting with 'workers'",
+                "starting with 'workers', found 'ex/s'",
             ),
             (
                 "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s then prose",
