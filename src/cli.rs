@@ -50,12 +50,15 @@ pub fn parse() -> Cli {
             let mut text = e.to_string();
             // A value clap quotes may be a URL no scanner can delimit (a
             // space in it): redacted whole.
+            // and escaped, so a line break or an escape sequence in it can
+            // neither split the line nor drive the terminal.
             if let Some(clap::error::ContextValue::String(value)) =
                 e.get(clap::error::ContextKind::InvalidValue)
             {
-                text = text.replace(value.as_str(), &crate::text::redact_url(value));
+                let shown = crate::text::redact_url(value);
+                text = text.replace(value.as_str(), &crate::text::visible(&shown));
             }
-            let text = one_line(&text);
+            let text = crate::text::visible(&one_line(&text)).into_owned();
             eprintln!("{}", crate::text::redact_urls_in(&text));
             std::process::exit(e.exit_code());
         }

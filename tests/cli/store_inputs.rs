@@ -263,6 +263,10 @@ fn titles_with_line_breaks_and_escapes_print_on_one_line_escaped() {
     let p = Project::seeded();
     p.write("ch.txt", "A chapter of a book.\n");
     let forged = "Real\npytorch-from-first-principles/99  Forged chapter\rOver\u{1b}[2J\u{202e}";
+    let escaped =
+        "Real\\npytorch-from-first-principles/99  Forged chapter\\rOver\\u{1b}[2J\\u{202e}";
+    // The command line refuses such a title, and its error neither splits
+    // nor drives the terminal.
     let out = run(
         &p,
         &[
@@ -273,12 +277,43 @@ fn titles_with_line_breaks_and_escapes_print_on_one_line_escaped() {
             "--title",
             forged,
             "--book-title",
-            "B\nC",
+            "B",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("a title is one line of text"), "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+        "{err:?}"
+    );
+    // chapter.yaml is the author's, and may hold one: made by hand.
+    let out = run(
+        &p,
+        &[
+            "chapter",
+            "new",
+            "b/01",
+            "ch.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let escaped =
-        "Real\\npytorch-from-first-principles/99  Forged chapter\\rOver\\u{1b}[2J\\u{202e}";
+    let manifest = p.path("book-snapshots/b/01/chapter.yaml");
+    let yaml = std::fs::read_to_string(&manifest).unwrap();
+    let quoted = |s: &str| serde_json::to_string(s).unwrap();
+    let yaml = yaml
+        .replacen("title: T", &format!("title: {}", quoted(forged)), 1)
+        .replacen("title: B", &format!("title: {}", quoted("B\nC")), 1);
+    assert!(
+        yaml.contains("Forged chapter") && yaml.contains("B\\nC"),
+        "{yaml}"
+    );
+    std::fs::write(&manifest, yaml).unwrap();
     let out = run(&p, &["chapters"]);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 2, "{text}");
