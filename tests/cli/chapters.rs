@@ -441,16 +441,7 @@ fn a_title_is_one_line() {
     p.write("ch.txt", "The text of a new chapter.\n");
     let before = p.state();
     for (flag, title) in [("--title", "Line one\nLine two"), ("--book-title", "B\rC")] {
-        let mut args = vec![
-            "chapter",
-            "new",
-            "notes/01",
-            "ch.txt",
-            "--title",
-            "T",
-            "--book-title",
-            "B",
-        ];
+        let mut args = crate::helpers::NEW_NOTES_CHAPTER.to_vec();
         let at = args.iter().position(|a| *a == flag).unwrap();
         args[at + 1] = title;
         let out = p.cmd().args(&args).output().unwrap();

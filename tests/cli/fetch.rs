@@ -210,16 +210,7 @@ fn a_chapter_with_no_published_fingerprint_is_not_said_to_differ_from_one() {
         "The first text of a chapter with nothing published.\n",
     );
     p.cmd()
-        .args([
-            "chapter",
-            "new",
-            "notes/01",
-            "ch.txt",
-            "--title",
-            "T",
-            "--book-title",
-            "B",
-        ])
+        .args(crate::helpers::NEW_NOTES_CHAPTER)
         .assert()
         .success();
     let out = p

@@ -259,3 +259,16 @@ pub fn answer_http<K: std::fmt::Display, V: std::fmt::Display>(
     let mut rest = Vec::new();
     let _ = reader.read_to_end(&mut rest);
 }
+
+/// `chapter new` of a first chapter of a new book, `notes/01`, from
+/// `ch.txt` (which the test writes).
+pub const NEW_NOTES_CHAPTER: [&str; 8] = [
+    "chapter",
+    "new",
+    "notes/01",
+    "ch.txt",
+    "--title",
+    "T",
+    "--book-title",
+    "B",
+];

@@ -314,16 +314,7 @@ fn chapter_new_writes_no_credentials_into_chapter_yaml() {
     p.write("ch.txt", "Some prose of a chapter.\n");
     let out = p
         .cmd()
-        .args([
-            "chapter",
-            "new",
-            "notes/01",
-            "ch.txt",
-            "--title",
-            "T",
-            "--book-title",
-            "B",
-        ])
+        .args(crate::helpers::NEW_NOTES_CHAPTER)
         .args(["--url", "https://carol:pw888@example.com/notes/01/"])
         .args([
             "--research-pack-url",
