@@ -88,7 +88,6 @@ pub fn site_data(
         runs: e.run.settings.repeat,
         url: links.record(&e.record.run_id),
     });
-    let claims_path = project.layout().claims_file(&chapter.key);
     let inputs = publish::Inputs {
         reports: complete
             .iter()
@@ -101,11 +100,7 @@ pub fn site_data(
             })
             .collect(),
         evidence,
-        claims: if claims_path.is_file() {
-            crate::published::claims::quotes(&claims_path)?
-        } else {
-            Vec::new()
-        },
+        claims: super::claims::quotes(project, chapter)?,
         claims_touched,
         links,
         notebook: super::notebook::status(project, chapter, &records)?,

@@ -127,15 +127,10 @@ pub struct ResearchStored {
 /// is one word of letters, digits, `-`, `_` or `.`, with a digit or a
 /// `-` in it; other rows are prose, which readers keep as leads anyway.
 fn unknown_claims(project: &Project, chapter: &Chapter, text: &str) -> Result<Vec<String>> {
-    let path = project.layout().claims_file(&chapter.key);
-    let ids: Vec<String> = if path.is_file() {
-        crate::published::claims::quotes(&path)?
-            .into_iter()
-            .map(|(id, _)| id.to_lowercase())
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let ids: Vec<String> = super::claims::quotes(project, chapter)?
+        .into_iter()
+        .map(|(id, _)| id.to_lowercase())
+        .collect();
     let mut unknown: Vec<String> = crate::records::report_items::read(text)
         .audit
         .iter()

@@ -262,12 +262,7 @@ pub fn load_summary(run: &BenchRun) -> String {
             h * 100.0
         ),
         Some(h) => {
-            let left = run.results.iter().filter(|c| c.summary.disturbed).count();
-            let throughout = run
-                .results
-                .iter()
-                .filter(|c| c.disturbed_throughout())
-                .count();
+            let (left, throughout) = run.left_disturbed();
             format!(
                 "machine busy: other processes took up to {:.0}% of {cpus}; {disturbed} configuration run(s) disturbed, {}",
                 h * 100.0,

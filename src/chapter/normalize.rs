@@ -490,7 +490,7 @@ fn fingerprint_pipeline<R: Read>(
             let mut ws = WhitespaceFolder::default();
             let mut out = Vec::new();
             for piece in full_rx {
-                let spent = match piece {
+                let mut spent = match piece {
                     Piece::Released(text) => {
                         let text = nfc(text);
                         // In slices, so what the folder writes is still in
@@ -516,7 +516,6 @@ fn fingerprint_pipeline<R: Read>(
                         folded
                     }
                 };
-                let mut spent = spent;
                 spent.clear();
                 let _ = empty_tx.send(spent);
             }

@@ -263,16 +263,13 @@ impl RunLoad {
             return None;
         }
         let (disturbed, highest) = run.disturbance();
+        let (left_disturbed, disturbed_throughout) = run.left_disturbed();
         Some(RunLoad {
             rounds: run.rounds(),
             configuration_runs: run.results.iter().map(|c| c.repeats.len()).sum(),
             disturbed,
-            left_disturbed: run.results.iter().filter(|c| c.summary.disturbed).count(),
-            disturbed_throughout: run
-                .results
-                .iter()
-                .filter(|c| c.disturbed_throughout())
-                .count(),
+            left_disturbed,
+            disturbed_throughout,
             highest_outside: highest.unwrap_or(0.0),
             cpus: run.cpus_used.clone(),
         })
