@@ -2,24 +2,35 @@
 //! `cargo bench --bench cli`; build is release). They print numbers; they
 //! assert nothing, because shared machines are noisy.
 //!
-//! - `fingerprint` on a 64 MiB text file against `openssl dgst -sha256` and
-//!   coreutils `sha256sum`, with peak memory (GNU time);
-//! - `fingerprint` on hostile inputs: nested references at 1 and 2 MB (the
+//! Sections (name some after `--` to run only those, e.g. `cargo bench
+//! --bench cli -- fingerprint scale`; `RESEARCH_COMPANION_BENCH_BASELINE`
+//! names an earlier build to time beside this one):
+//! - `fingerprint`: four kinds of 64 MiB text against `openssl dgst
+//!   -sha256`, interleaved, with peak memory (GNU time; [`fingerprint`]);
+//! - `scale`: the table scan and the snapshot diff at the sizes issue 26
+//!   names ([`scale`]);
+//! - `hostile`:
+//!   `fingerprint` on hostile inputs: nested references at 1 and 2 MB (the
 //!   time must double, not quadruple), and 70 and 140 MiB of `é` (the peak
 //!   memory must stay flat);
-//! - `--version` start-up time;
-//! - `history` and `status` over 10,000 generated records;
-//! - the shape of the chapter's experiment at small costs on one CPU: the
+//!   and `--version` start-up time;
+//! - `history`: `history` and `status` over 10,000 generated records;
+//! - `shape`: the shape of the chapter's experiment at small costs on one CPU: the
 //!   speed-ups, the wait/work split and the verdicts (timing, so printed
 //!   here rather than asserted in a test).
+
+#[path = "cli/common.rs"]
+mod common;
+#[path = "cli/fingerprint.rs"]
+mod fingerprint;
+#[path = "cli/scale.rs"]
+mod scale;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_research_companion")
-}
+use common::{copy_tree, exe, mib};
 
 /// Runs a command `n` times; returns the median wall time.
 fn time(n: usize, mut make: impl FnMut() -> Command) -> Duration {
@@ -39,78 +50,8 @@ fn time(n: usize, mut make: impl FnMut() -> Command) -> Duration {
     times[n / 2]
 }
 
-/// Peak resident memory of `exe args` in KiB, measured by GNU time. (A
-/// child of this process would count this process's pages too: the peak
-/// survives fork and exec.) None when /usr/bin/time is not installed.
-fn peak_rss_kib(args: &[&std::ffi::OsStr]) -> Option<u64> {
-    let out = Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("%M")
-        .arg(exe())
-        .args(args)
-        .stdout(Stdio::null())
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .last()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
-
-fn fingerprint_bench(dir: &Path) {
-    let excerpt =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt",
-        ))
-        .unwrap();
-    let file = dir.join("big.txt");
-    {
-        // Written and dropped before any child starts: a forked child counts
-        // its parent's resident pages in its own peak.
-        let mut text = String::with_capacity(64 << 20);
-        while text.len() < 64 << 20 {
-            text.push_str(&excerpt);
-        }
-        std::fs::write(&file, &text).unwrap();
-    }
-    let ours = time(7, || {
-        let mut c = Command::new(exe());
-        c.arg("fingerprint").arg(&file);
-        c
-    });
-    let rss = peak_rss_kib(&["fingerprint".as_ref(), file.as_os_str()]);
-    let theirs = time(7, || {
-        let mut c = Command::new("sha256sum");
-        c.arg(&file);
-        c
-    });
-    let openssl = time(7, || {
-        let mut c = Command::new("openssl");
-        c.args(["dgst", "-sha256"]).arg(&file);
-        c
-    });
-    println!(
-        "fingerprint 64 MiB: {:.3} s (openssl {:.3} s, {:.2}x; sha256sum {:.3} s), peak RSS {}",
-        ours.as_secs_f64(),
-        openssl.as_secs_f64(),
-        ours.as_secs_f64() / openssl.as_secs_f64(),
-        theirs.as_secs_f64(),
-        mib(rss)
-    );
+/// Hostile inputs, then `--version` start-up time.
+fn hostile_bench(dir: &Path) {
     hostile_inputs(dir);
     let version = time(31, || {
         let mut c = Command::new(exe());
@@ -118,12 +59,6 @@ fn fingerprint_bench(dir: &Path) {
         c
     });
     println!("--version: {:.2} ms", version.as_secs_f64() * 1e3);
-}
-
-fn mib(kib: Option<u64>) -> String {
-    kib.map_or("unknown (no /usr/bin/time)".into(), |k| {
-        format!("{:.1} MiB", k as f64 / 1024.0)
-    })
 }
 
 /// Inputs built to defeat a normalizer: time must grow with the size, and
@@ -150,7 +85,7 @@ fn hostile_inputs(dir: &Path) {
         let file = dir.join(format!("eacute-{mib_size}.txt"));
         std::fs::write(&file, "\u{e9}".repeat(mib_size << 19)).unwrap();
         let t = time(3, fingerprint(&file));
-        let rss = peak_rss_kib(&["fingerprint".as_ref(), file.as_os_str()]);
+        let rss = common::peak_rss_kib(exe().as_ref(), &["fingerprint".as_ref(), file.as_os_str()]);
         println!(
             "fingerprint, {mib_size} MiB of e-acute: {:.3} s, peak RSS {}",
             t.as_secs_f64(),
@@ -162,7 +97,7 @@ fn hostile_inputs(dir: &Path) {
 
 fn history_bench(root: &Path) {
     copy_tree(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("book-snapshots"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/book-snapshots"),
         &root.join("book-snapshots"),
     );
     let report = root.join("report.md");
@@ -265,8 +200,25 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |s: &str| named.is_empty() || named.iter().any(|n| n == s);
     let dir = tempfile::tempdir().unwrap();
-    fingerprint_bench(dir.path());
-    history_bench(&dir.path().join("project"));
-    shape_bench(dir.path());
+    if wanted("fingerprint") {
+        fingerprint::run(dir.path());
+    }
+    if wanted("scale") {
+        scale::run(dir.path());
+    }
+    if wanted("hostile") {
+        hostile_bench(dir.path());
+    }
+    if wanted("history") {
+        history_bench(&dir.path().join("project"));
+    }
+    if wanted("shape") {
+        shape_bench(dir.path());
+    }
 }

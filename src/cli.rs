@@ -39,8 +39,60 @@ pub use records::{
 };
 
 /// Parses the command line (exits with clap's usage error on bad arguments).
+/// A usage error quotes the value it refuses: a URL in it is printed with
+/// its credentials and secret parameters taken out, as every URL the tool
+/// prints is.
 pub fn parse() -> Cli {
-    Cli::parse()
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let mut text = e.to_string();
+            // A value clap quotes may be a URL no scanner can delimit (a
+            // space in it): redacted whole.
+            // and escaped, so a line break or an escape sequence in it can
+            // neither split the line nor drive the terminal.
+            if let Some(clap::error::ContextValue::String(value)) =
+                e.get(clap::error::ContextKind::InvalidValue)
+            {
+                let shown = crate::text::redact_url(value);
+                text = text.replace(value.as_str(), &crate::text::visible(&shown));
+            }
+            let text = crate::text::visible(&one_line(&text)).into_owned();
+            eprintln!("{}", crate::text::redact_urls_in(&text));
+            std::process::exit(e.exit_code());
+        }
+    }
+}
+
+/// A usage error of clap's, which spans several lines (the message, a list
+/// of missing arguments, tips, the usage, a pointer to `--help`), as one
+/// line: the message with its list, then its tips and the usage.
+fn one_line(text: &str) -> String {
+    let mut blocks = text.split("\n\n").map(str::trim).filter(|b| !b.is_empty());
+    let mut message: Vec<&str> = blocks.next().unwrap_or("").lines().map(str::trim).collect();
+    let head = if message.is_empty() {
+        ""
+    } else {
+        message.remove(0)
+    };
+    let mut line = head.to_string();
+    if !message.is_empty() {
+        line.push(' ');
+        line.push_str(&message.join(", "));
+    }
+    let mut tail = Vec::new();
+    for block in blocks {
+        for l in block.lines().map(str::trim) {
+            if let Some(tip) = l.strip_prefix("tip: ") {
+                tail.push(format!("tip: {tip}"));
+            } else if let Some(usage) = l.strip_prefix("Usage: ") {
+                tail.push(format!("usage: {usage}"));
+            }
+        }
+    }
+    tail.push("see --help".to_string());
+    format!("{line} ({})", tail.join("; "))
 }
 
 /// Keep a technical book's chapter claims backed by evidence you can re-check.
@@ -116,4 +168,36 @@ pub struct CompletionsArgs {
     /// The shell to generate for
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage_error(args: &[&str]) -> String {
+        let argv = std::iter::once("research_companion").chain(args.iter().copied());
+        one_line(&Cli::try_parse_from(argv).unwrap_err().to_string())
+    }
+
+    #[test]
+    fn a_usage_error_is_one_line_with_its_list_tips_and_usage() {
+        let missing = usage_error(&["snapshot", "add"]);
+        assert_eq!(
+            missing,
+            "error: the following required arguments were not provided: <ID>, <FILE> \
+             (usage: research_companion snapshot add <ID> <FILE>; see --help)"
+        );
+        let typo = usage_error(&["stauts"]);
+        assert!(!typo.contains('\n'), "{typo}");
+        assert!(
+            typo.contains("unrecognized subcommand 'stauts'")
+                && typo.contains("tip: a similar subcommand exists: 'status'"),
+            "{typo}"
+        );
+        let range = usage_error(&["bench", "--rounds", "0"]);
+        assert_eq!(
+            range,
+            "error: invalid value '0' for '--rounds <ROUNDS>': 0 is not in 1..=100 (see --help)"
+        );
+    }
 }

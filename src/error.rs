@@ -232,6 +232,18 @@ pub enum HarnessError {
         status: ExitStatus,
         last_line: String,
     },
+    /// It gave no answer within the time this run allows (see
+    /// `bench::harness_runner`); it and its workers were stopped.
+    #[error(
+        "the PyTorch harness gave no answer within {} s, the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another); it and its workers were stopped",
+        limit.as_secs()
+    )]
+    TimedOut { limit: Duration },
+    /// It printed more than its answer can be for this run.
+    #[error(
+        "the PyTorch harness printed more than {limit} bytes, more than its answer for this run can be; it and its workers were stopped"
+    )]
+    TooMuchOutput { limit: usize },
     /// Its standard output is not its answer; `start` is how it began.
     #[error("the PyTorch harness printed something that is not its result ({reason}): '{start}'")]
     NotItsAnswer {

@@ -46,3 +46,7 @@ pub mod yaml_io;
 mod testing;
 
 pub use error::{Error, Result};
+
+/// Counts what a thread under a memory limit allocates (`sys`).
+#[global_allocator]
+static ALLOCATOR: sys::LimitedAlloc = sys::LimitedAlloc;

@@ -167,7 +167,8 @@ pub fn commit_files(root: &Path, files: &[PathBuf], message: &str) -> Result<Str
                 file.display()
             ))
         })?;
-        let bytes = std::fs::read(&abs).map_err(|e| Error::io(&abs, e))?;
+        let bytes = crate::text::read_at_most(&abs, crate::text::MAX_FILE_BYTES)
+            .map_err(|e| Error::io(&abs, e))?;
         let id = repo.blob(&bytes).map_err(git_err)?;
         let path = rel.to_string_lossy().replace('\\', "/").into_bytes();
         let entry = git2::IndexEntry {

@@ -3,8 +3,9 @@
 //! death signal, readiness polling, schedstat, rusage, the per-CPU counters
 //! of `/proc/stat` and the kernel's name. Most go through `rustix`; what it
 //! does not cover (getrusage, sysconf for the online CPU count and the
-//! clock tick) calls `libc` here, and this is the only module of the crate
-//! with `unsafe` code.
+//! clock tick) calls `libc` here. And the crate's allocator, which lets a
+//! computation (a template, a claim's metric) run under a memory limit.
+//! This is the only module of the crate with `unsafe` code.
 
 use std::io;
 use std::num::NonZeroU64;
@@ -40,6 +41,36 @@ pub fn timer_slack() -> u64 {
 /// worker never outlives the run that started it.
 pub fn die_with_parent() {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+}
+
+/// Makes `cmd` start its process with PR_SET_PDEATHSIG set to SIGKILL, so
+/// a child this thread starts (the PyTorch harness) dies with it, even when
+/// this process is killed outright. (The kernel sends the signal when the
+/// thread that started the child exits: start it from one that lives as
+/// long as the run.)
+pub fn die_with_this_thread(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = rustix::process::getpid();
+    // SAFETY: between fork and exec the closure makes two system calls and
+    // allocates nothing, as a pre_exec hook must.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            // The parent may have gone before the signal was asked for.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(io::Error::from(rustix::io::Errno::SRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Whether any process of the group `pgid` is left (zombies included).
+pub fn group_alive(pgid: u32) -> bool {
+    i32::try_from(pgid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
 }
 
 /// How a process group is asked to stop.
@@ -327,9 +358,195 @@ fn busy_chunk() {
     std::hint::black_box(x);
 }
 
+/// The allocator of every binary of the crate (declared in `lib.rs`): the
+/// system's, counting what a thread under [`with_memory_limit`] holds.
+pub struct LimitedAlloc;
+
+thread_local! {
+    /// Whether this thread runs under a memory limit.
+    static LIMITED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Bytes this thread may still allocate (what it frees comes back).
+    static LEFT: std::cell::Cell<isize> = const { std::cell::Cell::new(0) };
+    /// Where to say that the limit was reached.
+    static TRIPWIRE: std::cell::Cell<*const Tripwire> =
+        const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// How a thread under a limit ended: 0 running, 1 done, 2 stopped at its
+/// limit. Changing it and waking the waiter allocates nothing.
+struct Tripwire {
+    state: std::sync::Mutex<u8>,
+    changed: std::sync::Condvar,
+}
+
+impl Tripwire {
+    fn set(&self, state: u8) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        *s = state;
+        self.changed.notify_all();
+    }
+}
+
+/// Charges `n` bytes to a limited thread; past its limit the thread says
+/// so and stops here for good (see [`with_memory_limit`]).
+fn charge(n: usize) {
+    // A panic prints (and may symbolize a backtrace) under a lock the rest
+    // of the process needs: it is never stopped half way.
+    if !LIMITED.with(|l| l.get()) || std::thread::panicking() {
+        return;
+    }
+    let left = LEFT.with(|l| l.get()).saturating_sub(n as isize);
+    if left >= 0 {
+        LEFT.with(|l| l.set(left));
+        return;
+    }
+    LIMITED.with(|l| l.set(false));
+    let wire = TRIPWIRE.with(|t| t.get());
+    // SAFETY: with_memory_limit keeps the tripwire alive for as long as
+    // the thread that points at it runs, and this thread never returns.
+    unsafe { (*wire).set(2) };
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+fn refund(n: usize) {
+    if LIMITED.with(|l| l.get()) {
+        LEFT.with(|l| l.set(l.get().saturating_add(n as isize)));
+    }
+}
+
+// SAFETY: every call goes to the system allocator with its arguments
+// unchanged; the counting around it touches only this thread's cells.
+unsafe impl std::alloc::GlobalAlloc for LimitedAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        charge(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        charge(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        refund(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        match new.checked_sub(layout.size()) {
+            Some(grow) => charge(grow),
+            None => refund(layout.size() - new),
+        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.realloc(ptr, layout, new) }
+    }
+}
+
+/// Why a computation under a memory limit gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitedRunError {
+    /// It reached its limit and was stopped there.
+    #[error("it needed more than its memory limit ({limit} bytes, {} MiB) and was stopped", limit >> 20)]
+    LimitReached { limit: usize },
+    /// No thread could be started for it.
+    #[error("cannot start a thread for it: {0}")]
+    NoThread(#[source] io::Error),
+}
+
+/// Runs `f` on a thread of its own that may hold at most `limit` bytes
+/// more than it has freed. An allocation past the limit never happens: the
+/// thread stops inside it and is left asleep, holding what it had, until
+/// the process exits, and this returns [`LimitedRunError::LimitReached`]. (Rust cannot
+/// fail an allocation without aborting the process, and a thread cannot be
+/// stopped from outside; so the computation must not hold a lock anyone
+/// else will need, and the caller must not rely on what it shared with it.)
+pub fn with_memory_limit<T: Send + 'static>(
+    limit: usize,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, LimitedRunError> {
+    let wire = std::sync::Arc::new(Tripwire {
+        state: std::sync::Mutex::new(0),
+        changed: std::sync::Condvar::new(),
+    });
+    let slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let (thread_wire, thread_slot) = (wire.clone(), slot.clone());
+    let spawned = std::thread::Builder::new()
+        .name("memory-limited".into())
+        .spawn(move || {
+            TRIPWIRE.with(|t| t.set(std::sync::Arc::as_ptr(&thread_wire)));
+            LEFT.with(|l| l.set(isize::try_from(limit).unwrap_or(isize::MAX)));
+            LIMITED.with(|l| l.set(true));
+            let value = f();
+            LIMITED.with(|l| l.set(false));
+            *thread_slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(value);
+            thread_wire.set(1);
+        });
+    let handle = spawned.map_err(LimitedRunError::NoThread)?;
+    let mut state = wire.state.lock().unwrap_or_else(|e| e.into_inner());
+    while *state == 0 {
+        if handle.is_finished() {
+            break;
+        }
+        state = wire
+            .changed
+            .wait_timeout(state, Duration::from_millis(50))
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+    let tripped = *state == 2;
+    drop(state);
+    if tripped {
+        return Err(LimitedRunError::LimitReached { limit });
+    }
+    let value = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+    match value {
+        Some(v) => {
+            let _ = handle.join();
+            Ok(v)
+        }
+        // The computation panicked: let its panic go on here.
+        None => match handle.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("a thread that returned filled its slot"),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_computation_past_its_memory_limit_is_stopped_before_it_allocates() {
+        let limit = 8 << 20;
+        // Within the limit: the value comes back, memory freed in between
+        // is counted back.
+        let n = with_memory_limit(limit, move || {
+            (0..100).map(|_| vec![1u8; 1 << 20].len()).sum::<usize>()
+        });
+        assert_eq!(n.unwrap(), 100 << 20);
+        // One allocation past it never happens.
+        let big = with_memory_limit(limit, || vec![0u8; 1 << 40].len());
+        assert!(matches!(big, Err(LimitedRunError::LimitReached { limit: l }) if l == limit));
+        // Nor does growth by doubling past it.
+        let grown = with_memory_limit(limit, || "x".repeat(64 << 20).len());
+        assert!(grown.is_err());
+        // Other threads are not limited.
+        assert_eq!(vec![0u8; 32 << 20].len(), 32 << 20);
+    }
+
+    #[test]
+    fn a_panic_under_a_memory_limit_reaches_the_caller() {
+        let caught = std::panic::catch_unwind(|| {
+            let _ = with_memory_limit(1 << 20, || panic!("inside"));
+        });
+        assert!(caught.is_err());
+    }
 
     #[test]
     fn spin_cpu_consumes_cpu_time() {

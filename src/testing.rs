@@ -49,6 +49,7 @@ pub fn prose06() -> String {
     crate::chapter::normalize::normalize(include_str!(
         "../tests/fixtures/book-snapshots/pytorch-from-first-principles/06/snapshots/0001-a7d34947a6b4.txt"
     ))
+    .expect("the excerpt normalizes")
 }
 
 /// A row with the chapter's columns set and everything else neutral.

@@ -8,9 +8,49 @@ use comfy_table::{CellAlignment, Table, presets};
 
 use crate::error::{Error, Result};
 
-/// Reads a whole file that must be UTF-8.
+/// The most the tool reads whole of any one file: chapter text, reports,
+/// templates, the files of a record (YAML has its own limit of the same
+/// size, in `yaml_io`). docs/commands.md lists it with the other limits.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads a whole file of at most `limit` bytes. A regular file's size is
+/// checked before anything is read; anything else (a pipe, `/dev/zero`) is
+/// read to one byte past the limit and no further. Past the limit the
+/// error (kind `FileTooLarge`) names the size and the limit.
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let stated = format!("the {limit}-byte ({}) limit", mib(limit));
+    let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > limit {
+        let size = meta.len();
+        return Err(too_large(format!(
+            "{size} bytes, more than {stated}; refusing to read it"
+        )));
+    }
+    let mut bytes = Vec::with_capacity(if meta.is_file() {
+        meta.len() as usize
+    } else {
+        0
+    });
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(format!(
+            "more than {stated}; stopped reading there"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// A size in MiB as the limits are stated: `16 MiB`.
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", number(bytes as f64 / f64::from(1u32 << 20)))
+}
+
+/// Reads a whole file of at most [`MAX_FILE_BYTES`] that must be UTF-8.
 pub fn read_utf8(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = read_at_most(path, MAX_FILE_BYTES).map_err(|e| Error::io(path, e))?;
     String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to() as u64,
@@ -269,12 +309,60 @@ pub fn redact_url(url: &str) -> String {
             parsed.to_string()
         };
     }
+    if let Some(scheme_end) = url.find("://") {
+        return redact_unparsed(url, scheme_end + 3);
+    }
     // scp-like: user@host:path (no scheme). Only strip when the @ comes
     // before the first colon, so a path with @ in it is left alone.
     match (url.find('@'), url.find(':')) {
         (Some(at), Some(colon)) if at < colon && !url.contains("://") => url[at + 1..].to_string(),
         _ => url.to_string(),
     }
+}
+
+/// [`redact_url`] for text that has a scheme (`...://`) but is no URL the
+/// `url` crate can read (a space in the host, a broken IPv6 address, a
+/// port too large): the user info (up to the last `@` before the path)
+/// and the secret parameters of the query and fragment come out by the
+/// text alone, so an error that quotes the text quotes no secret.
+fn redact_unparsed(url: &str, authority: usize) -> String {
+    let (before_fragment, fragment) = match url.find('#') {
+        Some(h) if h >= authority => (&url[..h], Some(&url[h + 1..])),
+        _ => (url, None),
+    };
+    let (before_query, query) = match before_fragment.find('?') {
+        Some(q) if q >= authority => (&before_fragment[..q], Some(&before_fragment[q + 1..])),
+        _ => (before_fragment, None),
+    };
+    let path = before_query[authority..]
+        .find('/')
+        .map_or(before_query.len(), |p| authority + p);
+    let host_from = before_query[authority..path]
+        .rfind('@')
+        .map_or(authority, |at| authority + at + 1);
+    let mut out = format!(
+        "{}{}",
+        &before_query[..authority],
+        &before_query[host_from..]
+    );
+    if let Some(kept) = query.and_then(without_secret_params) {
+        out.push('?');
+        out.push_str(&kept);
+    }
+    match fragment {
+        Some(f) if f.contains('=') => {
+            if let Some(kept) = without_secret_params(f) {
+                out.push('#');
+                out.push_str(&kept);
+            }
+        }
+        Some(f) => {
+            out.push('#');
+            out.push_str(f);
+        }
+        None => {}
+    }
+    out
 }
 
 /// [`redact_url`] for a field that may hold a URL, as serde writes it: a
@@ -373,6 +461,28 @@ pub fn aligned(header: &[&str], rows: &[Vec<String>], align: &[Align]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_the_url_crate_cannot_read_loses_its_secrets_too() {
+        for (given, shown) in [
+            (
+                "https://carol:pw888@exa mple.com/?token=secret",
+                "https://exa mple.com/",
+            ),
+            (
+                "http://carol:pw888@[::1/x?token=secret&a=1",
+                "http://[::1/x?a=1",
+            ),
+            (
+                "https://u:p@host:99999/ch.txt?sig=abc#frag",
+                "https://host:99999/ch.txt#frag",
+            ),
+            ("https://host:99999/a@b/c", "https://host:99999/a@b/c"),
+            ("ftp://x y/#access_token=t", "ftp://x y/"),
+        ] {
+            assert_eq!(redact_url(given), shown, "{given}");
+        }
+    }
 
     #[test]
     fn secrets_leave_urls_in_user_info_query_and_fragment() {

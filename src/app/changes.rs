@@ -1,11 +1,11 @@
 //! What changed in a chapter's prose between two snapshots: a word-level
-//! diff of their normalized text (via `similar`), how many words changed,
-//! and which claims quote a sentence the change touched.
-
-use similar::{ChangeTag, TextDiff};
+//! diff of their normalized text (bounded work: `chapter::prose_diff`), how
+//! many words changed, and which claims quote a sentence the change
+//! touched.
 
 use super::Project;
 use crate::chapter::normalize::normalize;
+use crate::chapter::prose_diff::{self, WordChange};
 use crate::chapter::{Chapter, SnapshotEntry};
 use crate::error::{Error, Result};
 
@@ -16,7 +16,13 @@ pub struct ProseChange {
     pub to: String,
     pub words_removed: usize,
     pub words_added: usize,
-    /// The changed passages with a few words of context: `[-old-]{+new+}`.
+    /// Whether the diff traced every word; false when the revisions differ
+    /// in more than the diff's budget allows, so the counts are upper
+    /// bounds (see `chapter::prose_diff`).
+    pub exact: bool,
+    /// The changed passages with a few words of context: `[-old-]{+new+}`;
+    /// at most [`MAX_PASSAGES`], each run of changed words shortened past
+    /// [`MAX_RUN_WORDS`].
     pub passages: Vec<String>,
     /// Claims whose quoted sentence the old text had and the new one lacks.
     pub claims_touched: Vec<String>,
@@ -38,12 +44,20 @@ impl ProseChange {
                 crate::text::list(&self.claims_touched)
             )
         };
-        format!("{} words changed; {claims}", self.words_changed())
+        let bound = if self.exact { "" } else { "at most " };
+        format!("{bound}{} words changed; {claims}", self.words_changed())
     }
 }
 
 /// Words of context shown around a change.
 const CONTEXT_WORDS: usize = 6;
+
+/// The most passages listed; one more line counts the rest.
+pub const MAX_PASSAGES: usize = 200;
+
+/// The most words a run of removed or added words shows: its first and
+/// last halves, with the number left out between them.
+pub const MAX_RUN_WORDS: usize = 24;
 
 /// Compares two stored snapshots of `chapter` (entries of its snapshot list).
 pub fn between(
@@ -55,21 +69,11 @@ pub fn between(
     let folder = project.layout().snapshots_root();
     let read = |e: &SnapshotEntry| -> Result<String> {
         let path = project.layout().snapshot_file(&chapter.key, &e.file);
-        crate::text::read_owned(&path, &folder).map(|t| normalize(&t))
+        let text = crate::text::read_owned(&path, &folder)?;
+        normalize(&text).map_err(|e| crate::chapter::normalize_error(&path, e))
     };
     let (old, new) = (read(from)?, read(to)?);
-    let diff = TextDiff::from_words(&old, &new);
-    let changes: Vec<(ChangeTag, &str)> = diff
-        .iter_all_changes()
-        .map(|c| (c.tag(), c.value()))
-        .collect();
-    let is_word = |s: &str| !s.trim().is_empty();
-    let count = |tag| {
-        changes
-            .iter()
-            .filter(|(t, v)| *t == tag && is_word(v))
-            .count()
-    };
+    let diff = prose_diff::diff_words(&old, &new);
     let claims_path = project.layout().claims_file(&chapter.key);
     let quotes = if claims_path.exists() {
         crate::published::claims::quotes(&claims_path)?
@@ -82,7 +86,8 @@ pub fn between(
             quote
                 .split(['…'])
                 .flat_map(|part| part.split("..."))
-                .map(normalize)
+                // A part prose-v1 refuses cannot be in either normalized text.
+                .filter_map(|part| normalize(part).ok())
                 .filter(|f| f.len() >= 3)
                 .any(|f| old.contains(&f) && !new.contains(&f))
         })
@@ -91,54 +96,90 @@ pub fn between(
     Ok(ProseChange {
         from: from.file.clone(),
         to: to.file.clone(),
-        words_removed: count(ChangeTag::Delete),
-        words_added: count(ChangeTag::Insert),
-        passages: passages(&changes),
+        words_removed: diff.count(WordChange::Removed),
+        words_added: diff.count(WordChange::Added),
+        exact: diff.exact,
+        passages: passages(&diff.words),
         claims_touched,
     })
 }
 
 /// The changed passages, each with a few words of context around it.
-fn passages(changes: &[(ChangeTag, &str)]) -> Vec<String> {
-    let n = changes.len();
+fn passages(words: &[(WordChange, &str)]) -> Vec<String> {
+    let n = words.len();
     let mut show = vec![false; n];
-    for (i, (tag, _)) in changes.iter().enumerate() {
-        if *tag != ChangeTag::Equal {
-            let lo = i.saturating_sub(2 * CONTEXT_WORDS);
-            let hi = (i + 2 * CONTEXT_WORDS + 1).min(n);
+    for (i, (change, _)) in words.iter().enumerate() {
+        if *change != WordChange::Same {
+            let (lo, hi) = (
+                i.saturating_sub(CONTEXT_WORDS),
+                (i + CONTEXT_WORDS + 1).min(n),
+            );
             show[lo..hi].iter_mut().for_each(|s| *s = true);
         }
     }
-    // Consecutive changes of one kind are marked once: `[-7.4 times-]`.
-    let mark = |tag: ChangeTag, run: &str| match tag {
-        _ if run.is_empty() => String::new(),
-        ChangeTag::Equal => run.to_string(),
-        ChangeTag::Delete => format!("[-{run}-]"),
-        ChangeTag::Insert => format!("{{+{run}+}}"),
-    };
     let mut out = Vec::new();
-    let mut current = String::new();
-    let mut run = String::new();
-    let mut run_tag = ChangeTag::Equal;
-    for (i, (tag, value)) in changes.iter().enumerate() {
-        if !show[i] || *tag != run_tag {
-            current.push_str(&mark(run_tag, &std::mem::take(&mut run)));
-            run_tag = *tag;
-        }
+    let mut more = 0;
+    let mut i = 0;
+    while i < n {
         if !show[i] {
-            if !current.trim().is_empty() {
-                out.push(std::mem::take(&mut current).trim().to_string());
-            }
-            current.clear();
+            i += 1;
             continue;
         }
-        run.push_str(value);
+        let end = (i..n).find(|&k| !show[k]).unwrap_or(n);
+        if out.len() < MAX_PASSAGES {
+            out.push(passage(&words[i..end]));
+        } else {
+            more += 1;
+        }
+        i = end;
     }
-    current.push_str(&mark(run_tag, &run));
-    if !current.trim().is_empty() {
-        out.push(current.trim().to_string());
+    if more > 0 {
+        out.push(format!("and {more} more changed passages"));
     }
     out
+}
+
+/// One passage: consecutive words of one kind are marked once
+/// (`[-7.4 times-]{+9.9 times+}`), a long run shortened in its middle.
+fn passage(words: &[(WordChange, &str)]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let change = words[i].0;
+        let end = (i..words.len())
+            .find(|&k| words[k].0 != change)
+            .unwrap_or(words.len());
+        let run = &words[i..end];
+        let text = if change == WordChange::Same || run.len() <= MAX_RUN_WORDS {
+            run.iter().map(|(_, w)| *w).collect::<Vec<_>>().join(" ")
+        } else {
+            let half = MAX_RUN_WORDS / 2;
+            let join = |ws: &[(WordChange, &str)]| {
+                ws.iter().map(|(_, w)| *w).collect::<Vec<_>>().join(" ")
+            };
+            format!(
+                "{} … ({} more words) … {}",
+                join(&run[..half]),
+                run.len() - 2 * half,
+                join(&run[run.len() - half..])
+            )
+        };
+        parts.push(match change {
+            WordChange::Same => text,
+            WordChange::Removed => format!("[-{text}-]"),
+            WordChange::Added => format!("{{+{text}+}}"),
+        });
+        i = end;
+    }
+    // A removed run and the added run after it touch: `[-a-]{+b+}`.
+    let mut s = String::new();
+    for (k, part) in parts.iter().enumerate() {
+        if k > 0 && !(part.starts_with("{+") && parts[k - 1].ends_with("-]")) {
+            s.push(' ');
+        }
+        s.push_str(part);
+    }
+    s
 }
 
 /// The snapshots `snapshot diff` compares: those named (a fingerprint, a
@@ -198,4 +239,47 @@ pub fn since_research(
         return None;
     }
     between(project, chapter, &from, &to).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(change: WordChange, text: &str) -> Vec<(WordChange, &str)> {
+        text.split(' ').map(|w| (change, w)).collect()
+    }
+
+    #[test]
+    fn a_passage_marks_runs_and_shortens_long_ones() {
+        let mut w = words(WordChange::Same, "made it");
+        w.extend(words(WordChange::Removed, "four times"));
+        w.extend(words(WordChange::Added, "much"));
+        w.extend(words(WordChange::Same, "faster."));
+        assert_eq!(passages(&w), vec!["made it [-four times-]{+much+} faster."]);
+        let long: String = (0..100)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let p = passages(&words(WordChange::Added, &long));
+        assert_eq!(p.len(), 1);
+        assert!(p[0].starts_with("{+w0 w1 "), "{}", p[0]);
+        assert!(p[0].contains("w11 … (76 more words) … w88"), "{}", p[0]);
+        assert!(p[0].ends_with(" w99+}"), "{}", p[0]);
+    }
+
+    #[test]
+    fn passages_past_the_limit_are_counted() {
+        // A change every 20 words: each its own passage.
+        let mut w = Vec::new();
+        for i in 0..(MAX_PASSAGES + 30) {
+            w.extend(words(
+                WordChange::Same,
+                "a b c d e f g h i j k l m n o p q r s",
+            ));
+            w.push((WordChange::Added, if i % 2 == 0 { "x" } else { "y" }));
+        }
+        let p = passages(&w);
+        assert_eq!(p.len(), MAX_PASSAGES + 1);
+        assert_eq!(p.last().unwrap(), "and 30 more changed passages");
+    }
 }

@@ -256,7 +256,9 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
     if text.trim().is_empty() {
         return Err(Error::invalid(file, "the chapter text is empty"));
     }
-    let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(&text));
+    let fingerprint = Fingerprint::prose_v1(
+        normalize::fingerprint_str(&text).map_err(|e| crate::chapter::normalize_error(file, e))?,
+    );
     crate::chapter::refuse_empty(&fingerprint, &file.display().to_string())?;
     let snapshot_name = Layout::new_snapshot_name(1, &fingerprint.value);
     let snapshot = SnapshotEntry {

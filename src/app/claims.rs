@@ -71,3 +71,14 @@ pub fn check(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
         metric_fails,
     })
 }
+
+/// The chapter's claims as (id, quoted sentence), without checking their
+/// metrics; none when it has no claims.yaml (a regular file).
+pub fn quotes(project: &Project, chapter: &Chapter) -> Result<Vec<(String, String)>> {
+    let path = project.layout().claims_file(&chapter.key);
+    if path.is_file() {
+        claims::quotes(&path)
+    } else {
+        Ok(Vec::new())
+    }
+}

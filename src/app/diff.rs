@@ -105,15 +105,7 @@ pub fn diff(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> 
             "{}: the snapshot {} holds no published tables{}",
             selected.chapter.key,
             selected.snapshot,
-            diffed
-                .diff
-                .malformed
-                .iter()
-                .map(|m| format!(
-                    "; a table-like fragment at {} did not parse: {}",
-                    m.location, m.problem
-                ))
-                .collect::<String>()
+            crate::published::tables::why_no_tables(&diffed.diff.malformed)
         )));
     }
     Ok(DiffedRun {

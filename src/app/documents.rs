@@ -37,7 +37,8 @@ pub fn prompt(
     let text = crate::text::read_owned(&path, &project.layout().snapshots_root())?;
     // Quote only the text the manifest vouches for.
     let current = chapter.state.current();
-    let found = crate::chapter::normalize::fingerprint_str(&text);
+    let found = crate::chapter::normalize::fingerprint_str(&text)
+        .map_err(|e| crate::chapter::normalize_error(&path, e))?;
     if found != current.fingerprint.value {
         return Err(crate::error::Error::invalid(
             &path,
@@ -184,6 +185,8 @@ pub struct Report {
     /// What the template was given.
     pub context: serde_json::Value,
     pub plot: Option<Plot>,
+    /// Records that could not be read, so the draft is made without them.
+    pub skipped: Vec<BrokenRecord>,
 }
 
 /// The plot that goes beside a report.
@@ -270,7 +273,7 @@ pub fn report(
         now,
         plot.as_ref().map(|p| p.name.clone()),
     );
-    let (records, _) = project.records(chapter)?;
+    let (records, skipped) = project.records(chapter)?;
     carry_into_report(
         &mut view,
         chapter,
@@ -293,5 +296,6 @@ pub fn report(
         context: serde_json::to_value(&view)
             .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         plot,
+        skipped,
     })
 }

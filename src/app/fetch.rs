@@ -36,8 +36,9 @@ pub enum Fetched {
     Changed {
         outcome: AddOutcome,
         final_url: String,
-        /// Whether the new current snapshot matches the published fingerprint.
-        matches_published: bool,
+        /// Whether the new current snapshot matches the published
+        /// fingerprint; None when chapter.yaml publishes none.
+        matches_published: Option<bool>,
         /// Research runs of the previous revision, now stale (newest first).
         stale: Vec<Record>,
     },
@@ -145,10 +146,11 @@ fn fetch_noting(
     let etag = bounded("server's ETag", etag, stored, notes);
     let last_modified = bounded("server's Last-Modified", last_modified, stored, notes);
     let previous = m.current().fingerprint.clone();
+    let fingerprint = fingerprint_str(&text)
+        .map_err(|e| crate::chapter::normalize_error(std::path::Path::new(&final_url), e))?;
     // The same prose as the current snapshot: nothing to store, unless its
     // file was deleted, which storing the text again restores.
-    if fingerprint_str(&text) == previous.value
-        && !chapter::is_missing(project.layout(), chapter, m.current())
+    if fingerprint == previous.value && !chapter::is_missing(project.layout(), chapter, m.current())
     {
         return Ok(Fetched::SameProse {
             fingerprint: previous,
@@ -178,8 +180,10 @@ fn fetch_noting(
             });
         }
     };
-    let matches_published =
-        chapter.manifest.published_hex() == Some(entry.fingerprint.value.as_str());
+    let matches_published = chapter
+        .manifest
+        .published_hex()
+        .map(|hex| hex == entry.fingerprint.value.as_str());
     let (records, _) = project.records(chapter)?;
     let stale = records
         .into_iter()

@@ -88,7 +88,6 @@ pub fn site_data(
         runs: e.run.settings.repeat,
         url: links.record(&e.record.run_id),
     });
-    let claims_path = project.layout().claims_file(&chapter.key);
     let inputs = publish::Inputs {
         reports: complete
             .iter()
@@ -101,11 +100,7 @@ pub fn site_data(
             })
             .collect(),
         evidence,
-        claims: if claims_path.is_file() {
-            crate::published::claims::quotes(&claims_path)?
-        } else {
-            Vec::new()
-        },
+        claims: super::claims::quotes(project, chapter)?,
         claims_touched,
         links,
         notebook: super::notebook::status(project, chapter, &records)?,
@@ -132,7 +127,7 @@ pub fn check_replaceable(path: &Path) -> Result<()> {
         }
         Ok(_) => {}
     }
-    match std::fs::read(path) {
+    match crate::text::read_at_most(path, crate::text::MAX_FILE_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),
         Ok(bytes) => match std::str::from_utf8(&bytes) {

@@ -72,7 +72,7 @@ pub fn research(
     notes: RunNotes<'_>,
     strict: bool,
     draft: bool,
-) -> Result<Stored> {
+) -> Result<ResearchStored> {
     let text = create::read_report(report)?;
     let check = crate::records::report::check(&text);
     if check.sections_present.is_empty() {
@@ -96,6 +96,7 @@ pub fn research(
         });
     }
     let basics = basics(project, chapter, notes, RunKind::Research)?;
+    let unknown = unknown_claims(project, chapter, &text)?;
     let (path, record) = create::record_research(
         project.layout(),
         chapter,
@@ -105,7 +106,47 @@ pub fn research(
         &text,
         draft,
     )?;
-    Ok(Stored { path, record })
+    Ok(ResearchStored {
+        stored: Stored { path, record },
+        unknown_claims: unknown,
+    })
+}
+
+/// A research run as stored, with the claim ids its claim audit names that
+/// the chapter does not have.
+pub struct ResearchStored {
+    pub stored: Stored,
+    /// Claim audit rows that name a claim by an id (`spin-999: ...`) that
+    /// is not one of the chapter's: readers show them as leads, not as
+    /// findings on a claim.
+    pub unknown_claims: Vec<String>,
+}
+
+/// The ids a report's claim audit names that are not claims of the
+/// chapter. A row's claim is taken for an id when the part before any `:`
+/// is one word of letters, digits, `-`, `_` or `.`, with a digit or a
+/// `-` in it; other rows are prose, which readers keep as leads anyway.
+fn unknown_claims(project: &Project, chapter: &Chapter, text: &str) -> Result<Vec<String>> {
+    let ids: Vec<String> = super::claims::quotes(project, chapter)?
+        .into_iter()
+        .map(|(id, _)| id.to_lowercase())
+        .collect();
+    let mut unknown: Vec<String> = crate::records::report_items::read(text)
+        .audit
+        .iter()
+        .map(|row| crate::records::report_items::claim_key(&row.claim))
+        .filter(|key| looks_like_an_id(key) && !ids.contains(key))
+        .collect();
+    unknown.dedup();
+    Ok(unknown)
+}
+
+fn looks_like_an_id(key: &str) -> bool {
+    !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && key.chars().any(|c| c.is_ascii_digit() || c == '-')
 }
 
 /// Whether a run that cannot be compared with the chapter's tables may be
@@ -157,7 +198,8 @@ pub fn run_file(
     incomparable: Incomparable,
 ) -> Result<Stored> {
     let run = BenchRun::load(file)?;
-    let bytes = std::fs::read(file).map_err(|e| Error::io(file, e))?;
+    let bytes = crate::text::read_at_most(file, crate::text::MAX_FILE_BYTES)
+        .map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
     let what = file.display().to_string();
     let compared = compared(

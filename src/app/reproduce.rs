@@ -112,20 +112,10 @@ fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
     let parsed = read_tables(project.layout(), chapter, &chapter.state.current_snapshot)?;
     let Some(first) = parsed.tables.first() else {
         // Say why, when something looked like a table.
-        let fragments: Vec<String> = parsed
-            .malformed
-            .iter()
-            .map(|m| {
-                format!(
-                    "; a table-like fragment at {} did not parse: {}",
-                    m.location, m.problem
-                )
-            })
-            .collect();
         return Err(Error::Usage(format!(
             "{}: the current snapshot holds no published tables to reproduce{}",
             chapter.key,
-            fragments.concat()
+            crate::published::tables::why_no_tables(&parsed.malformed)
         )));
     };
     let mut s = Settings::chapter_defaults();

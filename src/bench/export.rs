@@ -220,16 +220,22 @@ fn load_footer(run: &BenchRun) -> String {
         .iter()
         .filter_map(|c| c.summary.ex_per_s_spread)
         .collect();
+    let (disturbed, highest) = run.disturbance();
+    let runs: usize = run.results.iter().map(|c| c.repeats.len()).sum();
+    let all_disturbed = runs > 0 && disturbed >= runs;
     let rounds = match run.rounds() {
+        1 if all_disturbed => "a single run, every configuration disturbed: the rows measure the machine's load as much as the pipeline".to_string(),
         1 => "a single run".to_string(),
+        n if all_disturbed => format!(
+            "{n} rounds, every run disturbed: the rows are medians of disturbed runs, and measure the machine's load as much as the pipeline"
+        ),
         n => format!(
             "{n} rounds, rows the medians of the undisturbed ones (spread of ex/s up to {:.1}%)",
             spreads.iter().copied().fold(0.0, f64::max) * 100.0
         ),
     };
-    let (disturbed, highest) = run.disturbance();
     format!(
-        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked *){}\n",
+        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked * in the wide tables){}\n",
         highest.unwrap_or(0.0) * 100.0,
         super::outside_load::cpus_in_words(&run.cpus_used),
         super::outside_load::DISTURBED_ABOVE * 100.0,
@@ -256,15 +262,17 @@ pub fn load_summary(run: &BenchRun) -> String {
             h * 100.0
         ),
         Some(h) => {
-            let left = run.results.iter().filter(|c| c.summary.disturbed).count();
+            let (left, throughout) = run.left_disturbed();
             format!(
                 "machine busy: other processes took up to {:.0}% of {cpus}; {disturbed} configuration run(s) disturbed, {}",
                 h * 100.0,
                 match left {
                     0 => "each run again once it was quiet".to_string(),
-                    n => format!(
-                        "{n} configuration(s) left disturbed in some round (those rounds do not count)"
+                    n if throughout == 0 => format!(
+                        "{} (those rounds do not count)",
+                        super::outside_load::left_disturbed_in_words(n, 0)
                     ),
+                    n => super::outside_load::left_disturbed_in_words(n, throughout),
                 }
             )
         }

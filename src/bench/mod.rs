@@ -26,6 +26,7 @@ pub mod dataset;
 pub mod engine;
 pub mod export;
 pub mod gil;
+pub mod harness_runner;
 pub mod histogram;
 pub mod interrupt;
 pub mod metric_name;

@@ -163,6 +163,30 @@ pub fn cpus_in_words(cpus: &[usize]) -> String {
     }
 }
 
+/// How many configurations a run left disturbed, in words: `some` with a
+/// round that has no undisturbed run, `throughout` of them with no
+/// undisturbed run at all (their rows are of disturbed runs).
+pub fn left_disturbed_in_words(some: usize, throughout: usize) -> String {
+    let configurations = |n: usize| {
+        if n == 1 {
+            "1 configuration".to_string()
+        } else {
+            format!("{n} configurations")
+        }
+    };
+    match throughout {
+        0 => format!("{} left disturbed in some round", configurations(some)),
+        t if t == some => format!(
+            "{} disturbed in every run (their rows are of disturbed runs)",
+            configurations(some)
+        ),
+        t => format!(
+            "{} left disturbed in some round, {t} of them in every run (their rows are of disturbed runs)",
+            configurations(some)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use chrono::Utc;
@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::config::ms_to_ns;
 use super::engine::{Measured, new_histogram};
+use super::harness_runner::{self, Bounds, HARNESS_TIMEOUT_ENV, Stopped};
 use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine};
 use super::{Settings, stats};
 use crate::env::Environment;
@@ -102,8 +103,11 @@ fn harness_argument(s: &Settings) -> String {
 
 /// Runs the harness with `python` under `settings` (on the CPUs the caller
 /// set) and returns its measurements as a run file. A Python that cannot be
-/// run or cannot import torch is a usage error (the caller chose it).
+/// run or cannot import torch is a usage error (the caller chose it). The
+/// harness runs within the bounds `harness_runner` enforces: a time limit
+/// from the run's size, its answer's size, a process group ended with it.
 pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
+    let limits = bounds(settings)?;
     let unwritten = HarnessError::NotWritten;
     let mut script = tempfile::Builder::new()
         .prefix("research-companion-harness-")
@@ -111,14 +115,21 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         .tempfile()
         .map_err(unwritten)?;
     script.write_all(HARNESS.as_bytes()).map_err(unwritten)?;
-    let output = Command::new(python)
-        .arg(script.path())
-        .arg(harness_argument(settings))
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display())))?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let last = stderr.lines().last().unwrap_or("").trim();
+    let mut cmd = Command::new(python);
+    cmd.arg(script.path()).arg(harness_argument(settings));
+    // The script is removed when `script` drops, on every way out of here.
+    let output = harness_runner::run(cmd, limits).map_err(|e| match e {
+        Stopped::NotStarted(e) => {
+            Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display()))
+        }
+        Stopped::Interrupted => Error::Interrupted,
+        Stopped::TimedOut => HarnessError::TimedOut { limit: limits.time }.into(),
+        Stopped::TooMuchOutput => HarnessError::TooMuchOutput {
+            limit: limits.stdout_bytes,
+        }
+        .into(),
+    })?;
+    let last = output.stderr_tail.lines().last().unwrap_or("").trim();
     match output.status.code() {
         Some(0) => {}
         Some(3) => {
@@ -143,6 +154,55 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         }
     })?;
     to_run(settings, environment, parsed)
+}
+
+/// The time and output the harness may take for `s`.
+fn bounds(s: &Settings) -> Result<Bounds> {
+    let time = match std::env::var(HARNESS_TIMEOUT_ENV) {
+        Ok(v) => match v.trim().parse::<f64>() {
+            Ok(secs) if secs > 0.0 && secs <= 1e7 => Duration::from_secs_f64(secs),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "{HARNESS_TIMEOUT_ENV}={v}: not a number of seconds above 0"
+                )));
+            }
+        },
+        Err(_) => time_limit(s),
+    };
+    Ok(Bounds {
+        time,
+        stdout_bytes: answer_bytes(s),
+    })
+}
+
+/// How many configurations the harness runs.
+fn configurations(s: &Settings) -> u64 {
+    (s.producers.len() * s.workers.len() * s.repeat) as u64
+}
+
+/// The time the harness may take: a minute to start Python and import
+/// torch, then for each configuration 30 s to start its workers plus four
+/// times the run's time if nothing overlapped: (first batch + warm-up +
+/// measured batches) × (batch size × cost + consumer). docs/commands.md
+/// states the same rule.
+pub fn time_limit(s: &Settings) -> Duration {
+    let batches = (1 + s.warmup_batches + s.batches) as f64;
+    let per_batch_ms = s.batch_size as f64 * s.cost_ms + s.consumer_ms;
+    let per_config = 30.0 + 4.0 * batches * per_batch_ms / 1000.0;
+    Duration::from_secs_f64(60.0 + configurations(s) as f64 * per_config)
+}
+
+/// The most the harness's answer can take for `s`: per configuration two
+/// lists of `batches` numbers (at most 20 digits and a separator each) and
+/// 4 KiB for the rest, and 64 KiB for the whole.
+fn answer_bytes(s: &Settings) -> usize {
+    let per_config = 2 * s.batches.saturating_mul(22) + 4096;
+    usize::try_from(
+        configurations(s)
+            .saturating_mul(per_config)
+            .saturating_add(64 << 10),
+    )
+    .unwrap_or(usize::MAX)
 }
 
 fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {

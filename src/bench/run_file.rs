@@ -108,6 +108,12 @@ impl ConfigResult {
             .max_by(f64::total_cmp)
     }
 
+    /// Whether every run of it was disturbed (its row is then of disturbed
+    /// runs, not of quiet ones).
+    pub fn disturbed_throughout(&self) -> bool {
+        !self.repeats.is_empty() && self.repeats.iter().all(|r| r.row.disturbed)
+    }
+
     /// The rounds this configuration ran in, in order.
     pub fn rounds(&self) -> Vec<usize> {
         let mut rounds: Vec<usize> = self.repeats.iter().map(RepeatResult::round).collect();
@@ -191,6 +197,18 @@ impl BenchRun {
 
     /// How many of its configuration runs were disturbed, and the highest
     /// outside share any run had.
+    /// Configurations left with a round that has no undisturbed run, and
+    /// of them those with no undisturbed run at all.
+    pub fn left_disturbed(&self) -> (usize, usize) {
+        let some = self.results.iter().filter(|c| c.summary.disturbed).count();
+        let throughout = self
+            .results
+            .iter()
+            .filter(|c| c.disturbed_throughout())
+            .count();
+        (some, throughout)
+    }
+
     pub fn disturbance(&self) -> (usize, Option<f64>) {
         let runs = self.results.iter().flat_map(|c| &c.repeats);
         let disturbed = runs.clone().filter(|r| r.row.disturbed).count();

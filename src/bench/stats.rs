@@ -157,30 +157,8 @@ mod tests {
     #[test]
     fn summaries_take_medians_and_the_spread_of_ex_s() {
         let row = |ex: f64| Row {
-            producer: ProducerKind::Sleep,
-            workers: 1,
-            ex_per_s: ex,
             wait_mean_ms: ex / 100.0,
-            wait_p50_ms: 0.0,
-            wait_p95_ms: 0.0,
-            wait_max_ms: 0.0,
-            work_ms: 8.0,
-            wait_frac: 0.5,
-            startup_ms: 0.0,
-            bound_ex_per_s: 500.0,
-            efficiency: ex / 500.0,
-            consumer_run_delay_ms: 0.0,
-            consumer_cpu_ms: 8.0,
-            workers_cpu_ms: 0.0,
-            involuntary_switches: 0,
-            verdict: PipelineVerdict::ProducerBound,
-            batches: 10,
-            window_ms: 1.0,
-            data_digest: "x".into(),
-            max_outstanding: 2,
-            ex_per_s_spread: None,
-            outside: None,
-            disturbed: false,
+            ..summaries_row(ex)
         };
         let repeats: Vec<RepeatResult> = [480.0, 500.0, 490.0]
             .into_iter()

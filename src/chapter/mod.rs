@@ -5,6 +5,7 @@
 
 pub mod manifest;
 pub mod normalize;
+pub mod prose_diff;
 pub mod registry;
 
 use std::fs::File;
@@ -138,9 +139,30 @@ pub fn add_snapshot(
     if chapter.legacy {
         return Err(needs_migration(chapter));
     }
-    let fingerprint = Fingerprint::prose_v1(normalize::fingerprint_str(new.text));
+    // The text is named by where it came from (a file, or a URL). A file
+    // was read within the limit; a fetched body may have been allowed more.
+    if new.text.len() as u64 > crate::text::MAX_FILE_BYTES {
+        return Err(Error::invalid(
+            &new.source,
+            format!(
+                "the chapter text is {} bytes, larger than the {}-byte limit for chapter text",
+                new.text.len(),
+                crate::text::MAX_FILE_BYTES
+            ),
+        ));
+    }
+    let fingerprint = Fingerprint::prose_v1(
+        normalize::fingerprint_str(new.text)
+            .map_err(|e| normalize_error(std::path::Path::new(&new.source), e))?,
+    );
     refuse_empty(&fingerprint, &new.source)?;
-    let manifest = &chapter.state;
+    // One writer at a time per chapter, with the stored list read again
+    // under the lock: two adds at once (a scheduled fetch and a hand-made
+    // add) would otherwise both number their file from the same list, and
+    // the later snapshots.yaml would drop the other's entry.
+    let _lock = ChapterLock::take(&chapter.state_path)?;
+    let fresh = read_state(&chapter.state_path)?;
+    let manifest = &fresh;
     let missing = |s: &SnapshotEntry| is_missing(layout, chapter, s);
     let current = manifest.current();
     if current.fingerprint == fingerprint && current.scope == new.scope && !missing(current) {
@@ -198,6 +220,35 @@ pub fn add_snapshot(
         return Err(e);
     }
     Ok(outcome)
+}
+
+/// An exclusive lock on a chapter's folder (`flock` on the folder itself,
+/// so no lock file is left in it), released when dropped: what replaces
+/// snapshots.yaml or notebooks.yaml takes it, and reads the file again.
+pub struct ChapterLock(std::fs::File);
+
+impl ChapterLock {
+    /// Locks the folder holding `file_in_folder`, waiting for another
+    /// writer of the chapter to finish.
+    pub fn take(file_in_folder: &std::path::Path) -> Result<Self> {
+        let dir = file_in_folder.parent().unwrap_or(std::path::Path::new("."));
+        let folder = File::open(dir).map_err(|e| Error::io(dir, e))?;
+        crate::sys::lock_exclusive(&folder).map_err(|e| Error::io(dir, e))?;
+        Ok(ChapterLock(folder))
+    }
+}
+
+impl Drop for ChapterLock {
+    fn drop(&mut self) {
+        let _ = crate::sys::unlock(&self.0);
+    }
+}
+
+/// A chapter's snapshots.yaml as it is on disk now, checked.
+fn read_state(path: &std::path::Path) -> Result<SnapshotState> {
+    let state: SnapshotState = yaml_io::read(path)?;
+    state.check().map_err(|m| Error::invalid(path, m))?;
+    Ok(state)
 }
 
 /// Whether a stored snapshot's file is gone (`lstat` only: a file there of

@@ -22,13 +22,18 @@
 //! fixed-point rules, streamed in tiny pieces, over generated inputs.
 
 use std::io::Read;
-use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
-use unicode_normalization::char::canonical_combining_class;
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+use unicode_normalization::UnicodeNormalization;
+
+pub use self::references::MAX_REFERENCE_BODY;
+use self::references::decode_reference;
+use self::scan::{Ends, WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
 
 use crate::text::hex;
+
+mod references;
+mod scan;
 
 /// The name of the only normalization this version implements.
 pub const PROSE_V1: &str = "prose-v1";
@@ -36,15 +41,31 @@ pub const PROSE_V1: &str = "prose-v1";
 /// How many bytes are read from the input at a time.
 const READ_CHUNK: usize = 1 << 20;
 
-/// The longest reference body (between `&` and `;`) rule 2 decodes, in bytes;
-/// a longer one is left as it is. docs/formats.md states the same limit.
-pub const MAX_REFERENCE_BODY: usize = 39;
-
 /// The longest stretch of text that may have to be held whole: a run of
 /// characters that combine with what precedes them (NFC sees it whole), or a
 /// chain of `&`s each of which a later reference could complete. Real prose
 /// holds a few bytes; a longer stretch is refused rather than held in memory.
 pub const MAX_UNSTABLE_RUN: usize = 4 << 20;
+
+/// How the normalizer reads: `chunk` bytes at a time, and after each read
+/// at most `held` bytes held back whole (else the text is refused). Every
+/// entry point reads at [`PACE`], in memory too, so what is refused
+/// depends on the text alone; tests scale both down.
+#[derive(Debug, Clone, Copy)]
+struct Pace {
+    chunk: usize,
+    held: usize,
+    /// The size of the reads a read of `chunk` bytes is made of; it
+    /// changes the speed, never the outcome.
+    sub: usize,
+}
+
+/// The pace of every entry point.
+const PACE: Pace = Pace {
+    chunk: READ_CHUNK,
+    held: MAX_UNSTABLE_RUN,
+    sub: SUB_READ,
+};
 
 /// Characters removed by rule 4.
 const ZERO_WIDTH: [char; 5] = ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}'];
@@ -55,22 +76,26 @@ pub enum NormalizeError {
     #[error("invalid UTF-8 at byte offset {offset}")]
     InvalidUtf8 { offset: u64 },
     #[error(
-        "more than {MAX_UNSTABLE_RUN} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
+        "more than {limit} bytes of text that cannot be settled piece by piece (combining characters, or references chained into each other) end at byte offset {offset}; prose-v1 does not normalize it"
     )]
-    UnstableRun { offset: u64 },
+    UnstableRun { offset: u64, limit: usize },
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Normalizes a whole text held in memory.
-pub fn normalize(text: &str) -> String {
+/// Normalizes a whole text held in memory. The only error is
+/// [`NormalizeError::UnstableRun`]. The text is read in the same pieces as
+/// a stream, because where [`MAX_UNSTABLE_RUN`] is checked (after each
+/// piece) decides what is refused: read whole, a text `fingerprint` refuses
+/// could be stored, and `verify` could then not read it back.
+pub fn normalize(text: &str) -> Result<String, NormalizeError> {
+    normalize_with(text, PACE)
+}
+
+fn normalize_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
     let mut out = Vec::with_capacity(text.len());
-    // One read takes the whole text; the next finds its end.
-    normalize_stream_with(text.as_bytes(), text.len() + 1, |b| {
-        out.extend_from_slice(b)
-    })
-    .expect("a str is UTF-8 and reading memory cannot fail");
-    String::from_utf8(out).expect("normalization keeps UTF-8 valid")
+    normalize_stream_with(text.as_bytes(), pace, |b| out.extend_from_slice(b))?;
+    Ok(String::from_utf8(out).expect("normalization keeps UTF-8 valid"))
 }
 
 /// Streams `reader` through `prose-v1`, handing normalized bytes to `sink`.
@@ -79,19 +104,20 @@ pub fn normalize_stream<R: Read>(
     reader: R,
     sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
-    normalize_stream_with(reader, READ_CHUNK, sink)
+    normalize_stream_with(reader, PACE, sink)
 }
 
-/// [`normalize_stream`] reading `chunk` bytes at a time (small in tests, so
-/// every boundary is crossed).
+/// [`normalize_stream`] at another pace (small pieces in tests, so every
+/// boundary is crossed).
 fn normalize_stream_with<R: Read>(
     reader: R,
-    chunk: usize,
+    pace: Pace,
     mut sink: impl FnMut(&[u8]),
 ) -> Result<u64, NormalizeError> {
     let mut ws = WhitespaceFolder::default();
     let mut out = Vec::new();
-    for_each_released(reader, chunk, |text| {
+    for_each_released(reader, pace, |text| {
+        let text = nfc(text);
         out.clear();
         ws.push(&text, &mut out);
         sink(&out);
@@ -99,72 +125,128 @@ fn normalize_stream_with<R: Read>(
     })
 }
 
-/// Rules 1 to 4: reads and validates UTF-8, drops a leading BOM, decodes
-/// references and drops zero-width characters, applies NFC, and hands each
-/// finished stretch of text to `each`, which hands back a buffer to reuse.
+/// Rules 1, 2 and 4: reads and validates UTF-8, drops a leading BOM,
+/// decodes references and drops zero-width characters, and hands each
+/// finished stretch of text to `each` (which applies rule 3, [`nfc`], and
+/// rule 5), which hands back a buffer to reuse.
+///
+/// The pace's reads of `chunk` bytes are made of smaller ones of at most
+/// `sub` bytes ([`SUB_READ`]), each validated and decoded at once: a buffer that
+/// stays in the core's cache makes the kernel's copy several times
+/// cheaper. Text is released, and the held limit checked, only where a
+/// read of `chunk` bytes would have ended, so what is refused is the same
+/// as reading `chunk` bytes at a time.
 fn for_each_released<R: Read>(
     mut reader: R,
-    chunk: usize,
+    pace: Pace,
     mut each: impl FnMut(String) -> String,
 ) -> Result<u64, NormalizeError> {
-    let mut raw: Vec<u8> = Vec::with_capacity(chunk + 4);
-    // Byte offset in the input of raw[0], for error messages.
-    let mut raw_offset: u64 = 0;
+    let chunk = pace.chunk as u64;
+    let mut state = Releasing {
+        raw: Vec::with_capacity(pace.sub.min(pace.chunk) + 4),
+        raw_offset: 0,
+        at_start: true,
+        decoder: Decoder::default(),
+        spare: String::new(),
+    };
     let mut total: u64 = 0;
-    let mut at_start = true;
-    let mut decoder = Decoder::default();
-    let mut spare = String::new();
+    // Whether text was read since a pace's read last ended.
+    let mut read_since_end = false;
     loop {
-        let n = read_more(&mut reader, &mut raw, chunk)?;
-        let eof = n == 0;
+        let want = pace.sub.min((chunk - total % chunk) as usize);
+        let n = read_more(&mut reader, &mut state.raw, want)?;
         total += n as u64;
-        if at_start && (raw.len() >= 3 || eof) {
-            if raw.starts_with(b"\xEF\xBB\xBF") {
-                raw.drain(..3);
-                raw_offset = 3;
-            }
-            at_start = false;
+        let eof = n == 0;
+        if eof && read_since_end {
+            // The pace's last read, a short one, ended where the input did.
+            state.stage(false, true, pace, &mut each)?;
         }
-        if at_start {
-            continue;
-        }
-        let valid = match std::str::from_utf8(&raw) {
-            Ok(s) => s.len(),
-            Err(e) if e.error_len().is_none() && !eof => e.valid_up_to(),
-            Err(e) => {
-                return Err(NormalizeError::InvalidUtf8 {
-                    offset: raw_offset + e.valid_up_to() as u64,
-                });
-            }
-        };
-        let text = std::str::from_utf8(&raw[..valid]).expect("validated just above");
-        decoder.feed(text);
-        raw.drain(..valid);
-        raw_offset += valid as u64;
-        let settled = decoder.settled(eof);
-        if settled > 0 {
-            let piece = decoder.take(settled, std::mem::take(&mut spare));
-            let piece = match nfc(&piece) {
-                std::borrow::Cow::Borrowed(_) => piece,
-                std::borrow::Cow::Owned(normalized) => normalized,
-            };
-            spare = each(piece);
-        } else if decoder.held() > MAX_UNSTABLE_RUN {
-            return Err(NormalizeError::UnstableRun { offset: raw_offset });
-        }
+        let ends_read = eof || n < want || total % chunk == 0;
+        read_since_end = !ends_read;
+        state.stage(eof, ends_read, pace, &mut each)?;
         if eof {
             return Ok(total);
         }
     }
 }
 
+/// How many bytes [`for_each_released`] reads at a time.
+const SUB_READ: usize = 64 << 10;
+
+/// What [`for_each_released`] holds between reads.
+struct Releasing {
+    /// Bytes read and not yet decoded (a character cut by a read).
+    raw: Vec<u8>,
+    /// Byte offset in the input of raw[0], for error messages.
+    raw_offset: u64,
+    at_start: bool,
+    decoder: Decoder,
+    spare: String,
+}
+
+impl Releasing {
+    /// Decodes what was read; where a pace's read ends (`ends_read`),
+    /// hands on what is settled, or refuses a held stretch over the limit.
+    fn stage(
+        &mut self,
+        eof: bool,
+        ends_read: bool,
+        pace: Pace,
+        each: &mut impl FnMut(String) -> String,
+    ) -> Result<(), NormalizeError> {
+        if self.at_start && (self.raw.len() >= 3 || eof) {
+            if self.raw.starts_with(b"\xEF\xBB\xBF") {
+                self.raw.drain(..3);
+                self.raw_offset = 3;
+            }
+            self.at_start = false;
+        }
+        if self.at_start {
+            return Ok(());
+        }
+        // simdutf8 rather than `std::str::from_utf8`: on text rich in
+        // accents and dashes the standard check took a seventh of the run.
+        let text = match simdutf8::compat::from_utf8(&self.raw) {
+            Ok(s) => s,
+            Err(e) if e.error_len().is_none() && !eof => {
+                // A character cut by the end of the read: the rest comes next.
+                simdutf8::basic::from_utf8(&self.raw[..e.valid_up_to()])
+                    .expect("valid up to the cut, as just checked")
+            }
+            Err(e) => {
+                return Err(NormalizeError::InvalidUtf8 {
+                    offset: self.raw_offset + e.valid_up_to() as u64,
+                });
+            }
+        };
+        let valid = text.len();
+        self.decoder.feed(text);
+        self.raw.drain(..valid);
+        self.raw_offset += valid as u64;
+        if !ends_read {
+            return Ok(());
+        }
+        let settled = self.decoder.settled(eof);
+        if settled > 0 {
+            let piece = self.decoder.take(settled, std::mem::take(&mut self.spare));
+            self.spare = each(piece);
+        } else if self.decoder.held() > pace.held {
+            return Err(NormalizeError::UnstableRun {
+                offset: self.raw_offset,
+                limit: pace.held,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Rule 3 on a stretch that starts and ends where NFC cannot look across:
 /// untouched when it is already NFC (checked on its non-ASCII runs only).
-fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() || !scan_non_ascii(text) {
-        std::borrow::Cow::Borrowed(text)
+fn nfc(text: String) -> String {
+    if may_need_nfc(&text) {
+        text.nfc().collect()
     } else {
-        std::borrow::Cow::Owned(text.nfc().collect())
+        text
     }
 }
 
@@ -195,6 +277,25 @@ impl Decoder {
                 if i == bytes.len() {
                     break;
                 }
+                if let Some(read) = self.whole_reference(&s[i..]) {
+                    i += read;
+                    continue;
+                }
+            }
+            if let Some(amp) = self.open {
+                // A reference is open: the letters and digits it may still
+                // take go in at once, as `step` would take them one by one.
+                let room = MAX_REFERENCE_BODY.saturating_sub(self.buf.len() - amp - 1);
+                let run = bytes[i..]
+                    .iter()
+                    .take(room)
+                    .take_while(|b| b.is_ascii_alphanumeric())
+                    .count();
+                if run > 0 {
+                    self.buf.push_str(&s[i..i + run]);
+                    i += run;
+                    continue;
+                }
             }
             let c = s[i..].chars().next().expect("i is a char boundary");
             i += c.len_utf8();
@@ -203,6 +304,55 @@ impl Decoder {
                 self.step(c);
             }
         }
+    }
+
+    /// Reads a whole reference at the start of `s` (which starts with `&`,
+    /// nothing being open) at once, when the outcome is one `step` by `step`
+    /// would reach without any look back: a body of letters and digits
+    /// ended by `;` that decodes to one character that cannot continue or
+    /// end another reference (or to `&`, which then opens), one that does
+    /// not decode, or a body ended by an ASCII character. Returns the bytes
+    /// read, or None (nothing done) when the characters must go one by one.
+    ///
+    /// Why no look back is needed: `step` re-opens an earlier `&` after a
+    /// decoded reference, but the one character taken here closes it again
+    /// (it is not a letter, digit, `#` or `;`) or opens a new one (`&`).
+    fn whole_reference(&mut self, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        let body_len = b[1..]
+            .iter()
+            .take(MAX_REFERENCE_BODY)
+            .enumerate()
+            .take_while(|&(k, &c)| c.is_ascii_alphanumeric() || (c == b'#' && k == 0))
+            .count();
+        let end = 1 + body_len;
+        let &after = b.get(end)?;
+        if after != b';' {
+            if !after.is_ascii() {
+                // Possibly a zero-width character, which the body skips.
+                return None;
+            }
+            // The reference is not one; `after` is read with nothing open.
+            self.buf.push_str(&s[..end]);
+            return Some(end);
+        }
+        match decode_reference(&s[1..end]) {
+            None => self.buf.push_str(&s[..=end]),
+            Some(decoded) => match decoded.single()? {
+                '&' => {
+                    self.buf.push('&');
+                    self.open = Some(self.buf.len() - 1);
+                }
+                c if c.is_ascii_alphanumeric()
+                    || matches!(c, '#' | ';' | '\u{037E}' | '\u{1FEF}' | '\u{212A}')
+                    || ZERO_WIDTH.contains(&c) =>
+                {
+                    return None;
+                }
+                c => self.buf.push(c),
+            },
+        }
+        Some(end + 1)
     }
 
     /// One character through rules 2 and 4.
@@ -229,7 +379,7 @@ impl Decoder {
             ';' => match decode_reference(&self.buf[amp + 1..self.buf.len() - 1]) {
                 Some(decoded) => {
                     self.buf.truncate(amp);
-                    self.again.extend(decoded.chars().rev());
+                    decoded.push_reversed(&mut self.again);
                     self.open = self.reopen();
                 }
                 None => self.open = None,
@@ -301,116 +451,98 @@ fn revivable(bytes: &[u8], end: usize) -> Option<usize> {
     open.then_some(amp)
 }
 
-/// Index of the first byte that may start something rules 2 and 4 change:
-/// `&`, or the lead byte of a zero-width character or of one of the three
-/// singletons (bytes 0xCD, 0xE1, 0xE2, 0xEF); the length when there is none.
-fn next_special(bytes: &[u8]) -> usize {
-    let a = memchr::memchr3(b'&', 0xE2, 0xEF, bytes).unwrap_or(bytes.len());
-    memchr::memchr2(0xCD, 0xE1, &bytes[..a]).unwrap_or(a)
-}
-
-/// The start of the last character of `text` before which NFC cannot look
-/// back (ASCII, or canonical combining class 0 and NFC quick check Yes);
-/// 0 when there is none after the start.
-fn last_stable_start(text: &str) -> usize {
-    for (i, c) in text.char_indices().rev() {
-        if i == 0 {
-            break;
-        }
-        if c.is_ascii()
-            || (canonical_combining_class(c) == 0
-                && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes)
-        {
-            return i;
-        }
-    }
-    0
-}
-
-/// The characters a named reference stands for, from the HTML standard's
-/// complete table (`&fjlig;` is "fj", two code points).
-fn named_references() -> &'static std::collections::HashMap<&'static str, &'static str> {
-    static TABLE: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        entities::ENTITIES
-            .iter()
-            .filter_map(|e| {
-                let name = e.entity.strip_prefix('&')?.strip_suffix(';')?;
-                Some((name, e.characters))
-            })
-            .collect()
-    })
-}
-
-/// Rule 2 for one reference body (between `&` and `;`): the characters it
-/// stands for, or None when it is not a reference to a character (the text
-/// then stays as it is). Numeric references follow the HTML standard's
-/// parse: any number of digits, a value that is a Unicode scalar, and no C0
-/// control other than tab, line feed, form feed and carriage return.
-fn decode_reference(body: &str) -> Option<std::borrow::Cow<'static, str>> {
-    if body.is_empty() || body.len() > MAX_REFERENCE_BODY {
-        return None;
-    }
-    let number = match body.as_bytes() {
-        [b'#', b'x' | b'X', hex @ ..] => {
-            if hex.is_empty() || !hex.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            u32::from_str_radix(&body[2..], 16).ok()?
-        }
-        [b'#', dec @ ..] => {
-            if dec.is_empty() || !dec.iter().all(u8::is_ascii_digit) {
-                return None;
-            }
-            body[1..].parse::<u32>().ok()?
-        }
-        name => {
-            if !name.iter().all(u8::is_ascii_alphanumeric) {
-                return None;
-            }
-            return named_references()
-                .get(body)
-                .map(|s| std::borrow::Cow::Borrowed(*s));
-        }
-    };
-    let c = char::from_u32(number)?;
-    match c {
-        '\t' | '\n' | '\u{000C}' | '\r' => {}
-        '\0'..='\u{001F}' => return None,
-        _ => {}
-    }
-    Some(std::borrow::Cow::Owned(c.to_string()))
-}
-
 /// The `prose-v1` SHA-256 of a reader, as lowercase hex. The hash runs on a
 /// second thread, so a large file takes about the time of the slower half
 /// rather than the sum.
 pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> {
-    // Rules 1 to 4 run here; rule 5 and the hash on a second thread, which
-    // balances the two. Pieces go over as bytes and their buffers come back
-    // empty, so the same few buffers serve the whole file.
-    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
-    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<String>();
+    fingerprint_reader_with(reader, PACE)
+}
+
+fn fingerprint_reader_with<R: Read>(reader: R, pace: Pace) -> Result<String, NormalizeError> {
+    fingerprint_pipeline(reader, pace, Folding::WhenBehind)
+}
+
+/// Which thread applies rules 3 and 5 to a released piece.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Folding {
+    /// The hashing thread, unless it is behind.
+    WhenBehind,
+    /// Always the reading thread (so tests cover that way too).
+    #[cfg(test)]
+    Here,
+}
+
+fn fingerprint_pipeline<R: Read>(
+    reader: R,
+    pace: Pace,
+    folding: Folding,
+) -> Result<String, NormalizeError> {
+    // Rules 1, 2 and 4 run here; rules 3 and 5 on whichever thread is free
+    // (the hashing thread, or this one when the hashing thread is behind:
+    // dense references weigh on this side, plain prose on the hash), and
+    // the hash on the second thread, in order. Buffers come back empty, so
+    // the same few serve the whole file.
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Piece>(2);
+    let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let hashing = scope.spawn(move || {
             let mut hasher = Sha256::new();
             let mut ws = WhitespaceFolder::default();
             let mut out = Vec::new();
-            for mut piece in full_rx {
-                out.clear();
-                let text = std::str::from_utf8(&piece).expect("sent from a str");
-                ws.push(text, &mut out);
-                hasher.update(&out);
-                piece.clear();
-                let _ = empty_tx.send(String::from_utf8(piece).expect("cleared"));
+            for piece in full_rx {
+                let mut spent = match piece {
+                    Piece::Released(text) => {
+                        let text = nfc(text);
+                        // In slices, so what the folder writes is still in
+                        // the cache when it is hashed.
+                        let mut rest = text.as_str();
+                        while !rest.is_empty() {
+                            let mut cut = SUB_READ.min(rest.len());
+                            while !rest.is_char_boundary(cut) {
+                                cut += 1;
+                            }
+                            out.clear();
+                            ws.push(&rest[..cut], &mut out);
+                            hasher.update(&out);
+                            rest = &rest[cut..];
+                        }
+                        text.into_bytes()
+                    }
+                    Piece::Folded(folded, ends) => {
+                        if ws.join(ends) {
+                            hasher.update(b" ");
+                        }
+                        hasher.update(&folded);
+                        folded
+                    }
+                };
+                spent.clear();
+                let _ = empty_tx.send(spent);
             }
             hex(&hasher.finalize())
         });
+        let spare = || {
+            let empty = empty_rx.try_recv().unwrap_or_default();
+            String::from_utf8(empty).expect("an empty buffer")
+        };
         // A send fails only if the hashing thread is gone, which it is not
         // until the channel closes.
-        let read = for_each_released(reader, READ_CHUNK, |text| {
-            let _ = full_tx.send(text.into_bytes());
-            empty_rx.try_recv().unwrap_or_default()
+        let read = for_each_released(reader, pace, |text| {
+            let text = if folding == Folding::WhenBehind {
+                match full_tx.try_send(Piece::Released(text)) {
+                    Err(std::sync::mpsc::TrySendError::Full(Piece::Released(text))) => text,
+                    _ => return spare(),
+                }
+            } else {
+                text
+            };
+            let text = nfc(text);
+            let mut folded = spare().into_bytes();
+            let ends = WhitespaceFolder::fold_alone(&text, &mut folded);
+            let _ = full_tx.send(Piece::Folded(folded, ends));
+            let mut text = text;
+            text.clear();
+            text
         });
         drop(full_tx);
         let digest = hashing.join().expect("the hashing thread does not panic");
@@ -418,9 +550,21 @@ pub fn fingerprint_reader<R: Read>(reader: R) -> Result<String, NormalizeError> 
     })
 }
 
-/// The `prose-v1` SHA-256 of a text held in memory.
-pub fn fingerprint_str(text: &str) -> String {
-    hex(&Sha256::digest(normalize(text).as_bytes()))
+/// What goes to the hashing thread: a released stretch of text, or one
+/// already through rules 3 and 5 (folded on its own).
+enum Piece {
+    Released(String),
+    Folded(Vec<u8>, Ends),
+}
+
+/// The `prose-v1` SHA-256 of a text held in memory; refused as
+/// [`normalize`] refuses it.
+pub fn fingerprint_str(text: &str) -> Result<String, NormalizeError> {
+    fingerprint_str_with(text, PACE)
+}
+
+fn fingerprint_str_with(text: &str, pace: Pace) -> Result<String, NormalizeError> {
+    Ok(hex(&Sha256::digest(normalize_with(text, pace)?.as_bytes())))
 }
 
 /// The SHA-256 of bytes as they are.
@@ -442,153 +586,18 @@ fn read_more<R: Read>(reader: &mut R, buf: &mut Vec<u8>, chunk: usize) -> std::i
     reader.take(chunk as u64).read_to_end(buf)
 }
 
-/// Whether NFC might change `text`, looking only at its non-ASCII runs
-/// (ASCII is already NFC).
-fn scan_non_ascii(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut needs_nfc = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match next_non_ascii(&bytes[i..]) {
-            None => break,
-            Some(rel) => i += rel,
-        }
-        let end = bytes[i..]
-            .iter()
-            .position(|&b| b < 0x80)
-            .map_or(bytes.len(), |rel| i + rel);
-        let run = &text[i..end];
-        needs_nfc |= is_nfc_quick(run.chars()) != IsNormalized::Yes;
-        if needs_nfc {
-            break;
-        }
-        i = end;
-    }
-    needs_nfc
-}
-
-/// Index of the first non-ASCII byte, checking 16 bytes at a time.
-fn next_non_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut base = 0;
-    for chunk in bytes.chunks(16) {
-        if !chunk.is_ascii() {
-            return chunk.iter().position(|&b| b >= 0x80).map(|i| base + i);
-        }
-        base += chunk.len();
-    }
-    None
-}
-
-/// Rule 5 across pieces: folds every run of white space into one ASCII space
-/// and trims both ends of the whole text.
-#[derive(Default)]
-struct WhitespaceFolder {
-    wrote_any: bool,
-    space_pending: bool,
-}
-
-/// The length of the plain prefix of `bytes`, eight bytes at a time: ASCII,
-/// no control character, and no two spaces in a row (counting a space
-/// already pending before it). Stops at the first block that is not plain.
-fn plain_prefix(bytes: &[u8], space_before: bool) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let mut prev_space = space_before;
-    let mut n = 0;
-    for block in bytes.chunks_exact(8) {
-        let w = u64::from_le_bytes(block.try_into().expect("eight bytes"));
-        // A byte at or above 0x80, or below 0x20 (all bytes are below 0x80
-        // once the first test passed, so the borrow trick is exact).
-        if w & HI != 0 || w.wrapping_sub(0x20 * LO) & !w & HI != 0 {
-            break;
-        }
-        // Bit 7 of each byte that is a space.
-        let x = w ^ (0x20 * LO);
-        let spaces = !(((x & LOW7).wrapping_add(LOW7)) | x) & HI;
-        if spaces & (spaces >> 8) != 0 || (prev_space && spaces & 0x80 != 0) {
-            break;
-        }
-        prev_space = spaces >> 63 != 0;
-        n += 8;
-    }
-    n
-}
-
-/// The ASCII members of Unicode's White_Space property.
-fn is_ascii_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
-}
-
-impl WhitespaceFolder {
-    fn push(&mut self, text: &str, out: &mut Vec<u8>) {
-        let bytes = text.as_bytes();
-        out.reserve(bytes.len() + 1);
-        let mut i = 0;
-        while i < bytes.len() {
-            // Fast path: a stretch of ASCII whose only white space is single
-            // spaces is copied whole (a leading or trailing space only sets
-            // the pending space).
-            let end = i + plain_prefix(&bytes[i..], self.space_pending);
-            if end > i {
-                let mut run = &bytes[i..end];
-                if run[0] == b' ' {
-                    self.space_pending = true;
-                    run = &run[1..];
-                }
-                let trailing = run.last() == Some(&b' ');
-                if trailing {
-                    run = &run[..run.len() - 1];
-                }
-                if !run.is_empty() {
-                    self.emit_pending(out);
-                    out.extend_from_slice(run);
-                }
-                self.space_pending |= trailing;
-                i = end;
-                continue;
-            }
-            // Slow path: one character.
-            let b = bytes[i];
-            if b < 0x80 {
-                if is_ascii_space(b) {
-                    self.space_pending = true;
-                } else {
-                    self.emit_pending(out);
-                    out.push(b);
-                }
-                i += 1;
-                continue;
-            }
-            let c = text[i..].chars().next().expect("i is a char boundary");
-            let len = c.len_utf8();
-            if c.is_whitespace() {
-                self.space_pending = true;
-            } else {
-                self.emit_pending(out);
-                out.extend_from_slice(&bytes[i..i + len]);
-            }
-            i += len;
-        }
-    }
-
-    #[inline]
-    fn emit_pending(&mut self, out: &mut Vec<u8>) {
-        if self.space_pending && self.wrote_any {
-            out.push(b' ');
-        }
-        self.space_pending = false;
-        self.wrote_any = true;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     fn fp(s: &str) -> String {
-        fingerprint_str(s)
+        fingerprint_str(s).unwrap()
+    }
+
+    /// The in-memory normalization of a text these tests know it accepts.
+    fn normalize(s: &str) -> String {
+        super::normalize(s).unwrap()
     }
 
     #[test]
@@ -686,7 +695,9 @@ mod tests {
                     continue;
                 };
                 out.push_str(&text[copied..amp]);
-                out.push_str(&decoded);
+                let mut chars = Vec::new();
+                decoded.push_reversed(&mut chars);
+                out.extend(chars.iter().rev());
                 copied = amp + 2 + semi;
                 at = copied;
             }
@@ -708,9 +719,17 @@ mod tests {
             .join(" ")
     }
 
+    /// The entry points' pace, reading `chunk` bytes at a time.
+    fn in_pieces(chunk: usize) -> Pace {
+        Pace { chunk, ..PACE }
+    }
+
     fn streamed(text: &str, chunk: usize) -> String {
         let mut out = Vec::new();
-        normalize_stream_with(text.as_bytes(), chunk, |b| out.extend_from_slice(b)).unwrap();
+        normalize_stream_with(text.as_bytes(), in_pieces(chunk), |b| {
+            out.extend_from_slice(b)
+        })
+        .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -743,6 +762,10 @@ mod tests {
             "\u{212A}&#x4B;&#8490;",
             "\u{1100}&#x200D;\u{1161}\u{11A8}",
             "&fjlig;ord &nvlt; &NotEqualTilde; &ThickSpace;",
+            // A reference that decodes to what ends or goes on with the
+            // one before it.
+            "&lt&#59; &gt&semi; &l&#116;; &#x26&#x3B;",
+            "x&a &b&#x2019;c &d&#x200B;e; &f&#8490;g;",
         ] {
             let want = fixed_point(text);
             assert_eq!(normalize(text), want, "{text:?}");
@@ -816,11 +839,165 @@ mod tests {
     #[test]
     fn an_endless_run_of_combining_marks_is_refused_not_held() {
         let marks = "\u{0301}".repeat(MAX_UNSTABLE_RUN / 2 + 1024);
-        let err = normalize_stream_with(format!("e{marks}").as_bytes(), 1 << 16, |_| {})
+        let err = normalize_stream_with(format!("e{marks}").as_bytes(), in_pieces(1 << 16), |_| {})
             .unwrap_err()
             .to_string();
         assert!(err.contains("combining characters"), "{err}");
         assert!(err.contains("cannot be settled"), "{err}");
+    }
+
+    #[test]
+    fn a_long_run_after_prose_is_refused_in_memory_as_streamed() {
+        // The run starts after text that settles, so read whole it could
+        // have been released with the prose before the limit was checked:
+        // `snapshot add` then stored what `verify` cannot read back.
+        let text = format!(
+            "hello a{} b",
+            "\u{0301}".repeat((MAX_UNSTABLE_RUN + READ_CHUNK * 3 / 2) / 2)
+        );
+        assert!(matches!(
+            super::normalize(&text),
+            Err(NormalizeError::UnstableRun { .. })
+        ));
+        assert!(fingerprint_str(&text).is_err());
+        assert!(fingerprint_reader(text.as_bytes()).is_err());
+    }
+
+    /// Every entry point on one input, read at `pace`: none panics, they
+    /// accept or refuse it alike, and those that accept it agree on its
+    /// normalized text and fingerprint.
+    fn entry_points_agree(bytes: &[u8], pace: Pace) -> Result<(), TestCaseError> {
+        let mut out = Vec::new();
+        let streamed =
+            normalize_stream_with(bytes, pace, |b| out.extend_from_slice(b)).map(|_| out);
+        let read = fingerprint_reader_with(bytes, pace);
+        let folded_here = fingerprint_pipeline(bytes, pace, Folding::Here);
+        prop_assert_eq!(
+            format!("{:?}", read.as_ref().map_err(ToString::to_string)),
+            format!("{:?}", folded_here.map_err(|e| e.to_string()))
+        );
+        prop_assert_eq!(sha256_reader(bytes).unwrap(), hex(&Sha256::digest(bytes)));
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            let invalid =
+                |e: Option<&NormalizeError>| matches!(e, Some(NormalizeError::InvalidUtf8 { .. }));
+            prop_assert!(invalid(streamed.as_ref().err()), "streamed: {:?}", streamed);
+            prop_assert!(invalid(read.as_ref().err()), "fingerprinted: {:?}", read);
+            return Ok(());
+        };
+        let in_memory = normalize_with(text, pace);
+        let fingerprint = fingerprint_str_with(text, pace);
+        match (&streamed, &in_memory) {
+            (Ok(s), Ok(m)) => prop_assert_eq!(s.as_slice(), m.as_bytes()),
+            (Err(NormalizeError::UnstableRun { .. }), Err(NormalizeError::UnstableRun { .. })) => {}
+            other => prop_assert!(false, "streamed and in memory differ: {:?}", other),
+        }
+        prop_assert_eq!(fingerprint.ok(), read.ok());
+        Ok(())
+    }
+
+    /// A pace scaled down from the entry points' (pieces of 64 bytes, at
+    /// most 256 held), so generated texts reach the limit.
+    const SMALL: Pace = Pace {
+        chunk: 64,
+        held: 256,
+        sub: 64,
+    };
+
+    /// Text with a run of one piece long enough to reach the `SMALL` limit
+    /// of what is held whole, after prose that moves where the run starts
+    /// against the places the limit is checked.
+    fn long_runs() -> impl Strategy<Value = String> {
+        let unit = proptest::sample::select(vec![
+            "\u{0301}",
+            "&a",
+            "&#x3",
+            "\u{0B3E}",
+            "a\u{0301}",
+            "&amp;",
+            "\u{200B}",
+        ]);
+        (0usize..(3 * SMALL.chunk), unit, -2.0f64..2.0, pieces()).prop_map(
+            |(prefix, unit, over, tail)| {
+                let len = SMALL.held as f64 + over * SMALL.chunk as f64;
+                let n = (len / unit.len() as f64).max(0.0) as usize;
+                format!("{}a{}{tail}", "word ".repeat(prefix / 5), unit.repeat(n))
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn no_input_panics_an_entry_point(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            entry_points_agree(&bytes, PACE)?;
+            entry_points_agree(&bytes, SMALL)?;
+        }
+
+        #[test]
+        fn no_text_panics_an_entry_point(s in prop_oneof![pieces(), "\\PC{0,300}".prop_map(String::from)]) {
+            entry_points_agree(s.as_bytes(), PACE)?;
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+
+        #[test]
+        fn no_long_run_panics_an_entry_point(s in long_runs()) {
+            entry_points_agree(s.as_bytes(), SMALL)?;
+        }
+    }
+
+    /// What a text gives at `pace`: the normalized text, or the refusal.
+    fn outcome(bytes: &[u8], pace: Pace) -> String {
+        let mut out = Vec::new();
+        match normalize_stream_with(bytes, pace, |b| out.extend_from_slice(b)) {
+            Ok(_) => String::from_utf8(out).unwrap(),
+            Err(e) => format!("refused: {e}"),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn reads_smaller_than_the_pace_change_nothing(
+            s in prop_oneof![long_runs(), pieces()],
+            sub in 1usize..=SMALL.chunk,
+            bom in any::<bool>(),
+        ) {
+            let text = if bom { format!("\u{FEFF}{s}") } else { s };
+            let small = Pace { sub, ..SMALL };
+            prop_assert_eq!(outcome(text.as_bytes(), small), outcome(text.as_bytes(), SMALL));
+        }
+    }
+
+    #[test]
+    fn a_text_ending_where_a_small_read_does_is_checked_as_a_short_pace_read() {
+        // 296 bytes: the last pace read (64 bytes each) is a short one of
+        // 40, made of five full reads of 8; the run held at its end (295
+        // bytes) is over the limit, and only a check there refuses it.
+        let text = format!("ab{}", "\u{0301}".repeat(147));
+        let small = Pace { sub: 8, ..SMALL };
+        assert!(outcome(text.as_bytes(), SMALL).starts_with("refused"));
+        assert_eq!(
+            outcome(text.as_bytes(), small),
+            outcome(text.as_bytes(), SMALL)
+        );
+    }
+
+    #[test]
+    fn long_runs_reach_the_limit_both_ways() {
+        // The generator is only worth running if it makes texts on both
+        // sides of the limit.
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut refused, mut accepted) = (0, 0);
+        for _ in 0..200 {
+            let s = long_runs().new_tree(&mut runner).unwrap().current();
+            match normalize_with(&s, SMALL) {
+                Ok(_) => accepted += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            refused > 20 && accepted > 20,
+            "{refused} refused, {accepted} accepted"
+        );
     }
 
     proptest! {

@@ -169,7 +169,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_ROUNDS as u64))]
     pub rounds: usize,
     /// Seconds after which no re-run of a disturbed configuration or wait for a quiet machine starts (the rounds asked for always run); 0 for none
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, value_parser = budget_s)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, allow_negative_numbers = true, value_parser = budget_s)]
     pub budget: f64,
     /// Batches each worker may have outstanding
     #[arg(long, default_value_t = 2, value_parser = ranged::<usize>(1, MAX_PREFETCH as u64))]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::formats::{ListFormat, ranged};
+use super::formats::{ListFormat, http_url, ranged, title_text};
 
 #[derive(Debug, Args)]
 pub struct FingerprintArgs {
@@ -55,25 +55,25 @@ pub struct NewChapterArgs {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// The chapter's title
-    #[arg(long)]
+    #[arg(long, value_parser = title_text)]
     pub title: String,
     /// The chapter's number [default: the digits of its id]
     #[arg(long)]
     pub number: Option<u32>,
     /// The book's title, needed for a book's first chapter
-    #[arg(long, value_name = "TITLE")]
+    #[arg(long, value_name = "TITLE", value_parser = title_text)]
     pub book_title: Option<String>,
     /// The site's stable id [default: BOOK-CHAPTER-chapter]
     #[arg(long)]
     pub stable_id: Option<String>,
     /// The chapter's public page
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub url: Option<String>,
     /// The chapter's research page
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub research_pack_url: Option<String>,
     /// Where `fetch` gets the chapter's text
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = http_url)]
     pub snapshot_url: Option<String>,
     /// The prose fingerprint the book publishes (64 hex digits)
     #[arg(long, value_name = "HEX")]
@@ -168,10 +168,10 @@ pub struct FetchArgs {
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// Seconds to wait for the connection
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, allow_negative_numbers = true, value_parser = seconds)]
     pub connect_timeout: f64,
     /// Seconds the whole request may take, body included
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, allow_negative_numbers = true, value_parser = seconds)]
     pub timeout: f64,
     /// Largest body accepted, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = crate::fetch::DEFAULT_MAX_BYTES, value_parser = ranged::<u64>(1, MAX_FETCH_BYTES))]

@@ -95,7 +95,7 @@ pub struct ReproduceArgs {
     #[arg(long, default_value_t = crate::app::reproduce::MIN_ROUNDS, value_parser = ranged::<usize>(1, MAX_ROUNDS as u64))]
     pub rounds: usize,
     /// Seconds after which no re-run of a disturbed configuration, wait for a quiet machine or extra round starts (the --rounds always run); 0 for none
-    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, value_parser = super::bench::budget_s)]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_S, allow_negative_numbers = true, value_parser = super::bench::budget_s)]
     pub budget: f64,
     /// Also exit 1 when a claim is INCONCLUSIVE
     #[arg(long)]

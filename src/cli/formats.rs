@@ -49,3 +49,27 @@ impl From<DocFormat> for Format {
         }
     }
 }
+
+/// An http(s) address with a host, which `url` can read; credentials may be
+/// in it (the tool strips them from whatever it writes or prints). A value
+/// that is no such URL is refused, so it is never stored as it was typed.
+pub fn http_url(text: &str) -> Result<String, String> {
+    let url = url::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("needs an http:// or https:// address with a host".into());
+    }
+    Ok(text.to_string())
+}
+
+/// A title typed on the command line: one line, no control characters
+/// (a line break would split the headings and lines it is printed in).
+pub fn title_text(text: &str) -> Result<String, String> {
+    match text.chars().find(|c| c.is_control()) {
+        Some(c) => Err(format!(
+            "holds the control character U+{:04X}; a title is one line of text",
+            c as u32
+        )),
+        None if text.trim().is_empty() => Err("is empty".into()),
+        None => Ok(text.to_string()),
+    }
+}

@@ -39,10 +39,10 @@ pub struct NotebookAddArgs {
     #[arg(long, value_name = "URL")]
     pub source: Option<String>,
     /// Seconds to wait for the connection
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = super::chapters::seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, allow_negative_numbers = true, value_parser = super::chapters::seconds)]
     pub connect_timeout: f64,
     /// Seconds the whole download may take
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = super::chapters::seconds)]
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, allow_negative_numbers = true, value_parser = super::chapters::seconds)]
     pub timeout: f64,
 }
 

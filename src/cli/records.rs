@@ -99,13 +99,16 @@ pub struct PublishArgs {
 /// An http(s) address with a host and no credentials, as published pages
 /// may link to it.
 fn web_url(text: &str) -> Result<String, String> {
+    super::formats::http_url(text)?;
     let url = url::Url::parse(text).map_err(|e| format!("not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err("needs an http:// or https:// address with a host".into());
-    }
     if !url.username().is_empty() || url.password().is_some() {
         return Err(
             "holds credentials, which would be published; give the address without them".into(),
+        );
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(
+            "has a ?query or #fragment, which the links to records cannot follow; give the base address".into(),
         );
     }
     Ok(text.trim_end_matches('/').to_string())

@@ -56,7 +56,7 @@ fn print_changed(
     out: &mut Out,
     outcome: &AddOutcome,
     final_url: &str,
-    matches_published: bool,
+    matches_published: Option<bool>,
     stale: &[crate::records::Record],
 ) -> Result<()> {
     match outcome {
@@ -75,10 +75,11 @@ fn print_changed(
     }
     out.line(format!(
         "  published fingerprint: {}",
-        if matches_published {
-            "matches"
-        } else {
-            "differs (the chapter changed since, or the site normalizes differently)"
+        match matches_published {
+            Some(true) => "matches",
+            Some(false) =>
+                "differs (the chapter changed since, or the site normalizes differently)",
+            None => "none published (chapter.yaml gives no published_fingerprint)",
         }
     ))?;
     if stale.is_empty() {

@@ -19,6 +19,7 @@ use crate::notebook::NotebookVerdict;
 use crate::notebook::run::{CellOutcome, cell_name, failure_words};
 use crate::notebook::store::NotebookAdded;
 use crate::output::{Out, Render};
+use crate::text::visible;
 
 /// `notebook ...`
 pub fn run(out: &mut Out, layout: &Layout, cmd: NotebookCommand) -> Result<Outcome> {
@@ -51,6 +52,19 @@ fn add(out: &mut Out, project: &Project, args: NotebookAddArgs) -> Result<Outcom
     out.line(added_line(&added.outcome))?;
     if let Some(url) = &added.downloaded_from {
         out.line(format!("  downloaded from {url}"))?;
+    }
+    if matches!(added.outcome, NotebookAdded::Stored(_)) {
+        // Stored byte for byte, as the data under audit; what it carries
+        // that a published notebook must not is said at once.
+        let checked = notebook::check(Some(project), CheckTarget::Chapter(&args.chapter))?;
+        if let Some(first) = checked.findings.first() {
+            out.line(format!(
+                "  note: `notebook check {}` finds {} problem(s) a published notebook must not carry, the first: {}",
+                args.chapter,
+                checked.findings.len(),
+                visible(&first.to_string())
+            ))?;
+        }
     }
     Ok(Outcome::Ok)
 }
@@ -213,7 +227,7 @@ impl Render for BookReport {
 
     fn markdown(&self) -> Result<String> {
         let mut s = String::from(
-            "| chapter | notebook | status | runtime | code cells | assertions | flaky cells | audit findings | run id |\n\
+            "| chapter | notebook | status | runtime per kernel | code cells | assertions | flaky cells | audit findings | run id |\n\
              | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         );
         let or_dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());

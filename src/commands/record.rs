@@ -63,13 +63,23 @@ fn research(
     notes: RunNotes<'_>,
     args: &RecordArgs,
 ) -> Result<Stored> {
-    let stored = record::research(project, chapter, report, notes, args.strict, args.draft)
+    let done = record::research(project, chapter, report, notes, args.strict, args.draft)
         .map_err(|e| match e {
             Error::Draft { .. } => Error::Usage(format!(
                 "{e}; finish it, or keep it with --draft (a draft never changes the chapter's research state)"
             )),
             other => other,
         })?;
+    let stored = done.stored;
+    for id in &done.unknown_claims {
+        warn(format!(
+            "{}: the claim audit names `{}`, which is not a claim of {} (they are in {}); readers keep the row as a lead",
+            report.display(),
+            crate::text::visible(id),
+            chapter.key,
+            project.layout().claims_file(&chapter.key).display()
+        ));
+    }
     if let Some(r) = &stored.record.report
         && !r.complete
     {

@@ -6,7 +6,7 @@ use crate::atomic;
 use crate::cli::ReportArgs;
 use crate::error::{Outcome, Result};
 use crate::output::document::{DocView, emit_document};
-use crate::output::{Out, refuse_existing};
+use crate::output::{Out, refuse_existing, warn};
 use crate::render::{self, Templates};
 
 /// `report`
@@ -30,6 +30,12 @@ pub fn run(out: &mut Out, project: &Project, args: ReportArgs) -> Result<Outcome
         now,
         plot_name,
     )?;
+    for b in &doc.skipped {
+        warn(format!(
+            "skipping unreadable record: {} (the draft is made from the records that can be read; `history` shows the broken one)",
+            b.error
+        ));
+    }
     if let (Some(plot), Some(to)) = (&doc.plot, &args.out) {
         atomic::write_new(&to.with_file_name(&plot.name), plot.svg.as_bytes())?;
     }

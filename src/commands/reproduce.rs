@@ -86,7 +86,13 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     out.emit(&view, args.format.into())?;
     // A claim NOT_REPRODUCED (with --strict, INCONCLUSIVE too) is in the
     // output already; broken chapters are reported as problems.
-    let failed = done.any_not_reproduced() || (args.strict && done.any_inconclusive());
+    let strict_failed = args.strict && done.any_inconclusive();
+    if strict_failed {
+        eprintln!(
+            "research_companion: --strict: a claim is INCONCLUSIVE, which fails the check (it is not evidence against the chapter)"
+        );
+    }
+    let failed = done.any_not_reproduced() || strict_failed;
     Ok(if failed || !done.problems.is_empty() {
         Outcome::CheckFailed(done.problems)
     } else {

@@ -17,6 +17,11 @@ impl Render for changes::ProseChange {
             self.words_removed,
             self.words_added
         );
+        if !self.exact {
+            s.push_str(
+                "  the revisions differ in too many places to trace every word: a stretch past the diff's budget counts as replaced whole\n",
+            );
+        }
         for p in &self.passages {
             s.push_str(&format!("  … {} …\n", crate::text::visible(p)));
         }

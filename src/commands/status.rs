@@ -55,6 +55,12 @@ impl Render for ChapterStatus {
                 "    the latest experiment was {mark}: a round without an undisturbed run did not count, so it holds nothing against the chapter\n"
             ));
         }
+        for later in &self.undecided_later {
+            line.push_str(&format!(
+                "    a later experiment decided nothing and is not counted: {}\n",
+                visible(later)
+            ));
+        }
         if let Some(n) = &self.notebook {
             line.push_str(&format!("    {}\n", n.line()));
         }

@@ -388,16 +388,46 @@ fn starts_word(before: Option<char>) -> bool {
 /// (`GitHub token ghp_... (40 characters)`).
 pub fn secrets(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    let mut push = |what: &str, token: &str| {
+    for (what, token) in secret_tokens(text) {
         let line = format!(
             "{what} {}... ({} characters)",
-            crate::text::prefix(token, 4),
+            crate::text::prefix(&token, 4),
             token.chars().count()
         );
         if !found.contains(&line) {
             found.push(line);
         }
-    };
+    }
+    found
+}
+
+/// `text` with every secret-like string [`secrets`] finds replaced by
+/// `<secret>`, and a private key block by `<private key>`: what a record
+/// keeps of a cell's output.
+pub fn redact_secrets(text: &str) -> String {
+    let mut out = text.to_string();
+    // From the BEGIN line through the END line, or to the end of the text
+    // when the END line is not there.
+    if let Some(start) = out.find("-----BEGIN")
+        && out[start..].contains("PRIVATE KEY-----")
+    {
+        let end = out[start..]
+            .find("-----END")
+            .and_then(|e| out[start + e..].find("KEY-----").map(|k| start + e + k + 8))
+            .unwrap_or(out.len());
+        out.replace_range(start..end, "<private key>");
+    }
+    for (_, token) in secret_tokens(&out) {
+        if token != "-----BEGIN" {
+            out = out.replace(&token, "<secret>");
+        }
+    }
+    out
+}
+
+/// Each secret-like string in `text`: what it looks like, and the string.
+fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
+    let mut found: Vec<(&'static str, String)> = Vec::new();
     for shape in &SHAPES {
         for (at, _) in text.match_indices(shape.prefix) {
             if !starts_word(text[..at].chars().next_back()) {
@@ -415,18 +445,18 @@ pub fn secrets(text: &str) -> Vec<String> {
             };
             let jwt_ok = shape.prefix != "eyJ" || body.matches('.').count() == 2;
             if fits && jwt_ok {
-                push(shape.what, &format!("{}{body}", shape.prefix));
+                found.push((shape.what, format!("{}{body}", shape.prefix)));
             }
         }
     }
     if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
-        push("private key block", "-----BEGIN");
+        found.push(("private key block", "-----BEGIN".to_string()));
     }
     for value in assigned_secrets(text) {
         // A value of a known shape was reported as that.
         let shaped = SHAPES.iter().any(|s| value.starts_with(s.prefix));
         if !shaped {
-            push("credential assigned to a secret's name:", &value);
+            found.push(("credential assigned to a secret's name:", value));
         }
     }
     found
@@ -588,6 +618,24 @@ mod tests {
         ] {
             assert_eq!(secrets(text), [what.to_string()], "{text}");
         }
+    }
+
+    #[test]
+    fn a_record_keeps_no_secret_a_cell_printed() {
+        let token = format!("ghp_{}", "aB3dE5fG7h".repeat(4).get(..36).unwrap());
+        let text = format!(
+            "token is {token}\napi_key = 'Zx9Qw8Er7Ty6Ui5O'\ntask-0f3a9b8c7d6e5f40 stays\n"
+        );
+        let clean = redact_secrets(&text);
+        assert!(!clean.contains(&token), "{clean}");
+        assert!(!clean.contains("Zx9Qw8Er7Ty6Ui5O"), "{clean}");
+        assert!(clean.contains("token is <secret>"), "{clean}");
+        assert!(clean.contains("task-0f3a9b8c7d6e5f40 stays"), "{clean}");
+        assert!(secrets(&clean).is_empty(), "{:?}", secrets(&clean));
+        let key = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nb";
+        assert_eq!(redact_secrets(key), "a\n<private key>\nb");
+        let cut = "a\n-----BEGIN PRIVATE KEY-----\nMIIabc";
+        assert_eq!(redact_secrets(cut), "a\n<private key>");
     }
 
     #[test]

@@ -155,15 +155,15 @@ pub enum NotebookAdded {
 }
 
 /// Stores `new` for the chapter `key` unless its fingerprint is already
-/// current. The notebook file is written before notebooks.yaml, never over
+/// current (as notebooks.yaml says under the chapter's lock). The notebook file is written before notebooks.yaml, never over
 /// an existing file, and removed again if notebooks.yaml cannot be replaced.
-pub fn add(
-    layout: &Layout,
-    key: &ChapterKey,
-    state: Option<&StoredNotebooks>,
-    new: NewNotebook<'_>,
-) -> Result<NotebookAdded> {
+pub fn add(layout: &Layout, key: &ChapterKey, new: NewNotebook<'_>) -> Result<NotebookAdded> {
     let fp = fingerprint(new.notebook);
+    // One writer at a time, with notebooks.yaml read again under the lock
+    // (see `ChapterLock`), not as the caller saw it before.
+    let _lock = crate::chapter::ChapterLock::take(&layout.notebook_state(key))?;
+    let fresh = load(layout, key)?;
+    let state = fresh.as_ref();
     if let Some(s) = state
         && s.current().fingerprint == fp
     {

@@ -52,8 +52,10 @@ pub fn run_with_progress(settings: &Settings, decided: Decided<'_>) -> Result<Be
     result
 }
 
-/// Wires Ctrl-C to the interrupt flag the engine and the notebook runs
-/// read, once per process.
+/// Wires Ctrl-C and SIGTERM to the interrupt flag the engine, the PyTorch
+/// harness and the notebook runs read, once per process: the run then stops
+/// its workers (or the harness and its workers), writes nothing and the
+/// command exits 130.
 pub fn catch_ctrl_c() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -83,6 +85,7 @@ pub fn run_on_pytorch(
     flags: impl Fn(Error) -> Error,
     decided: Decided<'_>,
 ) -> Result<BenchRun> {
+    catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",
         settings.producers.len() * settings.workers.len() * settings.repeat,

@@ -219,6 +219,25 @@ impl TableSet {
 /// is arithmetic over a few cells and uses a few dozen units.
 pub const METRIC_FUEL: u64 = 100_000;
 
+/// The most memory a metric may take while it is evaluated: fuel does not
+/// bound the size of what it builds (`(["x"] * 50000000) ~ ""`).
+pub const METRIC_MEMORY: usize = 16 << 20;
+
+/// Compiles `metric` and runs `f` on it, on a thread under
+/// [`METRIC_MEMORY`]: compiling folds constants (`(["x"] * 50000000) ~ ""`
+/// is built then, with no fuel), so it is bounded as evaluating is. The
+/// inner error is the compiler's.
+fn with_compiled<T: Send + 'static>(
+    metric: &str,
+    f: impl FnOnce(&minijinja::Expression<'_, '_>) -> T + Send + 'static,
+) -> std::result::Result<std::result::Result<T, minijinja::Error>, crate::sys::LimitedRunError> {
+    let owned = metric.to_string();
+    crate::sys::with_memory_limit(METRIC_MEMORY, move || {
+        let env = environment();
+        env.compile_expression(&owned).map(|expr| f(&expr))
+    })
+}
+
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -228,11 +247,11 @@ fn environment() -> Environment<'static> {
 
 /// Evaluates a metric over a table set. Errors say what is missing.
 pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String> {
-    let env = environment();
-    let expr = env
-        .compile_expression(metric)
+    let tables = set.value();
+    let evaluated = with_compiled(metric, move |expr| expr.eval(tables))
+        .map_err(|e| format!("metric '{metric}' cannot be evaluated: {e}"))?
         .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
-    let value = expr.eval(set.value()).map_err(|e| {
+    let value = evaluated.map_err(|e| {
         // A missing table, row or column is undefined, whether it is met
         // alone or inside an operation (`spin.w8.wrk / spin.w0.work`).
         let undefined = e.kind() == minijinja::ErrorKind::UndefinedError
@@ -299,9 +318,9 @@ pub fn with_values(metric: &str, set: &TableSet) -> String {
 /// The names a metric reads: top-level (`spin`) or, with `nested`, whole
 /// paths (`spin.w8.wait_mean`); none for a metric that does not compile.
 fn names_read(metric: &str, nested: bool) -> std::collections::HashSet<String> {
-    environment()
-        .compile_expression(metric)
-        .map(|expr| expr.undeclared_variables(nested))
+    with_compiled(metric, move |expr| expr.undeclared_variables(nested))
+        .ok()
+        .and_then(|r| r.ok())
         .unwrap_or_default()
 }
 
@@ -445,6 +464,24 @@ mod tests {
         assert!(err.contains("is not a number"), "{err}");
         let err = evaluate("sleep.w8.ex_s +", &set).unwrap_err();
         assert!(err.starts_with("cannot parse metric"), "{err}");
+    }
+
+    #[test]
+    fn a_metric_that_builds_large_values_is_stopped_at_its_memory_limit() {
+        let set = published();
+        // Folded while compiling (no fuel then), and built by `join` while
+        // evaluating: each reached gigabytes.
+        for metric in [
+            r#"((["x"] * 50000000) ~ "")|length"#,
+            r#"(["x" * 6000000] * 300)|join|length"#,
+        ] {
+            let err = evaluate(metric, &set).unwrap_err();
+            assert!(
+                err.contains("memory limit (16777216 bytes, 16 MiB)"),
+                "{err}"
+            );
+        }
+        assert_eq!(evaluate("sleep.w8.ex_s", &set), Ok(3049.0));
     }
 
     #[test]

@@ -145,13 +145,20 @@ impl PublishedDiff {
 /// closest sentence of the text, as a hint.
 pub fn find_quote(quote: &str, normalized_text: &str) -> (bool, Option<String>) {
     use crate::chapter::normalize::normalize;
-    let parts: Vec<String> = quote
+    // A part prose-v1 refuses cannot be in a text it normalized, so such a
+    // quote is not found.
+    let parts: Option<Vec<String>> = quote
         .split('…')
         .flat_map(|p| p.split("..."))
-        .map(normalize)
-        .filter(|p| !p.is_empty())
+        .map(|p| normalize(p).ok())
         .collect();
-    if parts.iter().all(|p| normalized_text.contains(p.as_str())) {
+    let found = parts.is_some_and(|parts| {
+        parts
+            .iter()
+            .filter(|p| !p.is_empty())
+            .all(|p| normalized_text.contains(p.as_str()))
+    });
+    if found {
         return (true, None);
     }
     // The sentence sharing most of the quote's words (the shorter on a tie),

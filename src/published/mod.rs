@@ -39,7 +39,8 @@ pub fn read_tables(
 pub fn read_prose(layout: &Layout, chapter: &Chapter, snapshot_file: &str) -> Result<String> {
     let path = layout.snapshot_file(&chapter.key, snapshot_file);
     let text = crate::text::read_owned(&path, &layout.snapshots_root())?;
-    Ok(crate::chapter::normalize::normalize(&text))
+    crate::chapter::normalize::normalize(&text)
+        .map_err(|e| crate::chapter::normalize_error(&path, e))
 }
 
 /// The chapter's claims, checked against its tables; None when the chapter

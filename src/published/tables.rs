@@ -94,6 +94,10 @@ impl Table {
 pub struct Malformed {
     pub location: Location,
     pub problem: String,
+    /// How many fragments this entry stands for: 1, or, for the entry
+    /// past [`MAX_MALFORMED_DESCRIBED`], every fragment from it on.
+    #[serde(skip)]
+    pub fragments: usize,
 }
 
 /// Everything found in a text.
@@ -113,19 +117,20 @@ struct Token<'a> {
     ends_line: bool,
 }
 
+/// Splits `text` into tokens in one pass: each token's column is counted
+/// as the line is walked (counting from the line's start for every token
+/// made a line of many fragments quadratic).
 fn tokens(text: &str) -> Vec<Token<'_>> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let mut line_tokens: Vec<Token<'_>> = Vec::new();
-        let mut start: Option<usize> = None;
-        for (j, ch) in line
-            .char_indices()
-            .chain(std::iter::once((line.len(), ' ')))
-        {
+        // The token being read: its byte offset and 1-based column.
+        let mut start: Option<(usize, usize)> = None;
+        let ends = std::iter::once((line.len(), ' '));
+        for (column, (j, ch)) in (1..).zip(line.char_indices().chain(ends)) {
             let sep = ch.is_whitespace() || ch == '|';
             match (sep, start) {
-                (true, Some(s)) => {
-                    let column = line[..s].chars().count() + 1;
+                (true, Some((s, column))) => {
                     line_tokens.push(Token {
                         text: &line[s..j],
                         line: i + 1,
@@ -134,7 +139,7 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
                     });
                     start = None;
                 }
-                (false, None) => start = Some(j),
+                (false, None) => start = Some((j, column)),
                 _ => {}
             }
         }
@@ -165,10 +170,22 @@ fn number(text: &str) -> Option<Cell> {
     Some(Cell { value, decimals })
 }
 
-/// Parses every table in `text`.
+/// How many fragments that do not parse are described one by one; past it,
+/// one last entry counts the rest, so a text of a hundred thousand
+/// fragments makes neither a claims.yaml skeleton larger than the tool
+/// reads back nor an error message of megabytes.
+pub const MAX_MALFORMED_DESCRIBED: usize = 100;
+
+/// The longest problem description kept for one fragment, in characters
+/// (a header's word is quoted in it, and a word may be megabytes long).
+const MAX_PROBLEM_CHARS: usize = 300;
+
+/// Parses every table in `text`, in time linear in its length.
 pub fn parse(text: &str) -> Parsed {
     let toks = tokens(text);
     let mut parsed = Parsed::default();
+    // Fragments past the ones described: how many, and where the first is.
+    let mut left_out: Option<(Location, usize)> = None;
     let mut i = 0;
     while i < toks.len() {
         // A header may start mid-token only in odd text; look for tokens
@@ -192,12 +209,69 @@ pub fn parse(text: &str) -> Parsed {
                 i = next;
             }
             Err((problem, next)) => {
-                parsed.malformed.push(Malformed { location, problem });
+                if parsed.malformed.len() < MAX_MALFORMED_DESCRIBED {
+                    let problem = shorten(problem, MAX_PROBLEM_CHARS);
+                    parsed.malformed.push(Malformed {
+                        location,
+                        problem,
+                        fragments: 1,
+                    });
+                } else {
+                    left_out.get_or_insert((location, 0)).1 += 1;
+                }
                 i = next.max(i + 1);
             }
         }
     }
+    if let Some((location, n)) = left_out {
+        parsed.malformed.push(Malformed {
+            location,
+            problem: format!(
+                "it and {} more after it are not described (only the first \
+                 {MAX_MALFORMED_DESCRIBED} fragments that do not parse are)",
+                n - 1
+            ),
+            fragments: n,
+        });
+    }
     parsed
+}
+
+/// How many fragments an error about a text without tables describes.
+const FRAGMENTS_IN_AN_ERROR: usize = 2;
+
+/// What an error about a text with no tables adds: the first fragments
+/// that looked like a table and why they did not parse, and how many more
+/// there are (`claims check` and `chapter new` list up to
+/// [`MAX_MALFORMED_DESCRIBED`]); nothing when none did.
+pub fn why_no_tables(malformed: &[Malformed]) -> String {
+    let mut s: String = malformed
+        .iter()
+        .take(FRAGMENTS_IN_AN_ERROR)
+        .map(|m| {
+            format!(
+                "; a table-like fragment at {} did not parse: {}",
+                m.location, m.problem
+            )
+        })
+        .collect();
+    let more: usize = malformed
+        .iter()
+        .skip(FRAGMENTS_IN_AN_ERROR)
+        .map(|m| m.fragments)
+        .sum();
+    if more > 0 {
+        s.push_str(&format!("; and {more} more such fragments"));
+    }
+    s
+}
+
+/// `text` cut to its first `max` characters, with `…` when it was longer.
+fn shorten(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
 }
 
 type Step<T> = Result<(T, usize), (String, usize)>;
@@ -218,10 +292,13 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
     };
     if columns.first() != Some(&Column::Workers) {
         return Err((
-            format!(
-                "expected column names starting with 'workers', found {:?}",
-                columns.first().map(Column::name)
-            ),
+            match columns.first() {
+                Some(c) => format!(
+                    "expected column names starting with 'workers', found '{}'",
+                    c.name()
+                ),
+                None => "expected column names starting with 'workers', found none".to_string(),
+            },
             k,
         ));
     }
@@ -408,7 +485,7 @@ mod tests {
             ),
             (
                 "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === ex/s 1 2",
-                "starting with 'workers'",
+                "starting with 'workers', found 'ex/s'",
             ),
             (
                 "=== producer=sleep 2.0 ms/sample batch=32 consumer=8 ms/batch === workers ex/s then prose",
@@ -428,6 +505,34 @@ mod tests {
         assert_eq!(
             parse("x\n=== producer=sleep oops").malformed[0].location,
             Location { line: 2, column: 1 }
+        );
+    }
+
+    #[test]
+    fn columns_count_characters_along_a_long_line() {
+        // Multi-byte characters before each fragment: columns are
+        // characters, not bytes, however many fragments share the line.
+        let fragment = "é === producer=nope ";
+        let text = fragment.repeat(3);
+        let p = parse(&text);
+        let columns: Vec<usize> = p.malformed.iter().map(|m| m.location.column).collect();
+        let step = fragment.chars().count();
+        assert_eq!(columns, vec![3, 3 + step, 3 + 2 * step]);
+    }
+
+    #[test]
+    fn many_fragments_are_described_up_to_a_limit_and_then_counted() {
+        let fragment = format!("=== producer={} ", "x".repeat(1000));
+        let p = parse(&fragment.repeat(MAX_MALFORMED_DESCRIBED + 150));
+        assert_eq!(p.malformed.len(), MAX_MALFORMED_DESCRIBED + 1);
+        let last = p.malformed.last().unwrap();
+        assert!(last.problem.contains("it and 149 more"), "{}", last.problem);
+        assert_eq!(last.location.column, MAX_MALFORMED_DESCRIBED * 1014 + 1);
+        // A megabyte-long word is not quoted whole.
+        assert!(
+            p.malformed
+                .iter()
+                .all(|m| m.problem.chars().count() <= MAX_PROBLEM_CHARS + 1)
         );
     }
 

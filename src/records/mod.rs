@@ -231,6 +231,10 @@ pub struct ExperimentInfo {
     pub load: Option<RunLoad>,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// The outside load over a recorded run: the mark `history` shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunLoad {
@@ -242,6 +246,10 @@ pub struct RunLoad {
     /// Configurations left with a round that has no undisturbed run: the
     /// claims that read them could not count that round.
     pub left_disturbed: usize,
+    /// Of them, those with no undisturbed run at all (absent in records
+    /// made before it was counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub disturbed_throughout: usize,
     /// The highest share of the run's CPUs any configuration run saw taken.
     pub highest_outside: f64,
     /// The CPUs the run was restricted to.
@@ -255,11 +263,13 @@ impl RunLoad {
             return None;
         }
         let (disturbed, highest) = run.disturbance();
+        let (left_disturbed, disturbed_throughout) = run.left_disturbed();
         Some(RunLoad {
             rounds: run.rounds(),
             configuration_runs: run.results.iter().map(|c| c.repeats.len()).sum(),
             disturbed,
-            left_disturbed: run.results.iter().filter(|c| c.summary.disturbed).count(),
+            left_disturbed,
+            disturbed_throughout,
             highest_outside: highest.unwrap_or(0.0),
             cpus: run.cpus_used.clone(),
         })
@@ -279,8 +289,7 @@ impl RunLoad {
         }
         let left = match self.left_disturbed {
             0 => "each run again quietly".to_string(),
-            1 => "1 configuration left disturbed in some round".to_string(),
-            n => format!("{n} configurations left disturbed in some round"),
+            n => crate::bench::outside_load::left_disturbed_in_words(n, self.disturbed_throughout),
         };
         Some(format!(
             "disturbed: {} of {} configuration runs (other processes took up to {:.0}% of {}); {left}",
@@ -337,17 +346,80 @@ impl Record {
                 .as_ref()
                 .is_none_or(|e| e.not_comparable.is_none())
     }
+
+    /// Whether an experiment's run decided at least one claim (or keeps no
+    /// verdicts to say): a run whose every claim is INCONCLUSIVE or UNRUN,
+    /// as one on a busy machine can be, decided nothing.
+    pub fn decided_something(&self) -> bool {
+        self.experiment.as_ref().is_none_or(|e| {
+            e.verdicts.is_empty()
+                || e.verdicts.iter().any(|v| {
+                    !matches!(
+                        v.verdict.class,
+                        ClaimVerdict::Inconclusive | ClaimVerdict::Unrun
+                    )
+                })
+        })
+    }
 }
 
 /// The latest experiment that is evidence ([`Record::is_evidence`]) among
-/// records listed newest first.
+/// records listed newest first, passing over later ones that decided
+/// nothing ([`Record::decided_something`]): a run on a busy machine never
+/// takes the place of one that measured. When none decided anything, the
+/// latest.
 pub fn latest_evidence(records: &[Record]) -> Option<&Record> {
-    records.iter().find(|r| r.is_evidence())
+    let mut evidence = records.iter().filter(|r| r.is_evidence());
+    let latest = evidence.clone().next();
+    evidence.find(|r| r.decided_something()).or(latest)
+}
+
+/// The experiments after [`latest_evidence`] that decided nothing, newest
+/// first: kept and shown in the history, not counted.
+pub fn undecided_since_evidence(records: &[Record]) -> Vec<&Record> {
+    let Some(chosen) = latest_evidence(records) else {
+        return Vec::new();
+    };
+    records
+        .iter()
+        .take_while(|r| r.run_id != chosen.run_id)
+        .filter(|r| r.is_evidence() && !r.decided_something())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mark_says_when_a_configuration_was_disturbed_in_every_run() {
+        let load = |left, throughout| RunLoad {
+            rounds: 3,
+            configuration_runs: 12,
+            disturbed: 12,
+            left_disturbed: left,
+            disturbed_throughout: throughout,
+            highest_outside: 0.9,
+            cpus: vec![0],
+        };
+        let mark = |l: RunLoad| l.mark().unwrap();
+        assert!(mark(load(0, 0)).ends_with("each run again quietly"));
+        assert!(mark(load(1, 0)).ends_with("1 configuration left disturbed in some round"));
+        assert!(
+            mark(load(4, 4)).ends_with(
+                "4 configurations disturbed in every run (their rows are of disturbed runs)"
+            ),
+            "{}",
+            mark(load(4, 4))
+        );
+        assert!(
+            mark(load(3, 1)).ends_with(
+                "3 configurations left disturbed in some round, 1 of them in every run (their rows are of disturbed runs)"
+            ),
+            "{}",
+            mark(load(3, 1))
+        );
+    }
 
     /// A stored verdict with every field set, as a record holds it.
     const EVERY_FIELD: &str = "\

@@ -136,6 +136,10 @@ pub struct ChapterStatus {
     pub claims: Option<ClaimsSummary>,
     /// The latest experiment: when, on which revision, on which machine.
     pub latest_experiment: Option<ExperimentFreshness>,
+    /// Later experiments that decided nothing (every claim INCONCLUSIVE),
+    /// newest first, with their disturbed marks: kept, not counted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undecided_later: Vec<String>,
     /// How many environments have recorded experiments.
     pub environments: usize,
     /// With evidence from several environments: each one, as
@@ -221,6 +225,13 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             logical_cpus: r.environment.identity.logical_cpus,
             disturbed: disturbed_mark(r),
         }),
+        undecided_later: super::undecided_since_evidence(records)
+            .into_iter()
+            .map(|r| match disturbed_mark(r) {
+                Some(mark) => format!("{} ({mark})", r.run_id),
+                None => r.run_id.to_string(),
+            })
+            .collect(),
         notebook: None,
     }
 }

@@ -107,6 +107,17 @@ pub struct PromptContext {
 /// The objective the prompt gives when chapter.yaml states none.
 const GENERAL_OBJECTIVE: &str = "No research objective is stated in chapter.yaml for this chapter, so take the general one: decide whether the chapter still says what it should. Find the claims that later work has overtaken or that lack support, confirm what remains sound, and propose the smallest change the evidence justifies.";
 
+/// A title as one line: a heading or an identity line it goes into cannot
+/// be split by a line break (or any other control character) in
+/// chapter.yaml, such as the one a YAML folded scalar ends with.
+fn one_line(title: &str) -> String {
+    title
+        .split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     let m = &ch.manifest;
     let given = |u: &Option<String>| {
@@ -117,12 +128,12 @@ fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     (
         BookView {
             id: m.book.id.to_string(),
-            title: m.book.title.clone(),
+            title: one_line(&m.book.title),
         },
         ChapterView {
             id: m.chapter.id.to_string(),
             number: format!("{:02}", m.chapter.number),
-            title: m.chapter.title.clone(),
+            title: one_line(&m.chapter.title),
             stable_id: m.stable_id(),
             url: given(&m.chapter.url),
             research_pack_url: given(&m.chapter.research_pack_url),

@@ -40,6 +40,10 @@ pub fn now() -> Result<chrono::DateTime<chrono::Utc>> {
 pub const TEMPLATE_FUEL: u64 = 20_000_000;
 /// The most text a template may produce.
 pub const MAX_RENDERED_BYTES: usize = 16 << 20;
+/// The most memory a template may take while it renders, beyond what it is
+/// given: fuel bounds its steps, not the size of the strings and lists
+/// they build (`"x" * 100000000`, then `join` or `~` of those).
+pub const MAX_TEMPLATE_MEMORY: usize = 256 << 20;
 
 /// The report template's name.
 pub const REPORT_TEMPLATE: &str = "report.md.j2";
@@ -76,7 +80,15 @@ const EMBEDDED: [(&str, &str); 5] = [
 
 /// A template environment.
 pub struct Templates {
-    env: Environment<'static>,
+    /// Shared with the thread each template renders on.
+    env: std::sync::Arc<Environment<'static>>,
+    /// The template stopped at its memory limit, once one was: its thread
+    /// is left where it stopped, perhaps inside the environment, so nothing
+    /// else renders with it.
+    stopped: std::sync::Mutex<Option<String>>,
+    /// [`MAX_TEMPLATE_MEMORY`] (less in tests, whose process keeps what a
+    /// stopped template holds).
+    memory_limit: usize,
 }
 
 /// Whether `name` is a plain relative path that stays inside its folder.
@@ -147,9 +159,14 @@ impl Templates {
                         if !real.is_file() {
                             return Err(refuse(format!("template '{name}' is not a regular file")));
                         }
-                        return std::fs::read_to_string(&real)
-                            .map(Some)
-                            .map_err(|e| refuse(format!("{name}: {e}")));
+                        let bytes = crate::text::read_at_most(&real, crate::text::MAX_FILE_BYTES)
+                            .map_err(|e| refuse(format!("{name}: {e}")))?;
+                        return String::from_utf8(bytes).map(Some).map_err(|e| {
+                            refuse(format!(
+                                "{name}: invalid UTF-8 at byte offset {}",
+                                e.utf8_error().valid_up_to()
+                            ))
+                        });
                     }
                 }
                 Ok(EMBEDDED
@@ -158,29 +175,57 @@ impl Templates {
                     .map(|(_, text)| text.to_string()))
             },
         );
-        Ok(Templates { env })
+        Ok(Templates {
+            env: std::sync::Arc::new(env),
+            stopped: std::sync::Mutex::new(None),
+            memory_limit: MAX_TEMPLATE_MEMORY,
+        })
     }
 
     /// Renders template `name` with `ctx`.
+    /// The template is loaded, compiled (which folds constants: `{{ "x" *
+    /// 100000000 }}` is built then, with no fuel) and rendered on a thread
+    /// of its own under [`MAX_TEMPLATE_MEMORY`] (`sys::with_memory_limit`).
     pub fn render(&self, name: &str, ctx: impl Serialize) -> Result<String> {
-        let template = self.env.get_template(name).map_err(describe)?;
-        let mut out = Bounded(Vec::new());
-        template
-            .render_captured_to(
-                minijinja::Value::from(minijinja::value::Serde(ctx)),
-                &mut out,
-            )
-            .map_err(|e| {
-                if out.0.len() > MAX_RENDERED_BYTES {
-                    Error::Other(format!(
-                        "template {name}: the output passed the {MAX_RENDERED_BYTES}-byte limit"
-                    ))
-                } else {
-                    describe(e)
+        let stopped = |s: &Self| s.stopped.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(earlier) = stopped(self) {
+            return Err(Error::Other(format!(
+                "template {earlier} was stopped at its memory limit, so {name} and the templates after it are not rendered"
+            )));
+        }
+        let ctx = minijinja::Value::from(minijinja::value::Serde(ctx));
+        let env = self.env.clone();
+        let owned = name.to_string();
+        let rendered = crate::sys::with_memory_limit(self.memory_limit, move || {
+            render_bounded(&env, &owned, ctx)
+        });
+        match rendered {
+            Ok(result) => result,
+            Err(e) => {
+                if matches!(e, crate::sys::LimitedRunError::LimitReached { .. }) {
+                    *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some(name.to_string());
                 }
-            })?;
-        String::from_utf8(out.0).map_err(|e| Error::Other(format!("template {name}: {e}")))
+                Err(Error::Other(format!("template {name}: {e}")))
+            }
+        }
     }
+}
+
+/// Renders `name` into a buffer of at most [`MAX_RENDERED_BYTES`].
+fn render_bounded(env: &Environment<'static>, name: &str, ctx: minijinja::Value) -> Result<String> {
+    let template = env.get_template(name).map_err(describe)?;
+    let mut out = Bounded(Vec::new());
+    template.render_captured_to(ctx, &mut out).map_err(|e| {
+        if out.0.len() > MAX_RENDERED_BYTES {
+            Error::Other(format!(
+                "template {name}: the output passed the {MAX_RENDERED_BYTES}-byte limit"
+            ))
+        } else {
+            describe(e)
+        }
+    })?;
+    String::from_utf8(out.0).map_err(|e| Error::Other(format!("template {name}: {e}")))
 }
 
 /// A writer that refuses to grow past [`MAX_RENDERED_BYTES`].
@@ -216,6 +261,50 @@ fn describe(e: minijinja::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_that_builds_long_strings_is_stopped_at_its_memory_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        // Repetition then `join` (100 MB, which fuel allows), and `~`
+        // doubling a string in a loop.
+        std::fs::write(
+            dir.path().join("join.j2"),
+            r#"{% set s = "x" * 10000000 %}{{ [s, s, s, s, s, s, s, s, s, s]|join|length }}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("double.j2"),
+            r#"{% set ns = namespace(s="x" * 1000) %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s|length }}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("small.j2"), "{{ 3 * 4 }}").unwrap();
+        for name in ["join.j2", "double.j2"] {
+            let mut t = Templates::new(Some(dir.path())).unwrap();
+            t.memory_limit = 32 << 20;
+            let err = t
+                .render(name, minijinja::context! {})
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("template {name}")), "{err}");
+            assert!(
+                err.contains("memory limit (33554432 bytes, 32 MiB)"),
+                "{err}"
+            );
+            // Its thread is left where it stopped: nothing else renders.
+            let err = t
+                .render("small.j2", minijinja::context! {})
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!(
+                    "template {name} was stopped at its memory limit, so small.j2"
+                )),
+                "{err}"
+            );
+        }
+        let t = Templates::new(Some(dir.path())).unwrap();
+        assert_eq!(t.render("small.j2", minijinja::context! {}).unwrap(), "12");
+    }
 
     #[test]
     fn names_that_leave_the_folder_are_refused() {

@@ -142,6 +142,11 @@ fn strict_fails_on_an_inconclusive_claim() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--strict: a claim is INCONCLUSIVE"),
+        "the failure says why: {}",
+        stderr(&out)
+    );
     let text = stdout(&out);
     assert!(text.contains(" 6 INCONCLUSIVE"), "{text}");
     assert!(text.contains(" 0 NOT_REPRODUCED"), "{text}");
@@ -153,4 +158,38 @@ fn strict_fails_on_an_inconclusive_claim() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_run_that_decided_nothing_never_takes_the_place_of_one_that_measured() {
+    let _g = exclusive();
+    let p = Project::seeded();
+    let good = p.record_fixture_run();
+    // Two rounds give no interval: every claim INCONCLUSIVE.
+    let out = p
+        .cmd()
+        .args(["reproduce", "06", "--batches", "1", "--rounds", "2"])
+        .args(["--budget", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let history = stdout(&p.cmd().args(["history", "06"]).output().unwrap());
+    // The history keeps it, newest first.
+    let undecided = history
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .find(|w| w.starts_with("pytorch-from-first-principles:06:") && *w != good)
+        .unwrap_or_else(|| panic!("no second run in {history}"))
+        .to_string();
+    let status = stdout(&p.cmd().args(["status", "06"]).output().unwrap());
+    assert!(
+        status.contains(&format!("latest experiment {good}")),
+        "{status}"
+    );
+    assert!(status.contains(" 0 inconclusive"), "{status}");
+    let line = status
+        .lines()
+        .find(|l| l.contains("decided nothing"))
+        .unwrap_or_default();
+    assert!(line.contains(&undecided), "{status}");
 }

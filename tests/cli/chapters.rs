@@ -434,3 +434,46 @@ fn a_snapshot_from_outside_the_project_records_only_its_name() {
         "{state}"
     );
 }
+
+#[test]
+fn a_title_is_one_line() {
+    let p = Project::seeded();
+    p.write("ch.txt", "The text of a new chapter.\n");
+    let before = p.state();
+    for (flag, title) in [("--title", "Line one\nLine two"), ("--book-title", "B\rC")] {
+        let mut args = crate::helpers::NEW_NOTES_CHAPTER.to_vec();
+        let at = args.iter().position(|a| *a == flag).unwrap();
+        args[at + 1] = title;
+        let out = p.cmd().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("a title is one line of text"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(p.state(), before);
+    // A title chapter.yaml spreads over lines (a folded scalar, an edit by
+    // hand) is one line in the prompt's identity block.
+    let manifest = p.chapter_dir().join("chapter.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let title = "'DataLoader: Where Is the Training Loop Actually Waiting?'";
+    assert!(text.contains(title));
+    std::fs::write(
+        &manifest,
+        text.replacen(
+            title,
+            "\"DataLoader: Where Is\\nthe Training Loop Actually Waiting?\\n\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let out = p.cmd().args(["prompt", "06"]).output().unwrap();
+    assert!(
+        stdout(&out).contains(
+            "Chapter:         DataLoader: Where Is the Training Loop Actually Waiting?\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}

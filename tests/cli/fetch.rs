@@ -1,6 +1,6 @@
 //! `fetch` against a server the test starts on 127.0.0.1.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -74,19 +74,7 @@ fn serve(mut stream: TcpStream, route: fn(&str, &str) -> Answer, log: &Mutex<Vec
     if path == "/slow" {
         std::thread::sleep(Duration::from_secs(3));
     }
-    let mut out = format!(
-        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
-    }
-    out.push_str("\r\n");
-    let _ = stream.write_all(out.as_bytes());
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
-    let mut rest = Vec::new();
-    let _ = reader.read_to_end(&mut rest);
+    crate::helpers::answer_http(&mut stream, &mut reader, status, headers, &body);
 }
 
 const NEW_TEXT: &str = "The complete chapter 06, revised.\nIt has more than the excerpt.\n";
@@ -182,6 +170,7 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
     let s = stdout(&out);
     assert!(s.contains("it is now current"), "{s}");
     assert!(s.contains("research runs now STALE (1):"), "{s}");
+    assert!(s.contains("published fingerprint: differs"), "{s}");
     let m = p.manifest();
     let snaps = m["snapshots"].as_array().unwrap();
     assert_eq!(snaps.len(), 2);
@@ -209,6 +198,33 @@ fn new_text_is_stored_as_the_current_complete_snapshot_and_research_goes_stale()
             env!("CARGO_PKG_VERSION")
         )),
         "{sent}"
+    );
+}
+
+#[test]
+fn a_chapter_with_no_published_fingerprint_is_not_said_to_differ_from_one() {
+    let server = Server::start(route);
+    let p = Project::seeded();
+    p.write(
+        "ch.txt",
+        "The first text of a chapter with nothing published.\n",
+    );
+    p.cmd()
+        .args(crate::helpers::NEW_NOTES_CHAPTER)
+        .assert()
+        .success();
+    let out = p
+        .cmd()
+        .args(["fetch", "notes/01", "--url", &server.url("/new")])
+        .output()
+        .unwrap();
+    let s = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        s.contains(
+            "published fingerprint: none published (chapter.yaml gives no published_fingerprint)"
+        ),
+        "{s}"
     );
 }
 

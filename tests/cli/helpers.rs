@@ -234,3 +234,41 @@ pub fn run_stem_and_time(run_id: &str) -> (String, String) {
     );
     (format!("{stamp}-{hex}"), iso)
 }
+
+/// Writes one HTTP/1.1 answer on a test server's connection and closes
+/// it: the status, `Content-Length`, the headers, the body; then reads
+/// what the client still sends, so it sees the whole answer.
+pub fn answer_http<K: std::fmt::Display, V: std::fmt::Display>(
+    stream: &mut impl std::io::Write,
+    reader: &mut impl std::io::Read,
+    status: u16,
+    headers: impl IntoIterator<Item = (K, V)>,
+    body: &[u8],
+) {
+    let mut out = format!(
+        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    let _ = stream.write_all(out.as_bytes());
+    let _ = stream.write_all(body);
+    let _ = stream.flush();
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+}
+
+/// `chapter new` of a first chapter of a new book, `notes/01`, from
+/// `ch.txt` (which the test writes).
+pub const NEW_NOTES_CHAPTER: [&str; 8] = [
+    "chapter",
+    "new",
+    "notes/01",
+    "ch.txt",
+    "--title",
+    "T",
+    "--book-title",
+    "B",
+];

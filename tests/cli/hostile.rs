@@ -12,7 +12,7 @@ use crate::helpers::{CHAPTER, Project, stderr, stdout};
 
 /// Runs the binary with a hang guard (not a timing assertion: a hung run is
 /// killed after a minute and the test then fails on its exit status).
-fn run(p: &Project, args: &[&str]) -> std::process::Output {
+pub(crate) fn run(p: &Project, args: &[&str]) -> std::process::Output {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_research_companion"))
         .args(args)
         .env("RESEARCH_COMPANION_ROOT", p.root())
@@ -41,7 +41,7 @@ fn run(p: &Project, args: &[&str]) -> std::process::Output {
     out
 }
 
-fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
+pub(crate) fn one_line_error(out: &std::process::Output, code: i32, needle: &str) {
     let e = stderr(out);
     assert_eq!(out.status.code(), Some(code), "{e}");
     assert!(e.contains(needle), "wanted {needle:?} in: {e}");

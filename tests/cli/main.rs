@@ -4,6 +4,7 @@
 mod architecture;
 mod bench;
 mod books;
+mod bounds;
 mod busy_machine;
 mod chapters;
 mod diff;

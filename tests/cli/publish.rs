@@ -601,6 +601,26 @@ fn the_four_states_the_theme_renders_key_by_key() {
         .stderr(predicates::str::contains(
             "needs an http:// or https:// address",
         ));
+    // A refused address is quoted without its secrets; one with a query
+    // would make links that lead nowhere.
+    for (bad, why) in [
+        (
+            "https://user:pw888@example.org/e?token=tok-111",
+            "holds credentials",
+        ),
+        ("ftp://example.org/e?token=tok-111", "needs an http://"),
+        ("https://example.org/e?page=2", "has a ?query or #fragment"),
+    ] {
+        let out = p
+            .cmd()
+            .args(["publish", "06", "--site-url", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{err}");
+        assert!(!err.contains("pw888") && !err.contains("tok-111"), "{err}");
+    }
 
     // 3. Stale: a sentence added to the chapter, touching no claim.
     let text =

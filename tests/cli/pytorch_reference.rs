@@ -496,7 +496,13 @@ fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
         assert!(outside > 0.05 && c.summary.disturbed, "{c:?}");
     }
     assert!(
-        stdout(&out).contains("configuration run(s) over 5% (marked *)"),
+        stdout(&out).contains("configuration run(s) over 5% (marked * in the wide tables)"),
+        "{}",
+        stdout(&out)
+    );
+    // Its rows all come from disturbed runs, and the footer says so.
+    assert!(
+        stdout(&out).contains("every configuration disturbed: the rows measure the machine's load"),
         "{}",
         stdout(&out)
     );

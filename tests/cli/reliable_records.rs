@@ -193,6 +193,92 @@ fn a_file_with_none_of_the_sections_is_not_recorded_as_a_review() {
 }
 
 #[test]
+fn snapshots_added_at_the_same_time_are_all_kept() {
+    let p = Project::seeded();
+    let exe = assert_cmd::cargo::cargo_bin("research_companion");
+    let texts: Vec<String> = (0..12)
+        .map(|i| {
+            let name = format!("rev-{i}.txt");
+            p.write(
+                &name,
+                format!("Revision {i} of chapter 06, written at the same time.\n"),
+            );
+            name
+        })
+        .collect();
+    // Six pairs, each pair started together.
+    for pair in texts.chunks(2) {
+        let children: Vec<_> = pair
+            .iter()
+            .map(|name| {
+                std::process::Command::new(&exe)
+                    .current_dir(p.root())
+                    .env("RESEARCH_COMPANION_ROOT", p.root())
+                    .args(["snapshot", "add", "06", name])
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut c in children {
+            assert!(c.wait().unwrap().success());
+        }
+    }
+    let list = std::fs::read_to_string(
+        p.path("book-snapshots/pytorch-from-first-principles/06/snapshots.yaml"),
+    )
+    .unwrap();
+    let dir = p.path("book-snapshots/pytorch-from-first-principles/06/snapshots");
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    for name in &texts {
+        let n: usize = name[4..name.len() - 4].parse().unwrap();
+        let fp = research_companion::chapter::normalize::fingerprint_str(&format!(
+            "Revision {n} of chapter 06, written at the same time.\n"
+        ))
+        .unwrap();
+        assert!(list.contains(&fp[..12]), "{name} is not listed:\n{list}");
+    }
+    let listed = list
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- file:"))
+        .count();
+    assert_eq!(listed, files, "every file listed once:\n{list}");
+    let out = p.cmd().args(["verify", "06"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+#[test]
+fn a_claim_audit_row_naming_no_claim_of_the_chapter_is_warned_about() {
+    let p = Project::seeded();
+    let report = crate::helpers::fixture_report("review-06.md");
+    // The fixture's rows all name claims of chapter 06: no warning.
+    p.write("review.md", &report);
+    let out = p
+        .cmd()
+        .args(["record", "06", "--report", "review.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not a claim"), "{}", stderr(&out));
+    // One row misspells an id: recorded, with a warning naming it.
+    let typo = report.replacen("| spin-454-vs-449:", "| spin-454-vs-499:", 1);
+    assert_ne!(typo, report);
+    p.write("typo.md", &typo);
+    let out = p
+        .cmd()
+        .args(["record", "06", "--report", "typo.md"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("typo.md: the claim audit names `spin-454-vs-499`, which is not a claim of pytorch-from-first-principles/06"),
+        "{err}"
+    );
+    assert_eq!(err.matches("not a claim").count(), 1, "{err}");
+}
+
+#[test]
 fn a_retracted_run_is_shown_retracted_and_read_by_no_one() {
     let p = Project::with_fixture_records();
     let research = format!(

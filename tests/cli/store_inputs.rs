@@ -5,40 +5,10 @@
 //! character, or listed as broken; nothing hangs.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use crate::helpers::{CHAPTER, FIXTURE_RUN, Project, fixture_record_file, stderr, stdout};
-
-/// Runs the binary with a hang guard: a run still going after a minute is
-/// killed, and the test fails on its exit status (no timing is asserted).
-fn run(p: &Project, args: &[&str]) -> std::process::Output {
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_research_companion"))
-        .args(args)
-        .env("RESEARCH_COMPANION_ROOT", p.root())
-        .current_dir(p.root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = done.clone();
-    std::thread::spawn(move || {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(60) {
-            if flag.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // SAFETY: kill(2) on the child this test started.
-        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-    });
-    let out = child.wait_with_output().unwrap();
-    done.store(true, std::sync::atomic::Ordering::SeqCst);
-    out
-}
+// The binary with a hang guard, as the hostile-input tests run it.
+use crate::hostile::run;
 
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
@@ -69,6 +39,9 @@ fn a_record_holding_nan_or_infinity_is_refused_by_every_reader_naming_the_field(
         (vec!["publish", "06"], 2),
         (vec!["site", "--out", "site"], 1),
         (vec!["publish", "--site", "book"], 1),
+        // The draft is made from the records that can be read, and says so.
+        (vec!["report", "06"], 0),
+        (vec!["prompt", "06"], 0),
     ] {
         let out = run(&p, &args);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
@@ -290,6 +263,10 @@ fn titles_with_line_breaks_and_escapes_print_on_one_line_escaped() {
     let p = Project::seeded();
     p.write("ch.txt", "A chapter of a book.\n");
     let forged = "Real\npytorch-from-first-principles/99  Forged chapter\rOver\u{1b}[2J\u{202e}";
+    let escaped =
+        "Real\\npytorch-from-first-principles/99  Forged chapter\\rOver\\u{1b}[2J\\u{202e}";
+    // The command line refuses such a title, and its error neither splits
+    // nor drives the terminal.
     let out = run(
         &p,
         &[
@@ -300,12 +277,43 @@ fn titles_with_line_breaks_and_escapes_print_on_one_line_escaped() {
             "--title",
             forged,
             "--book-title",
-            "B\nC",
+            "B",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("a title is one line of text"), "{err}");
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+        "{err:?}"
+    );
+    // chapter.yaml is the author's, and may hold one: made by hand.
+    let out = run(
+        &p,
+        &[
+            "chapter",
+            "new",
+            "b/01",
+            "ch.txt",
+            "--title",
+            "T",
+            "--book-title",
+            "B",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    let escaped =
-        "Real\\npytorch-from-first-principles/99  Forged chapter\\rOver\\u{1b}[2J\\u{202e}";
+    let manifest = p.path("book-snapshots/b/01/chapter.yaml");
+    let yaml = std::fs::read_to_string(&manifest).unwrap();
+    let quoted = |s: &str| serde_json::to_string(s).unwrap();
+    let yaml = yaml
+        .replacen("title: T", &format!("title: {}", quoted(forged)), 1)
+        .replacen("title: B", &format!("title: {}", quoted("B\nC")), 1);
+    assert!(
+        yaml.contains("Forged chapter") && yaml.contains("B\\nC"),
+        "{yaml}"
+    );
+    std::fs::write(&manifest, yaml).unwrap();
     let out = run(&p, &["chapters"]);
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 2, "{text}");
@@ -490,24 +498,22 @@ fn a_harness_answer_that_cannot_be_right_is_refused() {
         format!("#!/bin/sh\ncat '{}'\n", p.path("answer.json").display()),
     );
     std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = run(
-        &p,
-        &[
-            "bench",
-            "--engine",
-            "pytorch",
-            "--python",
-            python.to_str().unwrap(),
+    // The fake harness's answer, read as a PyTorch run of these settings.
+    let bench = |extra: &[&str]| {
+        let mut args = vec!["bench", "--engine", "pytorch", "--python"];
+        args.push(python.to_str().unwrap());
+        args.extend([
             "--batches",
             "20",
             "--workers",
             "0,2",
             "--producer",
             "sleep,spin",
-            "--out",
-            "pt.yaml",
-        ],
-    );
+        ]);
+        args.extend(extra);
+        run(&p, &args)
+    };
+    let out = bench(&["--out", "pt.yaml"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}{}", stdout(&out));
     assert!(
@@ -519,22 +525,7 @@ fn a_harness_answer_that_cannot_be_right_is_refused() {
     answer["results"][0]["window_ns"] = 1_589_694_128u64.into();
     answer["results"][1]["workers"] = 7.into();
     p.write("answer.json", answer.to_string());
-    let out = run(
-        &p,
-        &[
-            "bench",
-            "--engine",
-            "pytorch",
-            "--python",
-            python.to_str().unwrap(),
-            "--batches",
-            "20",
-            "--workers",
-            "0,2",
-            "--producer",
-            "sleep,spin",
-        ],
-    );
+    let out = bench(&[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("not asked for"), "{}", stderr(&out));
 }

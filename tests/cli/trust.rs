@@ -4,7 +4,7 @@
 //! it came from (the command line, chapter.yaml, a git remote, a record
 //! from another machine, a report).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -71,19 +71,7 @@ fn serve(
     } else {
         route(&path)
     };
-    let mut out = format!(
-        "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
-    }
-    out.push_str("\r\n");
-    let _ = stream.write_all(out.as_bytes());
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
-    let mut rest = Vec::new();
-    let _ = reader.read_to_end(&mut rest);
+    crate::helpers::answer_http(&mut stream, &mut reader, status, headers, &body);
 }
 
 fn text(body: &str, extra: &[(&str, String)]) -> Answer {
@@ -326,16 +314,7 @@ fn chapter_new_writes_no_credentials_into_chapter_yaml() {
     p.write("ch.txt", "Some prose of a chapter.\n");
     let out = p
         .cmd()
-        .args([
-            "chapter",
-            "new",
-            "notes/01",
-            "ch.txt",
-            "--title",
-            "T",
-            "--book-title",
-            "B",
-        ])
+        .args(crate::helpers::NEW_NOTES_CHAPTER)
         .args(["--url", "https://carol:pw888@example.com/notes/01/"])
         .args([
             "--research-pack-url",
@@ -392,6 +371,57 @@ fn project_with_secrets() -> Project {
     assert!(text.contains("glpat-444"));
     std::fs::write(&record, text).unwrap();
     p
+}
+
+#[test]
+fn a_url_no_parser_can_read_is_refused_without_its_secret() {
+    let p = Project::seeded();
+    p.write("ch.txt", "Some text of a new chapter.\n");
+    let before = p.state();
+    for args in [
+        vec![
+            "chapter",
+            "new",
+            "nu/31",
+            "ch.txt",
+            "--title",
+            "X",
+            "--url",
+            "https://carol:pw888@exa mple.com/?token=secret",
+        ],
+        vec![
+            "chapter",
+            "new",
+            "nu/32",
+            "ch.txt",
+            "--title",
+            "X",
+            "--snapshot-url",
+            "https://carol:pw888@host:99999/c.txt?token=secret",
+        ],
+        vec![
+            "fetch",
+            "06",
+            "--url",
+            "http://carol:pw888@[::1/x?token=secret",
+        ],
+        vec![
+            "notebook",
+            "add",
+            "06",
+            "https://carol:pw888@[zz/nb.ipynb?token=secret",
+        ],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("URL"), "{args:?}: {err}");
+        assert!(
+            !err.contains("pw888") && !err.contains("secret") && !stdout(&out).contains("pw888"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(p.state(), before, "nothing stored");
 }
 
 #[test]

@@ -243,7 +243,7 @@ pub fn add(
         });
     };
     let downloaded_from = obtained.downloaded_from.clone();
-    let outcome = store_obtained(project, &chapter.key, state.as_ref(), obtained)?;
+    let outcome = store_obtained(project, &chapter.key, obtained)?;
     Ok(Added {
         chapter: chapter.key_str(),
         outcome,
@@ -256,7 +256,6 @@ pub fn add(
 pub(super) fn store_obtained(
     project: &Project,
     key: &crate::ids::ChapterKey,
-    state: Option<&StoredNotebooks>,
     o: Obtained,
 ) -> Result<NotebookAdded> {
     let new = NewNotebook {
@@ -266,7 +265,7 @@ pub(super) fn store_obtained(
         captured_at: chrono::Utc::now(),
         fetch: o.fetch,
     };
-    store::add(project.layout(), key, state, new)
+    store::add(project.layout(), key, new)
 }
 
 /// chapter.yaml's entry for a notebook given to `chapter new`: a Colab URL

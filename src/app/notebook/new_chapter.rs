@@ -33,7 +33,7 @@ pub fn new_chapter(
     let book_dir = project.layout().book_dir(&key.book);
     let book_existed = book_dir.exists();
     let created = chapters::create(project, new, text)?;
-    match store_obtained(project, &key, None, obtained) {
+    match store_obtained(project, &key, obtained) {
         Ok(added) => Ok((created, added)),
         Err(e) => {
             let _ = std::fs::remove_dir_all(project.layout().chapter_dir(&key));

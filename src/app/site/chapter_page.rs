@@ -309,16 +309,23 @@ fn evidence_blocks(
 fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<HistoryRow> {
     let current = ch.state.current();
     let mut history = Vec::new();
+    // Many records examined the same revision: diff each revision once.
+    let mut since: std::collections::HashMap<&str, Option<String>> = Default::default();
     for r in records {
         let stem = r.run_id.stem();
         let is_current = status::currency(ch, r) == RunCurrency::Current;
         let changed_since = if is_current {
             None
         } else {
-            ch.state
-                .snapshot(&r.revision.snapshot)
-                .and_then(|from| changes::between(project, ch, from, current).ok())
-                .map(|c| c.summary())
+            since
+                .entry(r.revision.snapshot.as_str())
+                .or_insert_with(|| {
+                    ch.state
+                        .snapshot(&r.revision.snapshot)
+                        .and_then(|from| changes::between(project, ch, from, current).ok())
+                        .map(|c| c.summary())
+                })
+                .clone()
         };
         let (summary, evidence_file, report_html) = match (&r.report, &r.experiment) {
             (Some(p), _) => {
@@ -388,10 +395,14 @@ fn research_kit(
     let current = ch.state.current();
     let snapshot_path = project.layout().snapshot_file(&ch.key, &current.file);
     let snapshot = crate::text::check_owned(&snapshot_path, &project.layout().snapshots_root())
-        .and_then(|()| std::fs::read(&snapshot_path).map_err(|e| Error::io(&snapshot_path, e)));
+        .and_then(|()| {
+            crate::text::read_at_most(&snapshot_path, crate::text::MAX_FILE_BYTES)
+                .map_err(|e| Error::io(&snapshot_path, e))
+        });
     // Only the bytes the fingerprint vouches for are offered.
     let snapshot = snapshot.and_then(|bytes| {
-        let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes));
+        let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| crate::chapter::normalize_error(&snapshot_path, e))?;
         if found == current.fingerprint.value {
             Ok(bytes)
         } else {
@@ -524,7 +535,8 @@ pub fn chapter_files(
             // Checked first (a FIFO would hang the read); and the copy is
             // published, so no URL in it keeps a secret.
             crate::text::check_owned(&path, &project.layout().records_root())?;
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+                .map_err(|e| Error::io(&path, e))?;
             let bytes = match String::from_utf8(bytes) {
                 Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
                 Err(e) => e.into_bytes(),

@@ -17,6 +17,18 @@ use crate::bench::config::{ProducerSpec, Transport};
 use crate::bench::gil::{Gil, python};
 use crate::sys;
 
+/// What the producing thread queues for the feeder.
+pub enum Queued {
+    /// A message to write.
+    Frame(Frame),
+    /// Answer once everything queued before it is written.
+    Drained(mpsc::Sender<()>),
+}
+
+fn feeder_stopped() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the feeder stopped")
+}
+
 /// How a worker process's finished batches reach its stdout pipe.
 pub enum HandOff {
     /// The producing thread writes each message itself.
@@ -24,7 +36,7 @@ pub enum HandOff {
     /// A feeder thread writes what the producing thread queues; with a
     /// shelf, batches wait there in shared memory for the loop to fetch.
     Queue {
-        queue: Option<mpsc::Sender<Frame>>,
+        queue: Option<mpsc::Sender<Queued>>,
         feeder: Option<JoinHandle<io::Result<()>>>,
         shelf: Option<Shelf>,
     },
@@ -60,10 +72,17 @@ impl HandOff {
             .truncate(false)
             .write(true)
             .open(dir.join(QUEUE_LOCK))?;
-        let (tx, rx) = mpsc::channel::<Frame>();
+        let (tx, rx) = mpsc::channel::<Queued>();
         let feeder = std::thread::spawn(move || -> io::Result<()> {
             let mut out = io::stdout().lock();
-            for frame in rx {
+            for queued in rx {
+                let frame = match queued {
+                    Queued::Frame(frame) => frame,
+                    Queued::Drained(done) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                };
                 // Only batches cost the feeder; the final stats do not.
                 if frame.carries_a_batch() {
                     python(gil.as_deref(), || sys::spin_cpu(feed));
@@ -100,9 +119,26 @@ impl HandOff {
             HandOff::Queue { queue, .. } => queue
                 .as_ref()
                 .expect("open until finish")
-                .send(frame)
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the feeder stopped")),
+                .send(Queued::Frame(frame))
+                .map_err(|_| feeder_stopped()),
         }
+    }
+
+    /// Waits until the feeder has written everything queued so far, so the
+    /// worker's CPU time read next holds the send cost of every batch (the
+    /// feeder could still be spending the last one's when the worker is
+    /// told to stop).
+    pub fn drain(&mut self) -> io::Result<()> {
+        let HandOff::Queue { queue, .. } = self else {
+            return Ok(());
+        };
+        let (done, drained) = mpsc::channel();
+        queue
+            .as_ref()
+            .expect("open until finish")
+            .send(Queued::Drained(done))
+            .map_err(|_| feeder_stopped())?;
+        drained.recv().map_err(|_| feeder_stopped())
     }
 
     /// CPU time of the whole worker when a feeder shares the work, else of

@@ -33,7 +33,9 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
             return hand_off.finish(); // the parent went away
         };
         if index == STOP {
-            // The worker's CPU time: every thread of it, feeder included.
+            // The worker's CPU time: every thread of it, feeder included,
+            // once the feeder has paid for every batch.
+            hand_off.drain()?;
             let usage = sys::thread_usage();
             let stats = WorkerStats {
                 cpu_ns: hand_off.cpu_ns(),

@@ -188,7 +188,15 @@ pub fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'stat
         title,
         authors: col(&["author"])
             .map(|a| {
-                a.split([';', ','])
+                // "Doe, J.; Roe, R." is two authors: with a `;` the commas
+                // are inside names.
+                let names: Vec<&str> = if a.contains(';') {
+                    a.split(';').collect()
+                } else {
+                    a.split(',').collect()
+                };
+                names
+                    .into_iter()
                     .map(plain)
                     .filter(|s| !s.is_empty())
                     .collect()
@@ -271,5 +279,13 @@ mod tests {
         );
         assert!(rejected.not_used());
         assert_eq!(rejected.why_not_used(), "spin-454-vs-449");
+    }
+
+    #[test]
+    fn authors_with_commas_in_their_names_are_split_at_semicolons() {
+        let r = row("source | authors", "A paper | Doe, J.; Roe, R.");
+        assert_eq!(r.authors, ["Doe, J.", "Roe, R."]);
+        let r = row("source | authors", "B | Ann Lee, Bo Ng");
+        assert_eq!(r.authors, ["Ann Lee", "Bo Ng"]);
     }
 }

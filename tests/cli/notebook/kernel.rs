@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{code, notebook, run};
+use super::{code, notebook, run, run_passing};
 use crate::helpers::{CHAPTER, Project, exclusive, stderr, stdout};
 
 /// The Python the kernel tests use.
@@ -106,14 +106,7 @@ fn a_passing_notebook_is_recorded_and_shows_wherever_the_evidence_does() {
         "pass.ipynb",
         &notebook(PASSING.iter().map(|(i, s)| code(i, s)).collect()),
     );
-    let out = run(&p, &python, &["06", "--cell-timeout", "60"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    let out = run_passing(&p, &python, &["06", "--cell-timeout", "60"]);
     let text = stdout(&out);
     assert!(
         text.contains("PASS: 3 of 3 code cells passed (1 with assertions), 1 fresh kernel"),
@@ -409,14 +402,7 @@ fn chapter_06s_own_notebook_runs_and_passes_where_torch_is_installed() {
     };
     let _g = exclusive();
     let p = Project::seeded();
-    let out = run(&p, &python, &["06"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    let out = run_passing(&p, &python, &["06"]);
     let text = stdout(&out);
     assert!(
         text.contains("PASS: 7 of 7 code cells passed (3 with assertions), 1 fresh kernel"),

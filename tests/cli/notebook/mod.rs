@@ -46,6 +46,19 @@ pub(super) fn run(p: &Project, python: &Path, args: &[&str]) -> std::process::Ou
         .unwrap()
 }
 
+/// `notebook run` that must pass (exit 0).
+pub(super) fn run_passing(p: &Project, python: &Path, args: &[&str]) -> std::process::Output {
+    let out = run(p, python, args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
 #[test]
 fn what_cannot_run_is_one_line_and_exit_2() {
     let p = Project::seeded();
