@@ -165,6 +165,22 @@ const STEP_OVERSHOOT_NS: f64 = 1_100.0;
 /// Python more.
 pub const SLEEP_WAKE: ShapeCost = cost(55_000.0, 0.0, 0.0);
 
+/// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
+/// the loop's process (copying its page tables; PyTorch 2.15's loop is a
+/// 300 MB process) and the queues made for the worker. The loop's thread
+/// CPU in `iter(DataLoader(...))` divided by the workers, `fork`, one CPU
+/// (`taskset -c 0`), 1, 2, 4 and 8 sleeping or spinning workers, 3 repeats
+/// each, 2026-12-01 on a quiet machine: 12 to 24 ms a worker, median 18
+/// (docs/engine.md, "Starting the workers").
+pub const WORKER_FORK: ShapeCost = cost(18_000_000.0, 0.0, 0.0);
+/// Worker, once, between its fork and its first index: `_worker_loop`
+/// setting itself up (seeding, signal handlers, `torch.set_num_threads`)
+/// and the copy-on-write faults of the pages it touches. The worker's
+/// process CPU (`time.process_time_ns`, which starts at 0 in a forked
+/// child) at its first `__getitem__`, the same runs as [`WORKER_FORK`]:
+/// 18 to 32 ms, median 24.
+pub const WORKER_START: ShapeCost = cost(24_000_000.0, 0.0, 0.0);
+
 /// Worker, per batch: `default_collate`'s Python and the batch's shared
 /// storage.
 pub const COLLATE_SHARED: ShapeCost = cost(150_000.0, 2_200.0, 0.0);

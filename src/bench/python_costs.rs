@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::calibration::{
     COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT,
     LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL,
-    WORKER_INDEX_GET, WORKER_RESULT_PUT,
+    WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
@@ -65,6 +65,13 @@ pub struct PythonCosts {
     pub release: Duration,
     /// Loop at 0 workers, held, per batch: `_next_data` and the sampler.
     pub inline_next: Duration,
+    /// Loop, held, per worker process it starts: forking itself. Where this
+    /// is not zero the loop starts every worker before it hands out the
+    /// first index, as `_MultiProcessingDataLoaderIter` does.
+    pub fork: Duration,
+    /// Worker, held, once before it reads its first index: setting itself
+    /// up after the fork.
+    pub worker_start: Duration,
 }
 
 impl PythonCosts {
@@ -92,6 +99,8 @@ impl PythonCosts {
                 index_pickle: INDEX_PICKLE.at(b, f, s),
                 release: LOOP_RELEASE.at(b, f, s),
                 inline_next: Duration::ZERO,
+                fork: WORKER_FORK.at(b, f, s),
+                worker_start: WORKER_START.at(b, f, s),
             },
             Producing::Inline => PythonCosts {
                 sample: SAMPLE_CALL.at(1, f, s),
@@ -138,6 +147,13 @@ impl PythonCosts {
             + self.collate
             + self.stack
             + self.result_put
+    }
+
+    /// Whether the loop starts every worker before it hands out the first
+    /// index (PyTorch's order), rather than each worker's first indices
+    /// right after it starts (the engine before the Python costs).
+    pub fn starts_all_first(&self) -> bool {
+        self.fork > Duration::ZERO
     }
 
     /// The loop process's CPU per batch (its index feeder included).
@@ -203,6 +219,9 @@ mod tests {
         );
         let worker = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
         assert_eq!(worker.inline_next, Duration::ZERO);
+        assert_eq!(inline.fork + inline.worker_start, Duration::ZERO);
+        assert!(worker.fork > Duration::ZERO && worker.worker_start > Duration::ZERO);
+        assert!(worker.starts_all_first() && !inline.starts_all_first());
     }
 
     #[test]
@@ -226,5 +245,6 @@ mod tests {
             PythonCosts::of(&spec(0.0, 32, 64), Producing::Inline),
             PythonCosts::default()
         );
+        assert!(!old.starts_all_first(), "scale 0 keeps the old start order");
     }
 }

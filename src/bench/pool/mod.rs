@@ -113,8 +113,7 @@ impl Pool {
     }
 
     /// Starts `initial.len()` worker processes by running `exe __worker
-    /// <spec>`. Each gets its first tasks right after it is spawned, so the
-    /// first workers produce while the later ones start.
+    /// <spec>`, in the order [`ProcessPool::start`] says.
     /// `receive` is the loop CPU spent taking in each batch.
     pub fn processes(
         exe: &Path,

@@ -15,7 +15,7 @@ use super::result_queue::{Broken, Finished, ResultPipes, ResultQueue, Taken};
 use super::sampler;
 use super::wire::{STOP, WORKER_SUBCOMMAND, WorkerMessage, WorkerStats};
 use crate::bench::config::{ProducerSpec, Transport};
-use crate::bench::gil::{Gil, interpreter_lock};
+use crate::bench::gil::{self, Gil, interpreter_lock};
 use crate::bench::python_costs::{Producing, PythonCosts};
 use crate::error::{PoolError, WorkerEnd};
 use crate::sys;
@@ -37,8 +37,10 @@ pub struct ProcessPool {
 
 impl ProcessPool {
     /// Starts `initial.len()` worker processes by running `exe __worker
-    /// <spec>`. Each gets its first tasks right after it is spawned, so the
-    /// first workers produce while the later ones start. `receive` is the
+    /// <spec>`. With the Python costs modelled, the loop pays a fork for
+    /// each and hands out the first tasks once all are started, round robin,
+    /// as PyTorch does; without them each gets its first tasks right after it
+    /// is spawned, so the first workers produce while the later ones start. `receive` is the
     /// loop CPU spent taking in each batch.
     pub fn start(
         exe: &Path,
@@ -113,8 +115,25 @@ impl ProcessPool {
             stdouts.extend(child.stdout.take());
             pool.pids.push(child.id());
             pool.children.push(child);
-            for &t in tasks {
-                pool.send(worker, t)?;
+            if costs.starts_all_first() {
+                // `Process.start()`: the loop forks itself for the worker.
+                gil::compute(costs.fork, gil.as_deref());
+            } else {
+                for &t in tasks {
+                    pool.send(worker, t)?;
+                }
+            }
+        }
+        if costs.starts_all_first() {
+            // `_reset`: once every worker is started, the first indices in
+            // the order the sampler made them, round robin.
+            let rounds = initial.iter().map(Vec::len).max().unwrap_or(0);
+            for round in 0..rounds {
+                for (worker, tasks) in initial.iter().enumerate() {
+                    if let Some(&t) = tasks.get(round) {
+                        pool.send(worker, t)?;
+                    }
+                }
             }
         }
         let sockets = pool.scratch.as_ref().map(|d| d.path().to_path_buf());

@@ -28,6 +28,11 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     let gil = interpreter_lock(&spec);
     let mut hand_off = HandOff::new(&spec, gil.clone())?;
     let costs = PythonCosts::of(&spec, Producing::Worker);
+    // `_worker_loop` setting itself up after the fork, before its first
+    // `index_queue.get`.
+    python(gil.as_deref(), || {
+        gil::compute(costs.worker_start, gil.as_deref())
+    });
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
