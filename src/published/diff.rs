@@ -85,7 +85,7 @@ pub struct ClaimResult {
     /// whose window (from the loader's creation: a run with no warm-up) is
     /// at least [`START_SHARE_FLAGGED`] start-up, time to the first batch:
     /// the row it is largest in and the share, `sleep, 8 workers: 69% of
-    /// the window`.
+    /// the window before the first batch`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_in_window: Option<String>,
     pub verdict: ClaimVerdict,
@@ -412,7 +412,7 @@ fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
         .max_by(|a, b| a.2.total_cmp(&b.2))
         .map(|(producer, workers, share)| {
             format!(
-                "{producer}, {workers} worker{}: {:.0}% of the window",
+                "{producer}, {workers} worker{}: {:.0}% of the window before the first batch",
                 if workers == 1 { "" } else { "s" },
                 (share * 100.0).min(100.0)
             )
@@ -564,7 +564,7 @@ mod tests {
         let r = verdict(&c, "sleep-speedup-7.4x");
         assert_eq!(
             r.flagged().to_string(),
-            "REPRODUCED, start-up in window (sleep, 8 workers: 69% of the window)"
+            "REPRODUCED, start-up in window (sleep, 8 workers: 69% of the window before the first batch)"
         );
         // Claims that read no ex/s of that row carry nothing.
         let flagged: Vec<_> = c

@@ -100,8 +100,9 @@ pub enum VerdictFlag {
     /// the row (`spin, 8 workers on 1 CPU`).
     ModelLimit(String),
     /// The metric reads the ex/s of a configuration whose window, measured
-    /// from the loader's creation, is largely the workers' start; names the
-    /// row and the share (`sleep, 8 workers: 69% of the window`).
+    /// from the loader's creation, is largely the time to its first batch;
+    /// names the row and the share (`sleep, 8 workers: 69% of the window
+    /// before the first batch`).
     StartInWindow(String),
     /// The quoted sentence is not in the revision compared with.
     QuoteMissing,
@@ -155,7 +156,7 @@ impl VerdictFlag {
                 "measured by the embedded engine in a row where its split between wait and work turns on where the scheduler's time slice runs out; the direction can be trusted further than the size, and a run on the pytorch engine checks it"
             }
             VerdictFlag::StartInWindow(_) => {
-                "the window ex/s is measured over begins when the loader is made, so it holds the workers' start (forking them, each setting itself up), and here the start is a large share of it: the figure says as much about starting as about running; a run of more batches per configuration weighs the start less, and the chapter does not say how long its window was"
+                "the window ex/s is measured over begins when the loader is made, and here the first batch came only after a large share of it (the workers' start: forking them, each setting itself up, their first batches made side by side): the figure says as much about starting as about running; a run of more batches per configuration weighs the start less, and the chapter does not say how long its window was"
             }
             VerdictFlag::QuoteMissing => {
                 "the quoted sentence is not in the revision compared with; fails the check"
