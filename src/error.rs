@@ -85,6 +85,7 @@ pub enum Knob {
     ReceiveMs,
     SendMs,
     SwitchIntervalMs,
+    PythonCostScale,
     Workers,
     Batches,
     WarmupBatches,

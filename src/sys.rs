@@ -318,9 +318,15 @@ pub fn spin_cpu(d: Duration) {
 }
 
 /// As [`spin_cpu`], calling `between` between pieces of about a microsecond.
-pub fn spin_cpu_with(d: Duration, mut between: impl FnMut()) {
+pub fn spin_cpu_with(d: Duration, between: impl FnMut()) {
+    spin_cpu_since(thread_cpu_ns(), d, between);
+}
+
+/// Burns CPU until the calling thread has used `d` of CPU time since its
+/// CPU clock read `start` ns (at once if it already has), calling `between`
+/// between pieces of about a microsecond.
+pub fn spin_cpu_since(start: u64, d: Duration, mut between: impl FnMut()) {
     let target = d.as_nanos() as u64;
-    let start = thread_cpu_ns();
     while thread_cpu_ns().saturating_sub(start) < target {
         busy_chunk();
         between();

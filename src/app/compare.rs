@@ -35,6 +35,8 @@ pub struct Pair {
     pub b: f64,
     /// b ÷ a, when a is not zero.
     pub ratio: Option<f64>,
+    /// b − a.
+    pub difference: f64,
 }
 
 impl Pair {
@@ -43,6 +45,7 @@ impl Pair {
             a,
             b,
             ratio: (a != 0.0).then(|| b / a),
+            difference: b - a,
         }
     }
 }

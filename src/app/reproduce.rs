@@ -185,8 +185,39 @@ pub struct ReproducedChapter {
     pub chapter: Chapter,
     /// One run per engine, in the order asked.
     pub runs: Vec<EngineRun>,
-    /// With both engines: the embedded engine's run (A) beside PyTorch's (B).
+    /// With both engines: PyTorch's run (A) beside the embedded engine's
+    /// (B), so that ratios read as the model over the reference.
     pub side_by_side: Option<RunComparison>,
+    /// With both engines: the claims whose verdict differs between them.
+    pub verdicts_apart: Vec<VerdictApart>,
+}
+
+/// A claim the two engines give different verdicts (by class; flags such
+/// as the model limit belong to one engine by design).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerdictApart {
+    pub claim: String,
+    pub embedded: ClaimVerdict,
+    pub pytorch: ClaimVerdict,
+}
+
+/// The claims whose verdict class differs between the embedded engine's
+/// run and PyTorch's.
+fn verdicts_apart(embedded: &EngineRun, pytorch: &EngineRun) -> Vec<VerdictApart> {
+    embedded
+        .diffed
+        .diff
+        .claims
+        .iter()
+        .filter_map(|e| {
+            let p = pytorch.diffed.diff.claims.iter().find(|p| p.id == e.id)?;
+            (p.verdict != e.verdict).then(|| VerdictApart {
+                claim: e.id.clone(),
+                embedded: e.verdict,
+                pytorch: p.verdict,
+            })
+        })
+        .collect()
 }
 
 /// What `reproduce` concluded.
@@ -242,14 +273,23 @@ pub fn reproduce(
                 runner.record_as(engine),
             )?);
         }
-        let side_by_side = match runs.as_slice() {
-            [a, b] => Some(compare::compare_runs("embedded", &a.run, "pytorch", &b.run)),
+        let pair = match runs.as_slice() {
+            [e, p]
+                if e.engine == ReproduceEngine::Embedded
+                    && p.engine == ReproduceEngine::Pytorch =>
+            {
+                Some((e, p))
+            }
             _ => None,
         };
+        let side_by_side =
+            pair.map(|(e, p)| compare::compare_runs("pytorch", &p.run, "embedded", &e.run));
+        let verdicts_apart = pair.map_or_else(Vec::new, |(e, p)| verdicts_apart(e, p));
         chapters.push(ReproducedChapter {
             chapter,
             runs,
             side_by_side,
+            verdicts_apart,
         });
     }
     Ok(Reproduction {

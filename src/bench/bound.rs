@@ -3,14 +3,19 @@
 //! Computed by stepping through the schedule, so it stays exact for any knobs.
 
 use super::config::PipelineConfig;
+use super::python_costs::PythonCosts;
 
 /// Ideal finish time (seconds) of each batch's step, in batch order.
 pub fn ideal_finish_times(cfg: &PipelineConfig, cpus: usize) -> Vec<f64> {
     let n = cfg.total_batches() as usize;
-    // A worker's cost per batch: producing it and handing it off.
-    let p = (cfg.batch_cost() + cfg.send()).as_secs_f64();
-    // The loop's own cost per batch: its work and taking the batch in.
-    let c = (cfg.consumer() + cfg.receive()).as_secs_f64();
+    let python = PythonCosts::of_config(cfg);
+    // A worker's cost per batch: producing it (its Python included) and
+    // handing it off.
+    let produce = cfg.batch_cost() + python.worker_per_batch(cfg.spec.batch_size);
+    let p = (produce + cfg.send()).as_secs_f64();
+    // The loop's own cost per batch: its work, taking the batch in and its
+    // own Python.
+    let c = (cfg.consumer() + cfg.receive() + python.loop_per_batch()).as_secs_f64();
     let w = cfg.workers;
     let mut done = Vec::with_capacity(n);
     if w == 0 {
@@ -75,6 +80,7 @@ mod tests {
                 transport: Default::default(),
                 send_ns: 0,
                 switch_interval_ns: 0,
+                python_scale: 0.0,
                 socket_dir: None,
             },
             consumer_ns: 8_000_000,
@@ -131,5 +137,27 @@ mod tests {
         // One sleep worker: producer-bound at P per batch after the fill.
         let t = ideal_window(&cfg(ProducerKind::Sleep, 1, 10), 1);
         assert!((t - (10.0 * 0.064 + 0.008)).abs() < 1e-9, "{t}");
+    }
+
+    #[test]
+    fn the_python_costs_count_as_the_workers_and_the_loops_cpu() {
+        use crate::bench::config::Transport;
+        let mut c = cfg(ProducerKind::Spin, 4, 10);
+        c.worker_kind = WorkerKind::Process;
+        c.spec.transport = Transport::SharedFd;
+        let plain = ideal_window(&c, 1);
+        c.spec.python_scale = 1.0;
+        let python = PythonCosts::of_config(&c);
+        let per_batch = python.worker_per_batch(32) + python.loop_per_batch();
+        // CPU-bound on one CPU: every batch's Python CPU adds up.
+        let t = ideal_window(&c, 1);
+        let expected = plain + 10.0 * per_batch.as_secs_f64();
+        assert!((t - expected).abs() < 1e-6, "{t} vs {expected}");
+        // Thread workers model none.
+        c.worker_kind = WorkerKind::Thread;
+        assert_eq!(
+            ideal_window(&c, 1),
+            ideal_window(&cfg(ProducerKind::Spin, 4, 10), 1)
+        );
     }
 }

@@ -66,3 +66,172 @@ pub const TENSOR_CALL: Duration = Duration::from_micros(3);
 /// Python worker with its interpreter lock let go: measured as
 /// [`TENSOR_CALL`] was.
 pub const COLLATE_CALL: Duration = Duration::from_micros(7);
+
+/// The default of `--python-cost-scale`: the Python costs below as
+/// measured.
+pub const PYTHON_COST_SCALE: f64 = 1.0;
+
+/// A CPU cost that grows with the batch's shape: a fixed part, a part per
+/// sample and a part per float of the samples it handles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShapeCost {
+    pub base_ns: f64,
+    pub per_sample_ns: f64,
+    pub per_float_ns: f64,
+}
+
+impl ShapeCost {
+    /// The cost for `samples` samples of `floats` floats each, times `scale`.
+    pub fn at(&self, samples: usize, floats: usize, scale: f64) -> Duration {
+        let ns = self.base_ns
+            + self.per_sample_ns * samples as f64
+            + self.per_float_ns * (samples * floats) as f64;
+        Duration::from_nanos((ns * scale).max(0.0).round() as u64)
+    }
+}
+
+// The Python CPU beyond the hand-off (`python_costs.rs`), per step of a
+// batch's life, in ns. Measured 2026-12-01 on this machine kind (2-core
+// x86_64 VM, PyTorch 2.15.0, Python 3.11, one CPU by `taskset -c 1`), busy
+// with other builds (load average 7 to 8), so every figure is CPU time:
+//
+// 1. Totals, by differential runs of the real DataLoader: a spinning
+//    producer of cost 0 and no consumer, one worker (or none), 300 batches
+//    less 60, divided by 240, 3 repeats, median (the script is in
+//    docs/engine.md, "Calibrating the Python costs"). Per batch of B
+//    samples of 64 floats, least squares over B = 4, 16, 32, 64, 128 (and
+//    4096 floats at B = 4, 32, 128): the worker process (every thread)
+//    782 us + 10.6 us x B, spread over the repeats up to 0.45 ms; the
+//    loop's main thread 623 us + 1.9 us x B (spread up to 0.38 ms); the
+//    loop's index-queue feeder threads 64 us + 0.14 us x B (up to 0.04
+//    ms); the loop at 0 workers 67 us + 7.05 us x B (B = 4, 32, 128; up to
+//    0.09 ms at B <= 32).
+// 2. Less what the engine spends itself in the same runs, at
+//    `--python-cost-scale 0` (`bench --producer spin --cost-ms 0
+//    --consumer-ms 0 --workers 1|0 --cpus 1`, the same differences): the
+//    worker 463 us + 2.25 us x B (the hand-off's 0.35 ms send cost
+//    included, the 3 and 7 us torch calls left out), the loop 538 us +
+//    0.13 us x B (its 0.42 ms receive cost included), 0.5 us x B at 0
+//    workers.
+// 3. Split between the steps by timing each call in one Python process
+//    (`time.thread_time_ns` over 300 to 3000 calls, median of 5):
+//    `torch.full((64,))` 4.4 us, the fetcher's call into `__getitem__`
+//    with the harness's zero-cost producer 1.9 us, `torch.stack` of B
+//    samples 4 us + 0.15 us x B, `default_collate` around it 2 us. The
+//    per-batch rest of the worker is split between its index queue, the
+//    allocation of the batch's shared storage (in `collate`) and its data
+//    queue by the share each has in CPython's `_worker_loop`; of the
+//    loop's, the refill and sampler (`hand_out`) carry the part that grows
+//    with B.
+//
+// Per float nothing is added: PyTorch's worker spends 4.8 ns per float of
+// a batch and its loop 0.6 ns, less than the engine's own filling, copying
+// and reading of the floats already costs (11 to 15 ns in the same runs),
+// which every step below counts inside its figure (`gil::compute_around`).
+
+const fn cost(base_ns: f64, per_sample_ns: f64, per_float_ns: f64) -> ShapeCost {
+    ShapeCost {
+        base_ns,
+        per_sample_ns,
+        per_float_ns,
+    }
+}
+
+/// Worker, per batch: `index_queue.get` unpickling the index list.
+pub const WORKER_INDEX_GET: ShapeCost = cost(80_000.0, 0.0, 0.0);
+/// Per sample: the fetcher's call into `__getitem__` (1.9 us, less the
+/// engine's overshoot of a modelled step).
+pub const SAMPLE_CALL: ShapeCost = cost(1_900.0 - STEP_OVERSHOOT_NS, 0.0, 0.0);
+/// Per sample: `torch.full` building the sample's tensor (4.4 us, less the
+/// engine's overshoot of a modelled step).
+pub const TENSOR_FULL: ShapeCost = cost(4_400.0 - STEP_OVERSHOOT_NS, 0.0, 0.0);
+
+/// What a modelled step costs the engine beyond its figure: reading the
+/// thread's CPU clock and the last piece of spinning past the target. Per
+/// sample two steps, at scale 1 the engine spent 2.2 us per sample more
+/// than the figures above add (worker, and loop at 0 workers, B = 4, 32,
+/// 128, the runs of (2)), so each per-sample step is short by this much.
+const STEP_OVERSHOOT_NS: f64 = 1_100.0;
+/// Per sample of a sleeping producer, after its sleep: what `time.sleep`
+/// costs Python's thread beyond the engine's own sleep (taking the lock
+/// back, the interpreter's caches gone cold). The loop's CPU per sample at
+/// 0 workers, PyTorch less the engine, `bench --engine both --producer
+/// sleep --consumer-ms 0 --workers 0 --batch-size 8 --batches 40`, 3
+/// repeats each, 2026-12-01 on the busy machine of the figures above:
+/// 48 to 56 us at cost 0.25 ms, 51 to 87 us at 1 ms, 105 to 147 us at 4
+/// ms; and the chapter-06 gap on a quieter day (8 sleeping
+/// workers on one CPU, 2736 against 3194 ex/s, batch 32): 52 us a sample.
+/// The figure for sleeps up to a few ms; longer ones on a busy machine cost
+/// Python more.
+pub const SLEEP_WAKE: ShapeCost = cost(55_000.0, 0.0, 0.0);
+
+/// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
+/// the loop's process (copying its page tables; PyTorch 2.15's loop is a
+/// 300 MB process) and the queues made for the worker. The loop's thread
+/// CPU in `iter(DataLoader(...))` divided by the workers, `fork`, one CPU
+/// (`taskset -c 0`), 1, 2, 4 and 8 sleeping or spinning workers, 3 repeats
+/// each, 2026-12-01 on a quiet machine: 12 to 24 ms a worker, median 18
+/// (docs/engine.md, "Starting the workers").
+pub const WORKER_FORK: ShapeCost = cost(18_000_000.0, 0.0, 0.0);
+/// Worker, once, between its fork and its first index: `_worker_loop`
+/// setting itself up (seeding, signal handlers, `torch.set_num_threads`)
+/// and the copy-on-write faults of the pages it touches. The worker's
+/// process CPU (`time.process_time_ns`, which starts at 0 in a forked
+/// child) at its first `__getitem__`, the same runs as [`WORKER_FORK`]:
+/// 18 to 32 ms, median 24.
+pub const WORKER_START: ShapeCost = cost(24_000_000.0, 0.0, 0.0);
+
+/// Worker, per batch: `default_collate`'s Python and the batch's shared
+/// storage.
+pub const COLLATE_SHARED: ShapeCost = cost(150_000.0, 2_200.0, 0.0);
+/// Worker, per batch: `torch.stack` into the shared storage.
+pub const STACK_SHARED: ShapeCost = cost(10_000.0, 150.0, 0.0);
+/// Worker, per batch: `data_queue.put` and the worker loop's bookkeeping.
+pub const WORKER_RESULT_PUT: ShapeCost = cost(79_000.0, 0.0, 0.0);
+/// Loop, per batch from a worker: `_try_put_index` (the sampler building
+/// the next index list) and `_next_data`'s bookkeeping; per sample 1.84
+/// us less the 0.6 us per sample the engine's own loop spent more at scale
+/// 1 than at 0.
+pub const LOOP_HAND_OUT: ShapeCost = cost(50_000.0, 1_250.0, 0.0);
+/// Loop's index-queue feeder, per index list: pickling it.
+pub const INDEX_PICKLE: ShapeCost = cost(55_000.0, 140.0, 0.0);
+/// Loop, per batch from a worker: freeing the batch before it.
+pub const LOOP_RELEASE: ShapeCost = cost(35_000.0, 0.0, 0.0);
+/// Loop at 0 workers, per batch: `_next_data`, the sampler, the fetcher.
+pub const INLINE_NEXT: ShapeCost = cost(45_000.0, 0.0, 0.0);
+/// Loop at 0 workers, per batch: `default_collate`'s Python.
+pub const COLLATE_INLINE: ShapeCost = cost(12_000.0, 100.0, 0.0);
+/// Loop at 0 workers, per batch: `torch.stack`.
+pub const STACK_INLINE: ShapeCost = cost(10_000.0, 150.0, 0.0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shape_cost_adds_its_parts_and_scales() {
+        let c = cost(10.0, 2.0, 0.5);
+        // 10 + 2 x 4 + 0.5 x 4 x 64, twice.
+        assert_eq!(c.at(4, 64, 2.0), Duration::from_nanos(292));
+        assert_eq!(c.at(4, 64, 0.0), Duration::ZERO);
+    }
+
+    #[test]
+    fn the_measured_steps_add_up_to_the_differential_totals() {
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        let worker = |b: usize| {
+            us(WORKER_INDEX_GET.at(b, 64, 1.0)
+                + (SAMPLE_CALL.at(1, 64, 1.0) + TENSOR_FULL.at(1, 64, 1.0)) * b as u32
+                + COLLATE_SHARED.at(b, 64, 1.0)
+                + STACK_SHARED.at(b, 64, 1.0)
+                + WORKER_RESULT_PUT.at(b, 64, 1.0))
+        };
+        // PyTorch's 782 us + 10.6 us x B (and 0.3 us x B for 64 floats),
+        // less the engine's own 463 + 2.25 us x B, less its overshoot.
+        let expected = |b: f64| 782.0 - 463.0 + (10.9 - 2.25 - 2.2) * b;
+        for b in [4, 32, 128] {
+            let got = worker(b);
+            assert!((got - expected(b as f64)).abs() < 1.0, "{b}: {got}");
+        }
+    }
+}

@@ -118,6 +118,10 @@ pub struct ProducerSpec {
     /// have no helper threads to contend for it.
     #[serde(default)]
     pub switch_interval_ns: u64,
+    /// Scale of the modelled Python CPU beyond the hand-off (see
+    /// [`super::python_costs`]); 0 for none.
+    #[serde(default)]
+    pub python_scale: f64,
     /// How a worker process hands batches over (thread workers hand them
     /// over in memory).
     #[serde(default)]

@@ -20,6 +20,7 @@ use super::config::{PipelineConfig, WorkerKind};
 use super::dataset;
 use super::gil;
 use super::pool::{Finished, Pool, Sampler, WorkerPool, WorkerStats};
+use super::python_costs::PythonCosts;
 use crate::error::{EngineError, PoolError};
 use crate::sys;
 
@@ -133,6 +134,7 @@ fn drive<P: WorkerPool>(
     let initial = sampler.first(cfg.max_outstanding());
     let mut pool = start(&initial)?;
     let loop_gil = pool.as_ref().and_then(P::interpreter_lock);
+    let costs = PythonCosts::of_config(cfg);
     let mut outstanding = sampler.handed_out() as usize;
     let mut max_outstanding = outstanding;
     let mut stash: BTreeMap<u64, Finished> = BTreeMap::new();
@@ -147,7 +149,13 @@ fn drive<P: WorkerPool>(
         }
         let t0 = Instant::now();
         let (index, worker, data) = match pool.as_mut() {
-            None => (step, 0, dataset::produce_batch(&cfg.spec, step)),
+            None => {
+                // `_SingleProcessDataLoaderIter`: the loop's own Python, then
+                // the samples and collate, on the loop's thread.
+                gil::compute(costs.inline_next, None);
+                let data = dataset::produce_batch_under(&cfg.spec, step, None, &costs);
+                (step, 0, data)
+            }
             Some(p) => {
                 let got = next_batch(
                     p,
@@ -160,7 +168,9 @@ fn drive<P: WorkerPool>(
                 )?;
                 next_in_order += 1;
                 outstanding -= 1;
-                // One new index is handed out for every batch returned.
+                // One new index is handed out for every batch returned,
+                // in `_try_put_index`'s Python under the loop's lock.
+                gil::compute(costs.hand_out, loop_gil.as_deref());
                 if let Some((owner, next)) = sampler.next() {
                     p.send(owner, next)?;
                     outstanding += 1;
@@ -170,9 +180,11 @@ fn drive<P: WorkerPool>(
             }
         };
         let t1 = Instant::now();
-        let sum = dataset::checksum(&data);
-        // The training step is the loop's Python work.
-        gil::compute(cfg.consumer(), loop_gil.as_deref());
+        // The training step is the loop's Python work; reading the batch
+        // into its checksum is part of it.
+        let sum = gil::compute_around(cfg.consumer(), loop_gil.as_deref(), || {
+            dataset::checksum(&data)
+        });
         let t2 = Instant::now();
 
         digest = digest.wrapping_add(sum.wrapping_mul(2 * index + 1));
@@ -350,6 +362,8 @@ mod tests {
         finished: usize,
         waited: Rc<Cell<Duration>>,
         log: Rc<RefCell<Vec<Event>>>,
+        /// Each event with the calling (loop) thread's CPU time then.
+        cpu_log: Rc<RefCell<Vec<(Event, u64)>>>,
     }
 
     fn pid(worker: usize) -> u32 {
@@ -372,6 +386,10 @@ mod tests {
                 return Err(killed(worker));
             }
             self.log.borrow_mut().push(Event::Sent { worker, index });
+            let cpu = sys::thread_cpu_ns();
+            self.cpu_log
+                .borrow_mut()
+                .push((Event::Sent { worker, index }, cpu));
             self.in_flight.push((worker, index));
             Ok(())
         }
@@ -401,6 +419,10 @@ mod tests {
             let (worker, index) = self.in_flight.remove(pick);
             self.finished += 1;
             self.log.borrow_mut().push(Event::Finished(index));
+            let cpu = sys::thread_cpu_ns();
+            self.cpu_log
+                .borrow_mut()
+                .push((Event::Finished(index), cpu));
             Ok(Some(Finished {
                 index,
                 worker,
@@ -442,6 +464,7 @@ mod tests {
                 delay_batch: None,
                 send_ns: 0,
                 switch_interval_ns: 0,
+                python_scale: 0.0,
                 transport: Transport::Pipe,
                 socket_dir: None,
             },
@@ -461,6 +484,7 @@ mod tests {
     struct Scripted {
         result: Result<Measured, RunError>,
         log: Vec<Event>,
+        cpu_log: Vec<(Event, u64)>,
         waited: Duration,
     }
 
@@ -472,6 +496,7 @@ mod tests {
         interrupt_after: Option<usize>,
     ) -> Scripted {
         let log = Rc::new(RefCell::new(Vec::new()));
+        let cpu_log = Rc::new(RefCell::new(Vec::new()));
         let waited = Rc::new(Cell::new(Duration::ZERO));
         let clock = ScriptedClock {
             start: Instant::now(),
@@ -490,6 +515,7 @@ mod tests {
             finished: 0,
             waited: Rc::clone(&waited),
             log: Rc::clone(&log),
+            cpu_log: Rc::clone(&cpu_log),
         };
         script(&mut pool);
         let start = |initial: &[Vec<u64>]| {
@@ -506,11 +532,15 @@ mod tests {
         let result = drive(cfg, start, &clock, &interrupted, || {
             steps.set(steps.get() + 1);
             log.borrow_mut().push(Event::Stepped);
+            let cpu = sys::thread_cpu_ns();
+            cpu_log.borrow_mut().push((Event::Stepped, cpu));
         });
         let log = log.borrow().clone();
+        let cpu_log = cpu_log.borrow().clone();
         Scripted {
             result,
             log,
+            cpu_log,
             waited: waited.get(),
         }
     }
@@ -735,5 +765,50 @@ mod tests {
         );
         let steps = run.log.iter().filter(|e| **e == Event::Stepped).count();
         assert_eq!(steps, 3);
+    }
+
+    #[test]
+    fn the_loop_hands_out_each_index_after_its_python_on_its_own_thread() {
+        let mut cfg = config(2, 2, 8, true);
+        cfg.spec.python_scale = 100.0;
+        let hand_out = PythonCosts::of_config(&cfg).hand_out;
+        assert!(hand_out >= Duration::from_millis(1), "{hand_out:?}");
+        let run = scripted(&cfg, |_| {}, None);
+        run.result.unwrap();
+        // Every refill goes out at least the hand-out's CPU after whatever
+        // the loop did before (a batch came in, or the last step ended, when
+        // the batch due was waiting in the stash); the first four went out
+        // at the start.
+        let mut refills = 0;
+        let mut started = false;
+        for pair in run.cpu_log.windows(2) {
+            let ((_, before), (event, cpu)) = (pair[0], pair[1]);
+            started |= matches!(pair[0].0, Event::Finished(_));
+            if started && matches!(event, Event::Sent { .. }) {
+                let spent = Duration::from_nanos(cpu - before);
+                assert!(spent >= hand_out, "{spent:?} < {hand_out:?}");
+                refills += 1;
+            }
+        }
+        assert_eq!(refills, 5, "{:?}", run.log);
+    }
+
+    #[test]
+    fn at_zero_workers_the_loop_pays_the_inline_pythons_costs_itself() {
+        let mut cfg = config(0, 2, 5, true);
+        cfg.spec.python_scale = 20.0;
+        let costs = PythonCosts::of_config(&cfg);
+        let per_batch = costs.inline_next + costs.worker_per_batch(cfg.spec.batch_size);
+        assert!(per_batch >= Duration::from_millis(1), "{per_batch:?}");
+        let no_pool = |_: &[Vec<u64>]| Ok(None::<ScriptedPool>);
+        let start = sys::thread_cpu_ns();
+        let m = drive(&cfg, no_pool, &SystemClock, &|| false, || {}).unwrap();
+        let spent = Duration::from_nanos(sys::thread_cpu_ns() - start);
+        assert!(
+            spent >= per_batch * 6,
+            "{spent:?} for 6 batches of {per_batch:?}"
+        );
+        cfg.spec.python_scale = 0.0;
+        assert_eq!(m.data_digest, inline_digest(&cfg), "costs change no data");
     }
 }

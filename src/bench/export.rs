@@ -301,9 +301,14 @@ fn base_footer(run: &BenchRun) -> String {
         s.worker_kind,
         match s.worker_kind {
             super::WorkerKind::Process => format!(
-                " ({} hand-off, {} ms loop CPU to take in a batch{})",
+                " ({} hand-off, {} ms loop CPU to take in a batch{}{})",
                 s.transport,
                 s.receive_ms,
+                if s.python_cost_scale > 0.0 {
+                    format!(", Python costs x{}", s.python_cost_scale)
+                } else {
+                    String::new()
+                },
                 if s.transport == super::Transport::Pipe {
                     String::new()
                 } else {

@@ -5,7 +5,8 @@
 //! One file per job: `settings` (the knobs and their checks), `config` (one
 //! producer-and-workers configuration), `calibration` (what the engine takes
 //! from PyTorch 2.15 and CPython), `dataset` (the samples), `gil` (a Python
-//! process's interpreter lock), `pool` (the workers, one file per part of
+//! process's interpreter lock), `python_costs` (the Python CPU beyond the
+//! hand-off, per step of a batch), `pool` (the workers, one file per part of
 //! the DataLoader), `engine` (the consumer loop), `bound` (the ideal),
 //! `stats` (rows and medians), `verdict` (where the time goes), `histogram`
 //! (the codec), `run_file` (what `--out` writes), `run_check` (the bounds
@@ -31,6 +32,7 @@ pub mod interrupt;
 pub mod metric_name;
 pub mod outside_load;
 pub mod pool;
+pub mod python_costs;
 pub mod pytorch_harness;
 pub mod rounds;
 pub mod run_check;
@@ -41,7 +43,9 @@ pub mod suite;
 pub mod table_layout;
 pub mod verdict;
 
-pub use calibration::{CPYTHON_SWITCH_INTERVAL_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
+pub use calibration::{
+    CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
+};
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row};
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};

@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::calibration::{CPYTHON_SWITCH_INTERVAL_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
+use super::calibration::{
+    CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
+};
 use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
 pub use crate::error::{Knob, SettingsError};
 
@@ -44,6 +46,8 @@ pub const MAX_PREFETCH: usize = 64;
 pub const MAX_CPUS: usize = 4096;
 /// Upper bound on the timer slack, in ns (one second).
 pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
+/// Upper bound on the scale of the modelled Python costs.
+pub const MAX_PYTHON_COST_SCALE: f64 = 100.0;
 
 /// A whole benchmark: every producer against every worker count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,6 +110,12 @@ pub struct Settings {
     /// written before this knob existed had none).
     #[serde(default)]
     pub switch_interval_ms: f64,
+    /// Scale of the modelled Python CPU beyond the hand-off (each sample's
+    /// call and tensor, collating, the index queues, the loop's
+    /// bookkeeping; see `python_costs.rs`): 1 as measured on PyTorch 2.15,
+    /// 0 for none (run files written before this knob existed had none).
+    #[serde(default)]
+    pub python_cost_scale: f64,
 }
 
 /// Run files written before rounds: one.
@@ -147,6 +157,7 @@ impl Settings {
             receive_ms: PYTORCH_RECEIVE_MS,
             send_ms: PYTORCH_SEND_MS,
             switch_interval_ms: CPYTHON_SWITCH_INTERVAL_MS,
+            python_cost_scale: PYTHON_COST_SCALE,
         }
     }
 
@@ -173,6 +184,13 @@ impl Settings {
                     format!("must be at most {MAX_COST_MS}, got {ms}"),
                 ));
             }
+        }
+        let scale = self.python_cost_scale;
+        if !scale.is_finite() || !(0.0..=MAX_PYTHON_COST_SCALE).contains(&scale) {
+            return Err(SettingsError::new(
+                PythonCostScale,
+                format!("must be a number from 0 to {MAX_PYTHON_COST_SCALE}, got {scale}"),
+            ));
         }
         if let Some(s) = self.budget_s
             && !(s.is_finite() && (0.0..=MAX_BUDGET_S).contains(&s))
@@ -279,6 +297,7 @@ impl Settings {
                 transport: self.transport,
                 send_ns: config::ms_to_ns(self.send_ms),
                 switch_interval_ns: config::ms_to_ns(self.switch_interval_ms),
+                python_scale: self.python_cost_scale,
                 socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
@@ -331,6 +350,7 @@ mod tests {
         fields.remove("receive_ms");
         fields.remove("send_ms");
         fields.remove("switch_interval_ms");
+        fields.remove("python_cost_scale");
         fields.remove("rounds");
         fields.remove("budget_s");
         let read: Settings = serde_json::from_value(old).unwrap();
@@ -340,6 +360,7 @@ mod tests {
         assert_eq!(read.receive_ms, 0.0);
         assert_eq!(read.send_ms, 0.0);
         assert_eq!(read.switch_interval_ms, 0.0);
+        assert_eq!(read.python_cost_scale, 0.0);
     }
 
     #[test]
@@ -366,6 +387,20 @@ mod tests {
                     ..base()
                 },
                 "cost_ms must be at most 60000, got 60001",
+            ),
+            (
+                Settings {
+                    python_cost_scale: -0.5,
+                    ..base()
+                },
+                "python_cost_scale must be a number from 0 to 100, got -0.5",
+            ),
+            (
+                Settings {
+                    python_cost_scale: f64::INFINITY,
+                    ..base()
+                },
+                "python_cost_scale must be a number from 0 to 100, got inf",
             ),
             (
                 Settings {

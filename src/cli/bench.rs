@@ -8,7 +8,8 @@ use clap::{Args, ValueEnum};
 use super::formats::{ListFormat, ranged};
 use crate::bench::settings::{
     DEFAULT_BUDGET_S, MAX_BATCH_SIZE, MAX_BATCHES, MAX_BUDGET_S, MAX_COST_MS, MAX_PREFETCH,
-    MAX_REPEAT, MAX_ROUNDS, MAX_SAMPLE_FLOATS, MAX_TIMER_SLACK_NS, MAX_WORKERS,
+    MAX_PYTHON_COST_SCALE, MAX_REPEAT, MAX_ROUNDS, MAX_SAMPLE_FLOATS, MAX_TIMER_SLACK_NS,
+    MAX_WORKERS,
 };
 use crate::bench::{ProducerKind, WorkerKind};
 use crate::output::Format;
@@ -18,6 +19,17 @@ fn cost_ms(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if !v.is_finite() || !(0.0..=MAX_COST_MS).contains(&v) {
         return Err(format!("must be a number from 0 to {MAX_COST_MS}, got {s}"));
+    }
+    Ok(v)
+}
+
+/// A finite scale from 0 to the limit.
+fn python_scale(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || !(0.0..=MAX_PYTHON_COST_SCALE).contains(&v) {
+        return Err(format!(
+            "must be a number from 0 to {MAX_PYTHON_COST_SCALE}, got {s}"
+        ));
     }
     Ok(v)
 }
@@ -61,6 +73,8 @@ pub enum EngineArg {
     Embedded,
     /// The real torch.utils.data.DataLoader (the reference)
     Pytorch,
+    /// The embedded engine, then PyTorch, and the two side by side
+    Both,
 }
 
 /// `--transport`: how a worker process hands a batch over.
@@ -192,8 +206,15 @@ pub struct BenchArgs {
     /// 0 for no lock. `pipe` and thread workers have no helpers and none
     #[arg(long, default_value_t = crate::bench::CPYTHON_SWITCH_INTERVAL_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub switch_interval_ms: f64,
-    /// Which engine measures: this tool's own, or the real PyTorch
-    /// DataLoader through the harness this tool ships (needs torch)
+    /// Scale of the modelled Python CPU beyond the hand-off, measured on
+    /// PyTorch 2.15: each sample's call into __getitem__ and its tensor,
+    /// default_collate, the index queues' pickling, the loop's and workers'
+    /// bookkeeping; 1 as measured, 0 for none. Thread workers pay none
+    #[arg(long, default_value_t = crate::bench::PYTHON_COST_SCALE, allow_negative_numbers = true, value_parser = python_scale)]
+    pub python_cost_scale: f64,
+    /// Which engine measures: this tool's own, the real PyTorch DataLoader
+    /// through the harness this tool ships (needs torch), or both back to
+    /// back, printed side by side
     #[arg(long, value_enum, default_value_t = EngineArg::Embedded)]
     pub engine: EngineArg,
     /// The Python that runs the PyTorch harness

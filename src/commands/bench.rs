@@ -1,16 +1,21 @@
 //! `bench`: run the pipeline benchmark with the settings on the command
-//! line, print it, and write or record it when asked.
+//! line, print it, and write or record it when asked; with `--engine both`,
+//! run it on the embedded engine and then on PyTorch and print the two side
+//! by side.
 
+use serde::Serialize;
+
+use crate::app::compare::{self, RunComparison};
 use crate::app::{Project, record};
 use crate::atomic;
-use crate::bench::{BenchRun, Settings};
-use crate::cli::{BenchArgs, Cpus};
+use crate::bench::{BenchRun, Settings, export};
+use crate::cli::{BenchArgs, Cpus, EngineArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
 use crate::output::progress::{run_on_pytorch, run_with_progress};
 use crate::output::run_view::RunView;
 use crate::output::stored::print_stored;
-use crate::output::{Out, refuse_existing, wrote};
+use crate::output::{Out, Render, refuse_existing, wrote};
 
 /// The command line as the benchmark's own settings.
 fn settings(args: &BenchArgs) -> Settings {
@@ -41,6 +46,7 @@ fn settings(args: &BenchArgs) -> Settings {
         receive_ms: args.receive_ms,
         send_ms: args.send_ms,
         switch_interval_ms: args.switch_interval_ms,
+        python_cost_scale: args.python_cost_scale,
     }
 }
 
@@ -49,16 +55,27 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     let flags = |e| settings_error(e, |k| Some(knob_flag(k)), "");
     let settings = settings(&args);
     settings.check().map_err(|e| flags(e.into()))?;
-    if args.engine == crate::cli::EngineArg::Pytorch {
+    if args.engine != EngineArg::Embedded {
         refuse_for_pytorch(&settings)?;
+    }
+    if args.engine == EngineArg::Both && (args.out.is_some() || args.record) {
+        return Err(Error::Usage(
+            "--out and --record keep one run; with --engine both there are two".into(),
+        ));
     }
     refuse_existing(args.out.as_deref())?;
     let record_to = record_target(project, &args, &settings)?;
     // No claims to settle: the rounds asked for are enough.
     let decided = &mut |_: &BenchRun| true;
     let run = match args.engine {
-        crate::cli::EngineArg::Embedded => run_with_progress(&settings, decided).map_err(flags)?,
-        crate::cli::EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags, decided)?,
+        EngineArg::Embedded => run_with_progress(&settings, decided).map_err(flags)?,
+        EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags, decided)?,
+        EngineArg::Both => {
+            let embedded = run_with_progress(&settings, decided).map_err(flags)?;
+            let pytorch = run_on_pytorch(&settings, &args.python, flags, decided)?;
+            out.emit(&BothEngines::new(&pytorch, &embedded), args.format.into())?;
+            return Ok(Outcome::Ok);
+        }
     };
     out.emit(
         &RunView {
@@ -133,5 +150,105 @@ fn not_comparable_hint(e: Error) -> Error {
             "{e}; record it anyway with --not-comparable (it is kept, marked, and never shown as the chapter's evidence)"
         )),
         other => other,
+    }
+}
+
+/// `bench --engine both`: PyTorch's run (A) beside the embedded engine's
+/// (B), so that every ratio reads as the model over the reference, and every
+/// wait_frac difference as the model's minus PyTorch's. JSON and YAML carry
+/// both runs as well.
+#[derive(Serialize)]
+struct BothEngines<'a> {
+    pytorch: &'a BenchRun,
+    embedded: &'a BenchRun,
+    side_by_side: RunComparison,
+}
+
+impl<'a> BothEngines<'a> {
+    fn new(pytorch: &'a BenchRun, embedded: &'a BenchRun) -> Self {
+        BothEngines {
+            pytorch,
+            embedded,
+            side_by_side: compare::compare_runs("pytorch", pytorch, "embedded", embedded),
+        }
+    }
+}
+
+impl Render for BothEngines<'_> {
+    fn text(&self) -> Result<String> {
+        Ok(format!(
+            "PyTorch's DataLoader (A) beside the embedded engine (B), run back to back\n{}\n{}",
+            self.side_by_side.text()?,
+            export::footer(self.embedded)
+        ))
+    }
+
+    fn markdown(&self) -> Result<String> {
+        self.side_by_side.markdown()
+    }
+
+    fn csv(&self) -> Result<String> {
+        self.side_by_side.csv()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ProducerKind;
+    use crate::output::Format;
+
+    /// The fixture experiment as the embedded engine recorded it, and as if
+    /// PyTorch had measured it: slower at 8 sleeping workers, and waiting
+    /// more at 8 spinning ones.
+    fn runs() -> (BenchRun, BenchRun) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/records/pytorch-from-first-principles/06")
+            .join("20261102T120000-bbbbbbbbbbbb.run.yaml");
+        let embedded = BenchRun::load(&path).unwrap();
+        let mut pytorch = embedded.clone();
+        pytorch.reference = serde_yaml::from_str(
+            "{engine: pytorch, python: 3.11.7, torch: 2.15.0, \
+             sharing_strategy: file_descriptor, start_method: fork}",
+        )
+        .unwrap();
+        for r in pytorch.results.iter_mut().filter(|r| r.workers == 8) {
+            match r.producer {
+                ProducerKind::Sleep => r.summary.ex_per_s = 2900.0,
+                _ => r.summary.wait_frac = 0.17,
+            }
+        }
+        (embedded, pytorch)
+    }
+
+    fn printed(format: Format) -> String {
+        let (embedded, pytorch) = runs();
+        let mut out = Out::in_memory();
+        out.emit(&BothEngines::new(&pytorch, &embedded), format)
+            .unwrap();
+        String::from_utf8(out.into_bytes()).unwrap()
+    }
+
+    #[test]
+    fn both_engines_print_side_by_side_with_ratios_and_differences() {
+        let text = printed(Format::Text);
+        assert!(text.starts_with("PyTorch's DataLoader (A) beside the embedded engine (B)"));
+        // Sleep at 8 workers: the model's ex/s over PyTorch's.
+        assert!(text.contains("   2900    3410   x1.18"), "{text}");
+        // Spin at 8 workers: the model's wait_frac minus PyTorch's.
+        assert!(text.contains("0.17  0.00  -0.17"), "{text}");
+        insta::assert_snapshot!(
+            [text, printed(Format::Markdown), printed(Format::Csv)].join("\n-----\n")
+        );
+        let json: serde_json::Value = serde_json::from_str(&printed(Format::Json)).unwrap();
+        assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
+        assert!(json["embedded"]["reference"].is_null());
+        let rows = json["side_by_side"]["rows"].as_array().unwrap();
+        let sleep8 = rows
+            .iter()
+            .find(|r| r["producer"] == "sleep" && r["workers"] == 8)
+            .unwrap();
+        let ratio = sleep8["ex_per_s"]["ratio"].as_f64().unwrap();
+        assert!((ratio - 3410.344 / 2900.0).abs() < 1e-3, "{ratio}");
     }
 }

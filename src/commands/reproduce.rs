@@ -8,7 +8,10 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::app::Project;
-use crate::app::reproduce::{self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner};
+use crate::app::compare::RunComparison;
+use crate::app::reproduce::{
+    self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner, VerdictApart,
+};
 use crate::bench::{BenchRun, Decided, Knob, Settings};
 use crate::chapter::Chapter;
 use crate::cli::{ReproduceArgs, ReproduceEngineArg};
@@ -197,8 +200,9 @@ impl Render for ReproduceView<'_> {
                 details.push_str(&run_details(r, self.wide, self.cells)?);
             }
             if let Some(side_by_side) = &c.side_by_side {
-                details.push_str("\nThe embedded engine (A) beside PyTorch's DataLoader (B)\n");
+                details.push_str("\nPyTorch's DataLoader (A) beside the embedded engine (B)\n");
                 details.push_str(&side_by_side.text()?);
+                details.push_str(&verdicts_apart_text(&c.verdicts_apart));
             }
         }
         for s in &self.done.skipped {
@@ -219,6 +223,26 @@ impl Render for ReproduceView<'_> {
         }
         Ok(format!("{}\n\n{details}", summary.join("\n")))
     }
+}
+
+/// Whether the two engines gave every claim the same verdict, and where
+/// not, each claim with both verdicts.
+fn verdicts_apart_text(apart: &[VerdictApart]) -> String {
+    if apart.is_empty() {
+        return "every claim has the same verdict on both engines\n".into();
+    }
+    let mut s = format!(
+        "{} claim(s) with a different verdict on each engine:\n",
+        apart.len()
+    );
+    for a in apart {
+        let _ = writeln!(
+            s,
+            "  {}: {} on the embedded engine, {} on PyTorch",
+            a.claim, a.embedded, a.pytorch
+        );
+    }
+    s
 }
 
 /// A run's line: the chapter, the engine when not the embedded one, the
@@ -275,11 +299,22 @@ struct RunJson<'a> {
     comparison: &'a PublishedDiff,
 }
 
+/// A chapter run on both engines, the two side by side.
+#[derive(Serialize)]
+struct SideBySideJson<'a> {
+    chapter: String,
+    /// PyTorch's run (A) beside the embedded engine's (B).
+    comparison: &'a RunComparison,
+    verdicts_apart: &'a [VerdictApart],
+}
+
 /// The whole JSON.
 #[derive(Serialize)]
 struct ReproductionJson<'a> {
     chapters: Vec<RunJson<'a>>,
     skipped: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    side_by_side: Vec<SideBySideJson<'a>>,
 }
 
 impl Serialize for ReproduceView<'_> {
@@ -301,9 +336,22 @@ impl Serialize for ReproduceView<'_> {
                 comparison: &r.diffed.diff,
             })
             .collect();
+        let side_by_side = self
+            .done
+            .chapters
+            .iter()
+            .filter_map(|c| {
+                c.side_by_side.as_ref().map(|comparison| SideBySideJson {
+                    chapter: c.chapter.key.to_string(),
+                    comparison,
+                    verdicts_apart: &c.verdicts_apart,
+                })
+            })
+            .collect();
         let json = ReproductionJson {
             chapters,
             skipped: &self.done.skipped,
+            side_by_side,
         };
         // Through a JSON value, whose maps sort their keys: reproduce's JSON
         // has always listed them in that order, at every level.

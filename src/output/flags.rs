@@ -27,6 +27,7 @@ pub fn knob_flag(knob: Knob) -> &'static str {
         Knob::ReceiveMs => "--receive-ms",
         Knob::SendMs => "--send-ms",
         Knob::SwitchIntervalMs => "--switch-interval-ms",
+        Knob::PythonCostScale => "--python-cost-scale",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
         Knob::WarmupBatches => "--warmup-batches",

@@ -1,11 +1,14 @@
-//! Two runs side by side as text: what `compare` prints, and what
-//! `reproduce --engine both` adds after the two engines' runs.
+//! Two runs side by side as text, Markdown and CSV: what `compare`
+//! prints, what `bench --engine both` prints, and what `reproduce --engine
+//! both` adds after the two engines' runs. Every row gives both runs' ex/s,
+//! wait and work with the ratio B/A, and both wait fractions with the
+//! difference B − A.
 
 use std::fmt::Write as _;
 
 use super::Render;
 use crate::app::compare::{self, Pair, PairedRow, RunComparison, Spread};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 impl Render for RunComparison {
     fn text(&self) -> Result<String> {
@@ -16,7 +19,7 @@ impl Render for RunComparison {
                 producer = Some(r.producer);
                 let _ = write!(
                     s,
-                    "\n=== producer={} (A | B, ratio B/A) ===\n{:>7}  {:>15} {:>7}  {:>15} {:>7}  {:>13} {:>7}  {:>11}\n",
+                    "\n=== producer={} (A | B, ratio B/A; wait_frac A | B, B-A) ===\n{:>7}  {:>15} {:>7}  {:>15} {:>7}  {:>13} {:>7}  {:>11}\n",
                     r.producer, "workers", "ex/s", "", "wait_mean", "", "work", "", "wait_frac"
                 );
             }
@@ -51,6 +54,107 @@ impl Render for RunComparison {
         );
         Ok(s)
     }
+
+    fn markdown(&self) -> Result<String> {
+        let mut s = String::new();
+        for (name, l) in [("A", &self.a), ("B", &self.b)] {
+            let _ = writeln!(s, "- {name}: `{}` ({})", l.source, l.engine);
+        }
+        for d in &self.run_differences {
+            let _ = writeln!(s, "- differ in {d}");
+        }
+        s.push_str(
+            "\n| producer | workers | ex/s A | ex/s B | ex/s B/A | wait_mean A | wait_mean B | work A | work B | wait_frac A | wait_frac B | wait_frac B-A |\n",
+        );
+        s.push_str("| --- |");
+        s.push_str(&" ---: |".repeat(11));
+        s.push('\n');
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:+.2} |",
+                r.producer,
+                r.workers,
+                r.ex_per_s.a,
+                r.ex_per_s.b,
+                ratio_text(&r.ex_per_s),
+                r.wait_mean_ms.a,
+                r.wait_mean_ms.b,
+                r.work_ms.a,
+                r.work_ms.b,
+                r.wait_frac.a,
+                r.wait_frac.b,
+                r.wait_frac.difference,
+            );
+        }
+        if !self.unpaired.is_empty() {
+            let _ = writeln!(
+                s,
+                "\nMeasured in one run only: {}",
+                self.unpaired.join(", ")
+            );
+        }
+        Ok(s)
+    }
+
+    fn csv(&self) -> Result<String> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let fail = |e: csv::Error| Error::Other(format!("cannot write CSV: {e}"));
+        w.write_record(COMPARISON_CSV_HEADER).map_err(fail)?;
+        let ratio = |p: &Pair| p.ratio.map(|r| format!("{r:.4}")).unwrap_or_default();
+        for r in &self.rows {
+            w.write_record([
+                self.a.source.clone(),
+                self.b.source.clone(),
+                r.producer.to_string(),
+                r.workers.to_string(),
+                format!("{:.3}", r.ex_per_s.a),
+                format!("{:.3}", r.ex_per_s.b),
+                ratio(&r.ex_per_s),
+                format!("{:.4}", r.wait_mean_ms.a),
+                format!("{:.4}", r.wait_mean_ms.b),
+                ratio(&r.wait_mean_ms),
+                format!("{:.4}", r.work_ms.a),
+                format!("{:.4}", r.work_ms.b),
+                ratio(&r.work_ms),
+                format!("{:.4}", r.wait_frac.a),
+                format!("{:.4}", r.wait_frac.b),
+                format!("{:.4}", r.wait_frac.difference),
+            ])
+            .map_err(fail)?;
+        }
+        let bytes = w
+            .into_inner()
+            .map_err(|e| Error::Other(format!("cannot write CSV: {e}")))?;
+        String::from_utf8(bytes).map_err(|e| Error::Other(format!("CSV is not UTF-8: {e}")))
+    }
+}
+
+/// The CSV header of two runs side by side: which run is A and which B on
+/// every row, then each figure of both with its ratio (the wait fraction
+/// with its difference).
+const COMPARISON_CSV_HEADER: [&str; 16] = [
+    "a",
+    "b",
+    "producer",
+    "workers",
+    "ex_per_s_a",
+    "ex_per_s_b",
+    "ex_per_s_ratio",
+    "wait_mean_ms_a",
+    "wait_mean_ms_b",
+    "wait_mean_ms_ratio",
+    "work_ms_a",
+    "work_ms_b",
+    "work_ms_ratio",
+    "wait_frac_a",
+    "wait_frac_b",
+    "wait_frac_difference",
+];
+
+/// A ratio as the tables print it: `x1.07`, or `-` where A is 0.
+fn ratio_text(p: &Pair) -> String {
+    p.ratio.map_or_else(|| "-".into(), |r| format!("x{r:.2}"))
 }
 
 /// Where each run came from, and what differs between the runs themselves.
@@ -87,9 +191,9 @@ fn runs_text(c: &RunComparison) -> String {
 /// One configuration, both runs' numbers and their ratios, and what
 /// differs.
 fn row_text(r: &PairedRow) -> String {
-    let ratio = |p: &Pair| p.ratio.map_or_else(|| "-".into(), |r| format!("x{r:.2}"));
+    let ratio = ratio_text;
     let mut s = format!(
-        "{:>7}  {:>7.0} {:>7.0} {:>7}  {:>7.1} {:>7.1} {:>7}  {:>6.1} {:>6.1} {:>7}  {:>5.2} {:>5.2}\n",
+        "{:>7}  {:>7.0} {:>7.0} {:>7}  {:>7.1} {:>7.1} {:>7}  {:>6.1} {:>6.1} {:>7}  {:>5.2} {:>5.2} {:>+6.2}\n",
         r.workers,
         r.ex_per_s.a,
         r.ex_per_s.b,
@@ -102,6 +206,7 @@ fn row_text(r: &PairedRow) -> String {
         ratio(&r.work_ms),
         r.wait_frac.a,
         r.wait_frac.b,
+        r.wait_frac.difference,
     );
     for d in &r.differences {
         let _ = writeln!(s, "{:>9}differs: {d}", "");

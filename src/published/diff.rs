@@ -81,6 +81,13 @@ pub struct ClaimResult {
     /// PyTorch"). Names the row: `spin, 8 workers on 1 CPU`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,
+    /// Set when the metric reads the ex/s of a configuration with workers
+    /// whose window (from the loader's creation: a run with no warm-up) is
+    /// at least [`START_SHARE_FLAGGED`] start-up, time to the first batch:
+    /// the row it is largest in and the share, `sleep, 8 workers: 69% of
+    /// the window before the first batch`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_in_window: Option<String>,
     pub verdict: ClaimVerdict,
     /// Why, for INCONCLUSIVE, NOT_COMPARABLE and UNRUN.
     pub reason: Option<String>,
@@ -102,6 +109,9 @@ impl ClaimResult {
         }
         if let Some(row) = &self.model_limit {
             flags.push(VerdictFlag::ModelLimit(row.clone()));
+        }
+        if let Some(row) = &self.start_in_window {
+            flags.push(VerdictFlag::StartInWindow(row.clone()));
         }
         if !self.quote_found {
             flags.push(VerdictFlag::QuoteMissing);
@@ -298,6 +308,7 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
         magnitude_uncertain: None,
         rounds: None,
         model_limit: None,
+        start_in_window: None,
         verdict: ClaimVerdict::Unrun,
         reason,
         quote_found,
@@ -373,7 +384,39 @@ fn check_claim(
         result.magnitude_differs = result.ratio;
     }
     result.model_limit = model_limit(&c.metric, run);
+    result.start_in_window = start_in_window(&c.metric, run);
     result
+}
+
+/// The share of a window, start-up from the loader's creation to its first
+/// batch, from which a claim's ex/s carries [`VerdictFlag::StartInWindow`].
+/// Chapter 06's 8 workers on one CPU start in about 0.45 s on the real
+/// DataLoader: a fifth of a window of 90 batches at the chapter's speed-up.
+pub const START_SHARE_FLAGGED: f64 = 0.2;
+
+/// The row of the largest start-up share among the configurations with
+/// workers whose ex/s the metric reads (see [`ClaimResult::start_in_window`]).
+fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
+    if run.settings.warmup_batches > 0 {
+        return None; // the window starts after the warm-up
+    }
+    claims::cells_used(metric)
+        .into_iter()
+        .filter(|(_, workers, column)| *workers > 0 && column == "ex_s")
+        .filter_map(|(producer, workers, _)| {
+            let row = run.row(producer, workers)?;
+            let share = row.startup_ms / row.window_ms;
+            (share.is_finite() && share >= START_SHARE_FLAGGED)
+                .then_some((producer, workers, share))
+        })
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|(producer, workers, share)| {
+            format!(
+                "{producer}, {workers} worker{}: {:.0}% of the window before the first batch",
+                if workers == 1 { "" } else { "s" },
+                (share * 100.0).min(100.0)
+            )
+        })
 }
 
 /// The model limit a claim's evidence falls under (see
@@ -496,6 +539,47 @@ mod tests {
         // On 8 CPUs the CPU precondition makes the claims NOT_COMPARABLE,
         // and a claim that is not compared names no limit.
         assert!(limited(&check(&run_like(&tables, 8))).is_empty());
+    }
+
+    #[test]
+    fn an_ex_s_claim_over_a_window_mostly_start_up_says_so_beside_its_verdict() {
+        let tables = chapter06_tables();
+        let claims = claims06(&tables);
+        // 8 sleeping workers took 450 ms to their first batch of a 650 ms
+        // window, as the real DataLoader's did over 20 batches.
+        let mut run = run_like(&tables, 1);
+        let starting = |run: &mut BenchRun, producer, workers, startup_ms: f64| {
+            let r = run
+                .results
+                .iter_mut()
+                .find(|r| r.producer == producer && r.workers == workers)
+                .unwrap();
+            r.summary.startup_ms = startup_ms;
+            r.summary.window_ms = 650.0;
+        };
+        starting(&mut run, ProducerKind::Sleep, 8, 450.0);
+        // The 0-worker row's start is no worker's: never flagged.
+        starting(&mut run, ProducerKind::Sleep, 0, 640.0);
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
+        let r = verdict(&c, "sleep-speedup-7.4x");
+        assert_eq!(
+            r.flagged().to_string(),
+            "REPRODUCED, start-up in window (sleep, 8 workers: 69% of the window before the first batch)"
+        );
+        // Claims that read no ex/s of that row carry nothing.
+        let flagged: Vec<_> = c
+            .claims
+            .iter()
+            .filter(|r| r.start_in_window.is_some())
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(flagged, ["sleep-speedup-7.4x"]);
+        // Under a fifth of the window, or a window after a warm-up: no flag.
+        starting(&mut run, ProducerKind::Sleep, 8, 120.0);
+        assert_eq!(start_in_window("sleep.w8.ex_s", &run), None);
+        starting(&mut run, ProducerKind::Sleep, 8, 450.0);
+        run.settings.warmup_batches = 10;
+        assert_eq!(start_in_window("sleep.w8.ex_s", &run), None);
     }
 
     #[test]

@@ -269,6 +269,7 @@ mod tests {
             magnitude_uncertain: None,
             rounds: None,
             model_limit: Some("spin, 8 workers on 1 CPU".into()),
+            start_in_window: None,
             verdict: ClaimVerdict::Reproduced,
             reason: None,
             quote_found: true,

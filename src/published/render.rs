@@ -292,6 +292,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
             )
         }
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
+        VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
         VerdictFlag::QuoteMissing => format!(
             "the quoted sentence is not in this revision{}",
             r.closest_sentence

@@ -99,6 +99,11 @@ pub enum VerdictFlag {
     /// split between wait and work is least like the DataLoader's; names
     /// the row (`spin, 8 workers on 1 CPU`).
     ModelLimit(String),
+    /// The metric reads the ex/s of a configuration whose window, measured
+    /// from the loader's creation, is largely the time to its first batch;
+    /// names the row and the share (`sleep, 8 workers: 69% of the window
+    /// before the first batch`).
+    StartInWindow(String),
     /// The quoted sentence is not in the revision compared with.
     QuoteMissing,
 }
@@ -110,6 +115,7 @@ impl VerdictFlag {
             VerdictFlag::MagnitudeDiffers(_) => "magnitude differs",
             VerdictFlag::MagnitudeUncertain(..) => "magnitude uncertain",
             VerdictFlag::ModelLimit(_) => "model limit",
+            VerdictFlag::StartInWindow(_) => "start-up in window",
             VerdictFlag::QuoteMissing => "QUOTE_MISSING",
         }
     }
@@ -121,7 +127,7 @@ impl VerdictFlag {
             VerdictFlag::MagnitudeUncertain(lo, hi) => {
                 Some(format!("x{} to x{}", short_ratio(*lo), short_ratio(*hi)))
             }
-            VerdictFlag::ModelLimit(row) => Some(row.clone()),
+            VerdictFlag::ModelLimit(row) | VerdictFlag::StartInWindow(row) => Some(row.clone()),
             VerdictFlag::QuoteMissing => None,
         }
     }
@@ -131,7 +137,8 @@ impl VerdictFlag {
         match self {
             VerdictFlag::MagnitudeDiffers(_)
             | VerdictFlag::MagnitudeUncertain(..)
-            | VerdictFlag::ModelLimit(_) => Tone::Caution,
+            | VerdictFlag::ModelLimit(_)
+            | VerdictFlag::StartInWindow(_) => Tone::Caution,
             VerdictFlag::QuoteMissing => Tone::Bad,
         }
     }
@@ -147,6 +154,9 @@ impl VerdictFlag {
             }
             VerdictFlag::ModelLimit(_) => {
                 "measured by the embedded engine in a row where its split between wait and work turns on where the scheduler's time slice runs out; the direction can be trusted further than the size, and a run on the pytorch engine checks it"
+            }
+            VerdictFlag::StartInWindow(_) => {
+                "the window ex/s is measured over begins when the loader is made, and here the first batch came only after a large share of it (the workers' start: forking them, each setting itself up, their first batches made side by side): the figure says as much about starting as about running; a run of more batches per configuration weighs the start less, and the chapter does not say how long its window was"
             }
             VerdictFlag::QuoteMissing => {
                 "the quoted sentence is not in the revision compared with; fails the check"
@@ -167,7 +177,8 @@ impl VerdictFlag {
         match self {
             VerdictFlag::MagnitudeDiffers(_)
             | VerdictFlag::MagnitudeUncertain(..)
-            | VerdictFlag::ModelLimit(_) => true,
+            | VerdictFlag::ModelLimit(_)
+            | VerdictFlag::StartInWindow(_) => true,
             VerdictFlag::QuoteMissing => false,
         }
     }

@@ -104,14 +104,18 @@ pub struct StoredInterval {
 }
 
 impl StoredVerdict {
-    /// A claim's result as a record keeps it. A model limit is not kept:
-    /// it follows from the run file, which the record keeps beside it, and
-    /// is found again whenever the run is compared.
+    /// A claim's result as a record keeps it. A model limit and start-up in
+    /// the window are not kept: they follow from the run file, which the
+    /// record keeps beside it, and are found again whenever the run is
+    /// compared.
     pub fn of(r: &ClaimResult) -> Self {
         let mut verdict = r.flagged();
-        verdict
-            .flags
-            .retain(|f| !matches!(f, VerdictFlag::ModelLimit(_)));
+        verdict.flags.retain(|f| {
+            !matches!(
+                f,
+                VerdictFlag::ModelLimit(_) | VerdictFlag::StartInWindow(_)
+            )
+        });
         StoredVerdict {
             claim: r.id.clone(),
             verdict,
@@ -201,7 +205,7 @@ impl From<StoredVerdict> for StoredVerdictFields {
                 VerdictFlag::MagnitudeUncertain(lo, hi) => f.magnitude_uncertain = Some([lo, hi]),
                 VerdictFlag::QuoteMissing => f.quote_missing = Some(true),
                 // Never kept (see `StoredVerdict::of`).
-                VerdictFlag::ModelLimit(_) => {}
+                VerdictFlag::ModelLimit(_) | VerdictFlag::StartInWindow(_) => {}
             }
         }
         f

@@ -390,6 +390,12 @@ fn claim_view(c: &ClaimResult, run_id: Option<&str>, stale: Option<&str>) -> Cla
         ),
         _ => response,
     };
+    let response = match (&c.start_in_window, c.verdict) {
+        (Some(_), ClaimVerdict::Reproduced | ClaimVerdict::NotReproduced) => format!(
+            "{response}; the window is largely the workers' start, so before reading the size as the chapter's, run it again with more batches per configuration"
+        ),
+        _ => response,
+    };
     let mut evidence = format!(
         "{} in {}: measured {measured} against {} (the chapter's own tables give {})",
         c.flagged(),

@@ -44,6 +44,7 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         receive_ms: 0.0,
         send_ms: 0.0,
         switch_interval_ms: 0.0,
+        python_cost_scale: 0.0,
     }
 }
 
@@ -228,6 +229,46 @@ fn the_send_cost_is_worker_cpu_per_batch_for_helper_thread_transports_only() {
     assert!(
         ms - without < batches * s.send_ms / 2.0,
         "pipe: {ms} ms of worker CPU for {batches} batches, {without} ms with no send cost"
+    );
+}
+
+#[test]
+fn the_python_costs_are_cpu_of_the_workers_and_the_loop_as_modelled() {
+    use research_companion::bench::python_costs::PythonCosts;
+    let _g = lock();
+    let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
+    s.transport = Transport::SharedFd;
+    // Scaled up so that they dwarf everything else the threads do.
+    s.python_cost_scale = 10.0;
+    let cfg = s.pipeline(ProducerKind::Sleep, 3);
+    let costs = PythonCosts::of_config(&cfg);
+    let m = run_one(&cfg);
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    // Sleeping producers use next to no CPU: the workers' is their Python
+    // for every batch (CPU time, whatever the machine's load).
+    let workers_ms = m.workers.iter().map(|w| w.cpu_ns).sum::<u64>() as f64 / 1e6;
+    let batches = cfg.total_batches() as f64;
+    let per_batch = ms(costs.worker_per_batch(cfg.spec.batch_size));
+    assert!(per_batch >= 1.0, "{per_batch} ms");
+    assert!(
+        workers_ms >= 0.99 * batches * per_batch,
+        "{workers_ms} ms of worker CPU for {batches} batches of {per_batch} ms"
+    );
+    // The loop's thread: its step, and handing out the next index and
+    // freeing the last batch for every batch it takes in.
+    let loop_ms = m.consumer_sched.on_cpu_ns as f64 / 1e6 / m.window_steps as f64;
+    let own = s.consumer_ms + ms(costs.hand_out + costs.release);
+    assert!(
+        loop_ms >= 0.99 * own,
+        "{loop_ms} ms of loop CPU per step, {own} modelled"
+    );
+    // Thread workers model no Python.
+    s.worker_kind = WorkerKind::Thread;
+    let threads = run_one(&s.pipeline(ProducerKind::Sleep, 3));
+    let threads_ms = threads.workers.iter().map(|w| w.cpu_ns).sum::<u64>() as f64 / 1e6;
+    assert!(
+        threads_ms < batches * per_batch / 2.0,
+        "thread workers: {threads_ms} ms"
     );
 }
 

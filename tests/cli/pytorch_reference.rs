@@ -74,6 +74,78 @@ fn a_recorded_harness_answer_becomes_a_run_file_that_diff_reads() {
 }
 
 #[test]
+fn bench_on_both_engines_prints_them_side_by_side_in_every_format() {
+    let _g = lock();
+    let p = Project::seeded();
+    let answer = fixtures().join("pytorch-harness-answer.json");
+    let python = fake_python(&p, &format!("cat '{}'", answer.display()));
+    let both = |extra: &[&str]| {
+        p.cmd()
+            .args(["bench", "--engine", "both", "--python"])
+            .arg(&python)
+            .args(RECORDED)
+            // The embedded engine really runs: keep it short.
+            .args(["--cost-ms", "0.05", "--consumer-ms", "0.2"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = both(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("PyTorch's DataLoader (A) beside the embedded engine (B)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A: pytorch (pytorch DataLoader (torch 2.15.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("B: embedded (process workers, shared-fd hand-off"),
+        "{text}"
+    );
+    assert!(text.contains("4 configuration(s) compared"), "{text}");
+    // Every configuration both ran, each with its wait_frac difference.
+    for producer in ["sleep", "spin"] {
+        assert!(
+            text.contains(&format!("=== producer={producer} (A | B")),
+            "{text}"
+        );
+    }
+    let out = both(&["--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(
+        lines[0].ends_with("wait_frac_a,wait_frac_b,wait_frac_difference"),
+        "{csv}"
+    );
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.starts_with("pytorch,embedded,")),
+        "{csv}"
+    );
+    let out = both(&["--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
+    assert_eq!(json["side_by_side"]["rows"].as_array().unwrap().len(), 4);
+    // One run per file or record: two runs are refused, nothing written.
+    for extra in [&["--out", "both.yaml"][..], &["--record"][..]] {
+        let out = both(extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&out).contains("with --engine both there are two"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!p.path("both.yaml").exists());
+}
+
+#[test]
 fn a_broken_harness_is_one_clear_line_and_exit_2() {
     let _g = lock();
     let p = Project::seeded();
@@ -132,17 +204,67 @@ fn the_reference_engine_refuses_knobs_pytorch_does_not_have() {
     }
 }
 
-/// The Python with torch to test with, if this machine has one.
+/// The Python with torch to test with, if this machine has one:
+/// RESEARCH_COMPANION_TEST_PYTHON, else `python3`, else the shared venv of
+/// this workplace's machines (/tmp/torchenv), whichever imports torch.
 fn python_with_torch() -> Option<PathBuf> {
-    let candidate = std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("python3"));
-    let ok = std::process::Command::new(&candidate)
-        .args(["-c", "import torch"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(candidate)
+    let candidates = match std::env::var_os("RESEARCH_COMPANION_TEST_PYTHON") {
+        Some(p) => vec![PathBuf::from(p)],
+        None => vec![
+            PathBuf::from("python3"),
+            PathBuf::from("/tmp/torchenv/bin/python"),
+        ],
+    };
+    candidates.into_iter().find(|candidate| {
+        std::process::Command::new(candidate)
+            .args(["-c", "import torch"])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+#[test]
+fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
+    let _g = lock();
+    let Some(python) = python_with_torch() else {
+        eprintln!(
+            "SKIPPED bench_on_both_engines_with_real_torch_pairs_every_configuration: no Python \
+             here imports torch (not RESEARCH_COMPANION_TEST_PYTHON, python3 or \
+             /tmp/torchenv/bin/python)"
+        );
+        return;
+    };
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args(["bench", "--engine", "both", "--python"])
+        .arg(&python)
+        .args(["--batches", "6", "--workers", "0,2", "--cost-ms", "0.2"])
+        .args(["--consumer-ms", "1", "--rounds", "2", "--budget", "0"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
+    assert!(json["embedded"]["reference"].is_null());
+    assert_eq!(json["embedded"]["settings"]["rounds"], 2);
+    let rows = json["side_by_side"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for r in rows {
+        let (a, b) = (&r["ex_per_s"]["a"], &r["ex_per_s"]["b"]);
+        assert!(
+            a.as_f64().unwrap() > 0.0 && b.as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        let d = r["wait_frac"]["difference"].as_f64().unwrap();
+        let (wa, wb) = (
+            r["wait_frac"]["a"].as_f64().unwrap(),
+            r["wait_frac"]["b"].as_f64().unwrap(),
+        );
+        assert!((d - (wb - wa)).abs() < 1e-9, "{r}");
+    }
 }
 
 #[test]
@@ -226,13 +348,18 @@ fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
         "{text}"
     );
     assert!(
-        text.contains("The embedded engine (A) beside PyTorch's DataLoader (B)"),
+        text.contains("PyTorch's DataLoader (A) beside the embedded engine (B)"),
         "{text}"
     );
     assert_eq!(
         text.matches("recorded pytorch-from-first-principles:06:")
             .count(),
         4,
+        "{text}"
+    );
+    assert!(
+        text.contains("every claim has the same verdict on both engines")
+            || text.contains("with a different verdict on each engine:"),
         "{text}"
     );
 }

@@ -152,6 +152,7 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
             if c.magnitude_differs.is_some()
                 || c.magnitude_uncertain.is_some()
                 || c.model_limit.is_some()
+                || c.start_in_window.is_some()
                 || !c.prose_consistent =>
         {
             "warn"

@@ -17,8 +17,11 @@
 //! having it, with `shared-fd` (the default):
 //!
 //! 1. `worker_loop.rs`: the main thread, holding the worker's interpreter
-//!    lock, has produced the batch (`dataset.rs`), leaves its bytes in a
-//!    memfd on the sharer's shelf and queues a header (`wire.rs`).
+//!    lock, has taken the batch's index in (`index_queue.get`'s Python,
+//!    `python_costs.rs`) and produced the batch (`dataset.rs`: per sample
+//!    the call into the dataset and the tensor, then collate and the stack,
+//!    which leaves its bytes in a memfd on the sharer's shelf); it spends
+//!    `data_queue.put`'s Python and queues a header (`wire.rs`).
 //! 2. `result_feeder.rs`: the feeder thread takes the worker's lock for its
 //!    part of the send cost (`calibration.rs`), then writes the header
 //!    into the shared result pipe under the queue's lock.
@@ -30,12 +33,14 @@
 //! 5. `sharer.rs`: the sharer thread answers each round under the worker's
 //!    lock, a part of its send cost each, then passes the memfd's
 //!    descriptor.
-//! 6. `result_queue.rs`: the loop reads the batch out of the memfd and
-//!    spends the rest of its receive cost rebuilding it: it has the batch.
-//! 7. `engine.rs`: it keeps the batch until it is due, hands out the next
-//!    index (`sampler.rs`) through the worker's index queue
-//!    (`index_feeder.rs`, whose feeder waits for the loop's lock), and runs
-//!    the step.
+//! 6. `result_queue.rs`: the loop reads the batch out of the memfd, spends
+//!    the rest of its receive cost rebuilding it, then the Python cost of
+//!    freeing the batch before it: it has the batch.
+//! 7. `engine.rs`: it keeps the batch until it is due, spends the Python
+//!    cost of handing out the next index, hands it out (`sampler.rs`)
+//!    through the worker's index queue (`index_feeder.rs`, whose feeder
+//!    waits for the loop's lock and pickles it under it), and runs the
+//!    step.
 //!
 //! With `queue` steps 1 and 2 carry the whole batch and 3 to 6 are one read
 //! and the receive cost; with `pipe` the main thread writes the batch into
@@ -108,8 +113,7 @@ impl Pool {
     }
 
     /// Starts `initial.len()` worker processes by running `exe __worker
-    /// <spec>`. Each gets its first tasks right after it is spawned, so the
-    /// first workers produce while the later ones start.
+    /// <spec>`, in the order [`ProcessPool::start`] says.
     /// `receive` is the loop CPU spent taking in each batch.
     pub fn processes(
         exe: &Path,

@@ -15,7 +15,8 @@ use super::result_queue::{Broken, Finished, ResultPipes, ResultQueue, Taken};
 use super::sampler;
 use super::wire::{STOP, WORKER_SUBCOMMAND, WorkerMessage, WorkerStats};
 use crate::bench::config::{ProducerSpec, Transport};
-use crate::bench::gil::{Gil, interpreter_lock};
+use crate::bench::gil::{self, Gil, interpreter_lock};
+use crate::bench::python_costs::{Producing, PythonCosts};
 use crate::error::{PoolError, WorkerEnd};
 use crate::sys;
 
@@ -36,8 +37,10 @@ pub struct ProcessPool {
 
 impl ProcessPool {
     /// Starts `initial.len()` worker processes by running `exe __worker
-    /// <spec>`. Each gets its first tasks right after it is spawned, so the
-    /// first workers produce while the later ones start. `receive` is the
+    /// <spec>`. With the Python costs modelled, the loop pays a fork for
+    /// each and hands out the first tasks once all are started, round robin,
+    /// as PyTorch does; without them each gets its first tasks right after it
+    /// is spawned, so the first workers produce while the later ones start. `receive` is the
     /// loop CPU spent taking in each batch.
     pub fn start(
         exe: &Path,
@@ -63,6 +66,7 @@ impl ProcessPool {
         if let Some(g) = &gil {
             g.take();
         }
+        let costs = PythonCosts::of(&spec, Producing::Worker);
         let arg = serde_json::to_string(&spec).map_err(|e| PoolError::Io(io::Error::other(e)))?;
         let mut stdouts = Vec::new();
         let mut pool = ProcessPool {
@@ -70,7 +74,13 @@ impl ProcessPool {
             pids: Vec::new(),
             stdins: Vec::new(),
             gil: gil.clone(),
-            results: ResultQueue::new(ResultPipes::PerWorker(Vec::new()), None, None, receive),
+            results: ResultQueue::new(
+                ResultPipes::PerWorker(Vec::new()),
+                None,
+                None,
+                receive,
+                costs.release,
+            ),
             scratch,
         };
         for (worker, tasks) in initial.iter().enumerate() {
@@ -99,14 +109,31 @@ impl ProcessPool {
                 })?;
             let stdin = child.stdin.take().expect("piped");
             pool.stdins.push(match &gil {
-                Some(g) => IndexPipe::fed(stdin, Arc::clone(g)),
+                Some(g) => IndexPipe::fed(stdin, Arc::clone(g), costs.index_pickle),
                 None => IndexPipe::Direct(stdin),
             });
             stdouts.extend(child.stdout.take());
             pool.pids.push(child.id());
             pool.children.push(child);
-            for &t in tasks {
-                pool.send(worker, t)?;
+            if costs.starts_all_first() {
+                // `Process.start()`: the loop forks itself for the worker.
+                gil::compute(costs.fork, gil.as_deref());
+            } else {
+                for &t in tasks {
+                    pool.send(worker, t)?;
+                }
+            }
+        }
+        if costs.starts_all_first() {
+            // `_reset`: once every worker is started, the first indices in
+            // the order the sampler made them, round robin.
+            let rounds = initial.iter().map(Vec::len).max().unwrap_or(0);
+            for round in 0..rounds {
+                for (worker, tasks) in initial.iter().enumerate() {
+                    if let Some(&t) = tasks.get(round) {
+                        pool.send(worker, t)?;
+                    }
+                }
             }
         }
         let sockets = pool.scratch.as_ref().map(|d| d.path().to_path_buf());
@@ -116,7 +143,7 @@ impl ProcessPool {
             Some((reader, _writer)) => ResultPipes::Shared(reader),
             None => ResultPipes::PerWorker(stdouts),
         };
-        pool.results = ResultQueue::new(pipes, gil, sockets, receive);
+        pool.results = ResultQueue::new(pipes, gil, sockets, receive, costs.release);
         Ok(pool)
     }
 

@@ -3,9 +3,9 @@
 //! pipe every worker writes into (`queue`, `shared-fd`), like the
 //! DataLoader's single result queue, so the loop takes batches in the order
 //! they were finished. Taking one in costs the loop its receive CPU, spent
-//! where PyTorch's `next()` spends it; a shared batch is fetched from its
-//! worker's sharer (the loop's side of the handshake is here, the sharer's
-//! in `sharer.rs`).
+//! where PyTorch's `next()` spends it, and then the CPU of freeing the
+//! batch before it; a shared batch is fetched from its worker's sharer (the
+//! loop's side of the handshake is here, the sharer's in `sharer.rs`).
 
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -66,6 +66,9 @@ pub struct ResultQueue {
     sockets: Option<PathBuf>,
     /// Loop CPU spent taking in each batch.
     receive: Duration,
+    /// Loop CPU spent, once a batch is in, freeing the one before it (the
+    /// Python costs' `release`).
+    release: Duration,
 }
 
 impl ResultQueue {
@@ -74,12 +77,14 @@ impl ResultQueue {
         gil: Option<Arc<Gil>>,
         sockets: Option<PathBuf>,
         receive: Duration,
+        release: Duration,
     ) -> Self {
         ResultQueue {
             pipes,
             gil,
             sockets,
             receive,
+            release,
         }
     }
 
@@ -103,7 +108,7 @@ impl ResultQueue {
         let whose = |index: u64| from.unwrap_or(sampler::owner(index, pids.len()));
         match message {
             Ok(WorkerMessage::Batch { index, data }) => {
-                self.python_cpu(self.receive);
+                self.python_cpu(self.receive + self.release);
                 Ok(Taken::Batch(Finished {
                     index,
                     worker: whose(index),
@@ -118,10 +123,14 @@ impl ResultQueue {
                 let before = self.receive.mul_f64(RECEIVE_BEFORE);
                 let rounds = self.receive.mul_f64(RECEIVE_IN_HANDSHAKE);
                 self.python_cpu(before);
-                let data = self
-                    .fetch_shared(pids[worker], index, floats, rounds / HANDSHAKE_ROUNDS)
+                let memory = self
+                    .fetch_shared(pids[worker], index, rounds / HANDSHAKE_ROUNDS)
                     .map_err(|_| Broken::Fetch { worker })?;
-                self.python_cpu(self.receive.saturating_sub(before + rounds));
+                // Reading the batch out of the memfd is part of rebuilding it.
+                let after = self.receive.saturating_sub(before + rounds) + self.release;
+                let data =
+                    gil::compute_around(after, self.gil.as_deref(), || read_batch(&memory, floats))
+                        .map_err(|_| Broken::Fetch { worker })?;
                 Ok(Taken::Batch(Finished {
                     index,
                     worker,
@@ -151,15 +160,8 @@ impl ResultQueue {
     }
 
     /// Asks the sharer of the worker with process id `pid` for the
-    /// descriptor of batch `index` and reads the batch out of that shared
-    /// memory.
-    fn fetch_shared(
-        &self,
-        pid: u32,
-        index: u64,
-        floats: usize,
-        per_round: Duration,
-    ) -> io::Result<Vec<f32>> {
+    /// descriptor of batch `index`: the shared memory it is in.
+    fn fetch_shared(&self, pid: u32, index: u64, per_round: Duration) -> io::Result<std::fs::File> {
         let dir = self.sockets.as_ref().ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -177,9 +179,41 @@ impl ResultQueue {
         }
         self.python_cpu(per_round);
         blocking(gil, || conn.write_all(&wire::index_word(index)))?;
-        let memory = std::fs::File::from(blocking(gil, || sys::recv_fd(&conn))?);
-        let mut bytes = vec![0u8; floats * 4];
-        memory.read_exact_at(&mut bytes, 0)?;
-        Ok(wire::floats_of(&bytes))
+        Ok(std::fs::File::from(blocking(gil, || sys::recv_fd(&conn))?))
+    }
+}
+
+/// The `floats` floats of a batch in shared memory.
+fn read_batch(memory: &std::fs::File, floats: usize) -> io::Result<Vec<f32>> {
+    let mut bytes = vec![0u8; floats * 4];
+    memory.read_exact_at(&mut bytes, 0)?;
+    Ok(wire::floats_of(&bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taking_a_batch_in_costs_the_loop_its_receive_then_its_release_cpu() {
+        let (reader, writer) = sys::pipe().unwrap();
+        let data = [1.5f32, 2.5, 3.5];
+        let frame = wire::Frame::batch(4, data.len(), &wire::float_bytes(&data));
+        std::fs::File::from(writer)
+            .write_all(frame.bytes())
+            .unwrap();
+        let ms = Duration::from_millis;
+        let mut queue = ResultQueue::new(ResultPipes::Shared(reader), None, None, ms(6), ms(9));
+        let start = sys::thread_cpu_ns();
+        let taken = queue.take(Duration::from_secs(5), &[100, 101]);
+        let spent = Duration::from_nanos(sys::thread_cpu_ns() - start);
+        match taken {
+            Ok(Taken::Batch(f)) => {
+                assert_eq!((f.index, f.worker, f.data), (4, 0, data.to_vec()));
+            }
+            _ => panic!("no batch taken"),
+        }
+        // Spent on the loop's own thread, in CPU time.
+        assert!(spent >= ms(15), "{spent:?}");
     }
 }

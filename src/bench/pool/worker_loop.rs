@@ -1,7 +1,8 @@
 //! Worker side: the body of a worker process, PyTorch's `_worker_loop`.
-//! It reads batch indices from stdin, produces each batch under its
-//! interpreter lock (when the run models one), and hands it to the loop
-//! through its hand-off; told to stop, it reports its CPU time and exits.
+//! It reads batch indices from stdin, takes each in (`index_queue.get`'s
+//! Python), produces the batch under its interpreter lock (when the run
+//! models one), puts it on its hand-off (`data_queue.put`'s Python) and
+//! hands it to the loop; told to stop, it reports its CPU time and exits.
 
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -10,7 +11,8 @@ use super::result_feeder::HandOff;
 use super::wire::{self, Frame, STOP, WorkerStats};
 use crate::bench::config::ProducerSpec;
 use crate::bench::dataset;
-use crate::bench::gil::{Gil, interpreter_lock, python};
+use crate::bench::gil::{self, Gil, interpreter_lock, python};
+use crate::bench::python_costs::{Producing, PythonCosts};
 use crate::sys;
 
 /// The body of a worker process: read batch indices from stdin, write
@@ -25,6 +27,12 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     // while it waits for an index or sleeps.
     let gil = interpreter_lock(&spec);
     let mut hand_off = HandOff::new(&spec, gil.clone())?;
+    let costs = PythonCosts::of(&spec, Producing::Worker);
+    // `_worker_loop` setting itself up after the fork, before its first
+    // `index_queue.get`.
+    python(gil.as_deref(), || {
+        gil::compute(costs.worker_start, gil.as_deref())
+    });
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
@@ -44,31 +52,38 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         // Producing and handing over is the main thread's Python work;
         // waiting for the next index is a blocking call that lets go.
         python(gil.as_deref(), || {
-            produce_and_hand_over(&spec, index, gil.as_deref(), &mut hand_off)
+            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, &mut hand_off)
         })?;
     }
 }
 
 /// Produces batch `index` and hands it to `hand_off`, in shared memory when
-/// the hand-off has a shelf, else whole in the message.
+/// the hand-off has a shelf, else whole in the message; `costs` are the
+/// Python CPU of taking the index in and of putting the batch out.
 fn produce_and_hand_over(
     spec: &ProducerSpec,
     index: u64,
     gil: Option<&Gil>,
+    costs: &PythonCosts,
     hand_off: &mut HandOff,
 ) -> io::Result<()> {
-    let data = dataset::produce_batch_under(spec, index, gil);
-    let bytes = wire::float_bytes(&data);
-    // Like a tensor moved to shared memory, a shared batch stays in a
-    // memfd and only its index and size travel down the pipe.
-    let frame = match hand_off.shelf() {
-        Some(shelf) => {
-            let memory = sys::shared_memory("research-companion-batch")?;
-            memory.write_all_at(&bytes, 0)?;
-            shelf.lock().expect("sharer alive").insert(index, memory);
-            Frame::shared(index, data.len())
+    gil::compute(costs.index_get, gil);
+    // Like a batch stacked into shared memory, a shared batch stays in a
+    // memfd and only its index and size travel down the pipe; storing it
+    // is part of the stack call.
+    let shelf = hand_off.shelf();
+    let frame = dataset::produce_batch_into(spec, index, gil, costs, |data| {
+        let bytes = wire::float_bytes(&data);
+        match shelf {
+            Some(shelf) => {
+                let memory = sys::shared_memory("research-companion-batch")?;
+                memory.write_all_at(&bytes, 0)?;
+                shelf.lock().expect("sharer alive").insert(index, memory);
+                Ok::<_, io::Error>(Frame::shared(index, data.len()))
+            }
+            None => Ok(Frame::batch(index, data.len(), &bytes)),
         }
-        None => Frame::batch(index, data.len(), &bytes),
-    };
+    })?;
+    gil::compute(costs.result_put, gil);
     hand_off.send(frame)
 }

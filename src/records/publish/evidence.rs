@@ -63,7 +63,9 @@ fn flag_qualifies(flag: &VerdictFlag) -> bool {
     match flag {
         VerdictFlag::MagnitudeDiffers(_)
         | VerdictFlag::MagnitudeUncertain(..)
-        | VerdictFlag::QuoteMissing => true,
+        | VerdictFlag::QuoteMissing
+        // A figure mostly about starting the workers says little of the size.
+        | VerdictFlag::StartInWindow(_) => true,
         // The direction is the model's to give; the report asks for a
         // pytorch run before relying on the size.
         VerdictFlag::ModelLimit(_) => false,
@@ -369,6 +371,7 @@ mod tests {
             magnitude_uncertain: None,
             rounds: None,
             model_limit: None,
+            start_in_window: None,
             verdict,
             reason: None,
             quote_found: true,

@@ -1,0 +1,250 @@
+//! What the Python code of a DataLoader run costs beyond the hand-off, at
+//! one configuration: the CPU PyTorch's worker and loop spend per sample
+//! and per batch that this engine's own code does not (the call into
+//! `__getitem__`, building each sample's tensor, `default_collate`, the
+//! index queue's pickling, the loop's bookkeeping). The figures are in
+//! `calibration.rs`, with where each was measured; this file evaluates them
+//! at a batch's shape and `--python-cost-scale`, and says which thread
+//! spends which, under its interpreter lock or with it let go.
+//!
+//! At scale 0 only the torch calls of the model before this knob are left
+//! (3 µs per sample and 7 µs per batch, with the lock let go, where a run
+//! models the worker's lock), so a run file written before the knob
+//! describes the engine that made it.
+
+use std::time::Duration;
+
+use super::calibration::{
+    COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT,
+    LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL,
+    WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
+};
+use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
+
+/// Where a batch is produced: which of PyTorch's paths the costs follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Producing {
+    /// In a worker process: collated into shared memory, handed over.
+    Worker,
+    /// In the loop itself (`--workers 0`): `_SingleProcessDataLoaderIter`.
+    Inline,
+}
+
+/// The modelled Python CPU of one configuration, per step of a batch's
+/// life. "Held": spent under the thread's interpreter lock (handing it over
+/// when asked); "let go": a torch call, which runs with the lock let go.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PythonCosts {
+    /// Worker, held, when an index arrives: `index_queue.get` unpickling it.
+    pub index_get: Duration,
+    /// Per sample, held: the fetcher's call into `__getitem__` and the
+    /// dataset's Python around the producer's cost.
+    pub sample: Duration,
+    /// Per sample, held, after a sleeping producer's sleep: `time.sleep`
+    /// returning (taking the lock back, the interpreter's cold caches);
+    /// zero for producers that do not sleep.
+    pub wake: Duration,
+    /// Per sample, let go: `torch.full` building the sample's tensor.
+    pub tensor: Duration,
+    /// Per batch, held: `default_collate`'s Python (and in a worker,
+    /// allocating the batch's shared storage).
+    pub collate: Duration,
+    /// Per batch, let go: `torch.stack` copying the samples into the batch.
+    pub stack: Duration,
+    /// Worker, held, after collating: `data_queue.put` and the worker
+    /// loop's bookkeeping.
+    pub result_put: Duration,
+    /// Loop, held, once a batch is in: `_try_put_index` handing out the
+    /// next index (the sampler, the index queue's `put`) and `_next_data`'s
+    /// bookkeeping.
+    pub hand_out: Duration,
+    /// Loop's index feeder, held, per index: pickling it before the write.
+    pub index_pickle: Duration,
+    /// Loop, held, after it has a batch from a worker: freeing the shared
+    /// memory of the batch it let go of.
+    pub release: Duration,
+    /// Loop at 0 workers, held, per batch: `_next_data` and the sampler.
+    pub inline_next: Duration,
+    /// Loop, held, per worker process it starts: forking itself. Where this
+    /// is not zero the loop starts every worker before it hands out the
+    /// first index, as `_MultiProcessingDataLoaderIter` does.
+    pub fork: Duration,
+    /// Worker, held, once before it reads its first index: setting itself
+    /// up after the fork.
+    pub worker_start: Duration,
+}
+
+impl PythonCosts {
+    /// The costs of producing batches as `spec` says, `producing` there.
+    pub fn of(spec: &ProducerSpec, producing: Producing) -> Self {
+        let (b, f) = (spec.batch_size, spec.sample_floats);
+        let s = spec.python_scale;
+        if s <= 0.0 {
+            return Self::before_the_knob(spec, producing);
+        }
+        let wake = match spec.producer {
+            ProducerKind::Sleep if spec.cost_ns > 0 => SLEEP_WAKE.at(1, f, s),
+            _ => Duration::ZERO,
+        };
+        match producing {
+            Producing::Worker => PythonCosts {
+                index_get: WORKER_INDEX_GET.at(b, f, s),
+                sample: SAMPLE_CALL.at(1, f, s),
+                wake,
+                tensor: TENSOR_FULL.at(1, f, s),
+                collate: COLLATE_SHARED.at(b, f, s),
+                stack: STACK_SHARED.at(b, f, s),
+                result_put: WORKER_RESULT_PUT.at(b, f, s),
+                hand_out: LOOP_HAND_OUT.at(b, f, s),
+                index_pickle: INDEX_PICKLE.at(b, f, s),
+                release: LOOP_RELEASE.at(b, f, s),
+                inline_next: Duration::ZERO,
+                fork: WORKER_FORK.at(b, f, s),
+                worker_start: WORKER_START.at(b, f, s),
+            },
+            Producing::Inline => PythonCosts {
+                sample: SAMPLE_CALL.at(1, f, s),
+                wake,
+                tensor: TENSOR_FULL.at(1, f, s),
+                collate: COLLATE_INLINE.at(b, f, s),
+                stack: STACK_INLINE.at(b, f, s),
+                inline_next: INLINE_NEXT.at(b, f, s),
+                ..PythonCosts::default()
+            },
+        }
+    }
+
+    /// The costs of one configuration: the inline path at 0 workers, the
+    /// workers' path with process workers; none in a run of thread workers
+    /// (they model no Python, so neither does its 0-worker row).
+    pub fn of_config(cfg: &PipelineConfig) -> Self {
+        match (cfg.worker_kind, cfg.workers) {
+            (WorkerKind::Thread, _) => PythonCosts::default(),
+            (WorkerKind::Process, 0) => Self::of(&cfg.spec, Producing::Inline),
+            (WorkerKind::Process, _) => Self::of(&cfg.spec, Producing::Worker),
+        }
+    }
+
+    /// Scale 0: the engine before this knob, whose only Python costs were
+    /// the torch calls of a worker that models its interpreter lock.
+    fn before_the_knob(spec: &ProducerSpec, producing: Producing) -> Self {
+        let worker_lock = spec.transport != Transport::Pipe && spec.switch_interval_ns > 0;
+        if producing == Producing::Worker && worker_lock {
+            PythonCosts {
+                tensor: TENSOR_CALL,
+                stack: COLLATE_CALL,
+                ..PythonCosts::default()
+            }
+        } else {
+            PythonCosts::default()
+        }
+    }
+
+    /// A worker's main thread's CPU per batch, every step together.
+    pub fn worker_per_batch(&self, batch_size: usize) -> Duration {
+        self.index_get
+            + (self.sample + self.wake + self.tensor) * batch_size as u32
+            + self.collate
+            + self.stack
+            + self.result_put
+    }
+
+    /// Whether the loop starts every worker before it hands out the first
+    /// index (PyTorch's order), rather than each worker's first indices
+    /// right after it starts (the engine before the Python costs).
+    pub fn starts_all_first(&self) -> bool {
+        self.fork > Duration::ZERO
+    }
+
+    /// The loop process's CPU per batch (its index feeder included).
+    pub fn loop_per_batch(&self) -> Duration {
+        self.hand_out + self.index_pickle + self.release + self.inline_next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::Settings;
+    use crate::bench::config::ProducerKind;
+
+    fn spec(scale: f64, batch: usize, floats: usize) -> ProducerSpec {
+        let mut s = Settings::chapter_defaults();
+        s.python_cost_scale = scale;
+        s.batch_size = batch;
+        s.sample_floats = floats;
+        s.pipeline(ProducerKind::Sleep, 2).spec
+    }
+
+    #[test]
+    fn costs_grow_with_the_batch_and_the_samples_and_scale_linearly() {
+        let small = PythonCosts::of(&spec(1.0, 4, 64), Producing::Worker);
+        let big = PythonCosts::of(&spec(1.0, 128, 64), Producing::Worker);
+        let wide = PythonCosts::of(&spec(1.0, 128, 16_384), Producing::Worker);
+        assert!(big.worker_per_batch(128) > small.worker_per_batch(4));
+        assert!(big.collate > small.collate && big.hand_out > small.hand_out);
+        // Per float PyTorch spends less than the engine's own handling of
+        // the floats, which every step counts inside its figure.
+        assert_eq!(wide, big, "{wide:?} {big:?}");
+        assert_eq!(small.sample, big.sample, "a sample's call is per sample");
+        let double = PythonCosts::of(&spec(2.0, 128, 64), Producing::Worker);
+        let close = |a: Duration, b: Duration| a.abs_diff(b) <= Duration::from_nanos(2);
+        assert!(close(double.collate, big.collate * 2));
+        assert!(close(double.hand_out, big.hand_out * 2));
+    }
+
+    #[test]
+    fn only_a_sleeping_producer_pays_for_waking_up() {
+        let sleeping = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
+        assert!(sleeping.wake > Duration::ZERO);
+        let mut spinning = spec(1.0, 32, 64);
+        spinning.producer = ProducerKind::Spin;
+        let spinning = PythonCosts::of(&spinning, Producing::Worker);
+        assert_eq!(spinning.wake, Duration::ZERO);
+        assert_eq!(
+            sleeping.worker_per_batch(32) - spinning.worker_per_batch(32),
+            sleeping.wake * 32
+        );
+    }
+
+    #[test]
+    fn the_loop_at_zero_workers_pays_its_own_path_and_no_hand_off() {
+        let inline = PythonCosts::of(&spec(1.0, 32, 64), Producing::Inline);
+        assert!(inline.inline_next > Duration::ZERO);
+        assert!(inline.sample > Duration::ZERO && inline.stack > Duration::ZERO);
+        assert_eq!(inline.index_get + inline.result_put, Duration::ZERO);
+        assert_eq!(
+            inline.hand_out + inline.index_pickle + inline.release,
+            Duration::ZERO
+        );
+        let worker = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
+        assert_eq!(worker.inline_next, Duration::ZERO);
+        assert_eq!(inline.fork + inline.worker_start, Duration::ZERO);
+        assert!(worker.fork > Duration::ZERO && worker.worker_start > Duration::ZERO);
+        assert!(worker.starts_all_first() && !inline.starts_all_first());
+    }
+
+    #[test]
+    fn scale_zero_is_the_engine_before_the_knob() {
+        let old = PythonCosts::of(&spec(0.0, 32, 64), Producing::Worker);
+        assert_eq!(
+            old,
+            PythonCosts {
+                tensor: TENSOR_CALL,
+                stack: COLLATE_CALL,
+                ..PythonCosts::default()
+            }
+        );
+        let mut pipe = spec(0.0, 32, 64);
+        pipe.transport = Transport::Pipe;
+        assert_eq!(
+            PythonCosts::of(&pipe, Producing::Worker),
+            PythonCosts::default()
+        );
+        assert_eq!(
+            PythonCosts::of(&spec(0.0, 32, 64), Producing::Inline),
+            PythonCosts::default()
+        );
+        assert!(!old.starts_all_first(), "scale 0 keeps the old start order");
+    }
+}
