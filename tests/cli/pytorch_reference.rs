@@ -156,7 +156,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo 'Traceback: boom' >&2; exit 1",
-            "the PyTorch harness failed (exit status: 1): Traceback: boom",
+            "(exit status: 1): Traceback: boom",
         ),
         (
             "exit 3",
