@@ -227,8 +227,9 @@ pub enum HarnessError {
     NotWritten(#[source] io::Error),
     /// The harness exited with an error; `last_line` is the last line of its
     /// standard error.
-    #[error("the PyTorch harness failed ({status}){}", colon_then(last_line))]
+    #[error("the PyTorch harness failed under {} ({status}){}", python.display(), colon_then(last_line))]
     Failed {
+        python: std::path::PathBuf,
         status: ExitStatus,
         last_line: String,
     },
@@ -446,16 +447,17 @@ mod tests {
     fn a_harness_failure_keeps_its_last_line_only_when_it_has_one() {
         use std::os::unix::process::ExitStatusExt;
         let failed = |last_line: &str| HarnessError::Failed {
+            python: "/bin/false".into(),
             status: ExitStatus::from_raw(1 << 8),
             last_line: last_line.into(),
         };
         assert_eq!(
             failed("Traceback: boom").to_string(),
-            "the PyTorch harness failed (exit status: 1): Traceback: boom"
+            "the PyTorch harness failed under /bin/false (exit status: 1): Traceback: boom"
         );
         assert_eq!(
             failed("").to_string(),
-            "the PyTorch harness failed (exit status: 1)"
+            "the PyTorch harness failed under /bin/false (exit status: 1)"
         );
     }
 }

@@ -250,8 +250,11 @@ impl Reproduction {
     }
 }
 
-/// Runs the plan: each chapter in turn, on each of `engines` in order, each
-/// run concluded (and recorded) before the next starts.
+/// Runs the plan: each chapter in turn, on each of `engines`, the real
+/// DataLoader first (a Python that cannot run it fails before the embedded
+/// engine has spent minutes); a chapter's runs are concluded (and
+/// recorded) only once every engine has measured, so a run that fails or
+/// is interrupted leaves no record of the other.
 pub fn reproduce(
     project: &Project,
     plan: ReproducePlan,
@@ -261,10 +264,17 @@ pub fn reproduce(
     let mut chapters = Vec::new();
     for (chapter, settings) in plan.chapters {
         runner.starting(&chapter, &settings);
+        let mut order = engines.to_vec();
+        order.sort_by_key(|&e| e != ReproduceEngine::Pytorch);
+        let mut measured = Vec::new();
+        for engine in order {
+            let mut decided = |so_far: &BenchRun| settled(project, &chapter, so_far);
+            measured.push((engine, runner.run(&settings, engine, &mut decided)?));
+        }
         let mut runs = Vec::new();
         for &engine in engines {
-            let mut decided = |so_far: &BenchRun| settled(project, &chapter, so_far);
-            let run = runner.run(&settings, engine, &mut decided)?;
+            let at = measured.iter().position(|(e, _)| *e == engine);
+            let (_, run) = measured.swap_remove(at.expect("every engine measured"));
             runs.push(conclude(
                 project,
                 &chapter,
@@ -369,6 +379,48 @@ mod tests {
     /// row.
     fn six(edit: impl Fn(usize, &mut crate::bench::Row)) -> BenchRun {
         in_rounds(run_like(&chapter06_tables(), 1), 6, edit)
+    }
+
+    /// Notes which engines it was asked to run; the real DataLoader fails.
+    struct NoTorch(Vec<ReproduceEngine>);
+
+    impl Runner for NoTorch {
+        fn run(
+            &mut self,
+            _: &Settings,
+            engine: ReproduceEngine,
+            _: Decided<'_>,
+        ) -> Result<BenchRun> {
+            self.0.push(engine);
+            match engine {
+                ReproduceEngine::Embedded => Ok(six(|_, _| {})),
+                ReproduceEngine::Pytorch => Err(Error::Usage("no torch here".into())),
+            }
+        }
+
+        fn record_as(&self, _: ReproduceEngine) -> Option<&'static str> {
+            None
+        }
+    }
+
+    #[test]
+    fn both_engines_run_the_real_dataloader_first_and_conclude_nothing_when_it_fails() {
+        let p = project();
+        let ch = p.chapter("pytorch-from-first-principles/06").unwrap();
+        let plan = ReproducePlan {
+            chapters: vec![(ch, Settings::chapter_defaults())],
+            skipped: Vec::new(),
+            problems: Vec::new(),
+        };
+        let mut runner = NoTorch(Vec::new());
+        let engines = [ReproduceEngine::Embedded, ReproduceEngine::Pytorch];
+        let got = reproduce(&p, plan, &engines, &mut runner);
+        assert!(got.is_err());
+        assert_eq!(
+            runner.0,
+            [ReproduceEngine::Pytorch],
+            "the embedded engine never ran"
+        );
     }
 
     #[test]

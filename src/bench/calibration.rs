@@ -152,18 +152,57 @@ pub const TENSOR_FULL: ShapeCost = cost(4_400.0 - STEP_OVERSHOOT_NS, 0.0, 0.0);
 /// than the figures above add (worker, and loop at 0 workers, B = 4, 32,
 /// 128, the runs of (2)), so each per-sample step is short by this much.
 const STEP_OVERSHOOT_NS: f64 = 1_100.0;
-/// Per sample of a sleeping producer, after its sleep: what `time.sleep`
-/// costs Python's thread beyond the engine's own sleep (taking the lock
-/// back, the interpreter's caches gone cold). The loop's CPU per sample at
-/// 0 workers, PyTorch less the engine, `bench --engine both --producer
-/// sleep --consumer-ms 0 --workers 0 --batch-size 8 --batches 40`, 3
-/// repeats each, 2026-12-01 on the busy machine of the figures above:
-/// 48 to 56 us at cost 0.25 ms, 51 to 87 us at 1 ms, 105 to 147 us at 4
-/// ms; and the chapter-06 gap on a quieter day (8 sleeping
-/// workers on one CPU, 2736 against 3194 ex/s, batch 32): 52 us a sample.
-/// The figure for sleeps up to a few ms; longer ones on a busy machine cost
-/// Python more.
-pub const SLEEP_WAKE: ShapeCost = cost(55_000.0, 0.0, 0.0);
+/// A per-sample cost that grows with the producer's cost: a fixed part and
+/// a part per ms of the cost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AfterCost {
+    pub base_ns: f64,
+    pub per_ms_ns: f64,
+}
+
+impl AfterCost {
+    /// The cost after a producer's cost of `cost_ns`, times `scale`.
+    pub fn at(&self, cost_ns: u64, scale: f64) -> Duration {
+        let ns = self.base_ns + self.per_ms_ns * cost_ns as f64 / 1e6;
+        Duration::from_nanos((ns * scale).max(0.0).round() as u64)
+    }
+}
+
+// What a sample's Python costs beyond its figures when it runs right after
+// the producer's cost: its caches (and branch predictors) have gone cold
+// meanwhile, more the longer the cost lasted. `torch.full((64,))` costs 3 to
+// 4 us in a tight loop, and after a 0.25 / 1 / 4 ms spin 13 / 29 / 83 us
+// (after a sleep 24 / 37 / 108 us); the DataLoader's own per-sample path
+// grows the same way. Measured in the real DataLoader at 0 workers, batch
+// 16, no consumer: the loop's thread CPU per sample, less the same spin or
+// sleep in a plain Python loop, less the DataLoader at cost 0; 40 (sleep
+// 20) batches after 3, 5 repeats, median, one CPU (`taskset -c 1`),
+// 2026-12-01 with the machine partly busy (load average 2.6 to 3):
+//   spin  0.25 / 0.5 / 1 / 2 / 4 ms: 18.7 / 26.9 / 45.9 / 63.8 / 96.0 us
+//         (spread of the repeats up to 15 us at 1 ms and below, 30 at 4 ms)
+//   sleep 0.25 / 0.5 / 1 / 2 / 4 ms: 36.9 / 40.2 / 38.0 / 50.4 / 86.1 us
+//         beyond Python's own `time.sleep`, which costs 7 to 19 us more
+//         CPU than the engine's (C's `clock_nanosleep`)
+// The script is in docs/engine.md ("Cold after the cost").
+
+/// Per sample of a sleeping producer, after its sleep: `time.sleep`
+/// returning (taking the lock back) and the sample's Python with caches
+/// gone cold. The slope is the least-squares fit of the sleep figures
+/// above (13 us per ms); the level keeps 55 us at 2 ms, the figure that
+/// matched chapter 06's sleeping workers against PyTorch on a quiet machine
+/// (docs/engine.md, "Starting the workers") where the busier calibration
+/// gives 63 to 69 us.
+pub const SLEEP_WAKE: AfterCost = AfterCost {
+    base_ns: 29_000.0,
+    per_ms_ns: 13_000.0,
+};
+/// Per sample of a spinning producer, after its spin: the sample's Python
+/// with caches gone cold. The least-squares fit of the spin figures above:
+/// 19 us + 20 us per ms.
+pub const SPIN_COLD: AfterCost = AfterCost {
+    base_ns: 19_000.0,
+    per_ms_ns: 20_000.0,
+};
 
 /// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
 /// the loop's process (copying its page tables; PyTorch 2.15's loop is a

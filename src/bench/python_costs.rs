@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use super::calibration::{
     COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT,
-    LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL,
-    WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
+    LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD, STACK_INLINE, STACK_SHARED, TENSOR_CALL,
+    TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
@@ -40,9 +40,9 @@ pub struct PythonCosts {
     /// Per sample, held: the fetcher's call into `__getitem__` and the
     /// dataset's Python around the producer's cost.
     pub sample: Duration,
-    /// Per sample, held, after a sleeping producer's sleep: `time.sleep`
-    /// returning (taking the lock back, the interpreter's cold caches);
-    /// zero for producers that do not sleep.
+    /// Per sample, held, after the producer's cost: the sample's Python and
+    /// its tensor finding their caches cold (and, after a sleep,
+    /// `time.sleep` taking the lock back); more the longer the cost.
     pub wake: Duration,
     /// Per sample, let go: `torch.full` building the sample's tensor.
     pub tensor: Duration,
@@ -83,8 +83,9 @@ impl PythonCosts {
             return Self::before_the_knob(spec, producing);
         }
         let wake = match spec.producer {
-            ProducerKind::Sleep if spec.cost_ns > 0 => SLEEP_WAKE.at(1, f, s),
-            _ => Duration::ZERO,
+            _ if spec.cost_ns == 0 => Duration::ZERO,
+            ProducerKind::Sleep => SLEEP_WAKE.at(spec.cost_ns, s),
+            ProducerKind::Spin | ProducerKind::SpinWall => SPIN_COLD.at(spec.cost_ns, s),
         };
         match producing {
             Producing::Worker => PythonCosts {
@@ -194,17 +195,24 @@ mod tests {
     }
 
     #[test]
-    fn only_a_sleeping_producer_pays_for_waking_up() {
-        let sleeping = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
-        assert!(sleeping.wake > Duration::ZERO);
-        let mut spinning = spec(1.0, 32, 64);
-        spinning.producer = ProducerKind::Spin;
-        let spinning = PythonCosts::of(&spinning, Producing::Worker);
-        assert_eq!(spinning.wake, Duration::ZERO);
-        assert_eq!(
-            sleeping.worker_per_batch(32) - spinning.worker_per_batch(32),
-            sleeping.wake * 32
-        );
+    fn a_sample_after_a_longer_cost_finds_its_caches_colder() {
+        let after = |producer, cost_ns| {
+            let mut s = spec(1.0, 32, 64);
+            s.producer = producer;
+            s.cost_ns = cost_ns;
+            PythonCosts::of(&s, Producing::Worker)
+        };
+        for producer in [ProducerKind::Sleep, ProducerKind::Spin] {
+            let short = after(producer, 250_000);
+            let long = after(producer, 4_000_000);
+            assert!(long.wake > short.wake, "{producer:?}");
+            assert_eq!(
+                long.worker_per_batch(32) - short.worker_per_batch(32),
+                (long.wake - short.wake) * 32
+            );
+            // No cost, nothing to come back from.
+            assert_eq!(after(producer, 0).wake, Duration::ZERO);
+        }
     }
 
     #[test]

@@ -140,6 +140,7 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         }
         _ => {
             return Err(HarnessError::Failed {
+                python: python.to_path_buf(),
                 status: output.status,
                 last_line: last.to_string(),
             }

@@ -71,8 +71,10 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         EngineArg::Embedded => run_with_progress(&settings, decided).map_err(flags)?,
         EngineArg::Pytorch => run_on_pytorch(&settings, &args.python, flags, decided)?,
         EngineArg::Both => {
-            let embedded = run_with_progress(&settings, decided).map_err(flags)?;
+            // PyTorch first: a Python that cannot run it fails before the
+            // embedded engine has spent its time.
             let pytorch = run_on_pytorch(&settings, &args.python, flags, decided)?;
+            let embedded = run_with_progress(&settings, decided).map_err(flags)?;
             out.emit(&BothEngines::new(&pytorch, &embedded), args.format.into())?;
             return Ok(Outcome::Ok);
         }

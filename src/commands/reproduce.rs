@@ -21,6 +21,7 @@ use crate::output::progress::{run_on_pytorch, run_with_progress};
 use crate::output::run_view::{RunView, evidence_line};
 use crate::output::{Out, Render, refuse_existing, wrote};
 use crate::published::diff::PublishedDiff;
+use crate::published::verdict::ClaimVerdict;
 use crate::published::verdict::Plain;
 use crate::published::{plot, render};
 use crate::text::list;
@@ -202,7 +203,17 @@ impl Render for ReproduceView<'_> {
             if let Some(side_by_side) = &c.side_by_side {
                 details.push_str("\nPyTorch's DataLoader (A) beside the embedded engine (B)\n");
                 details.push_str(&side_by_side.text()?);
-                details.push_str(&verdicts_apart_text(&c.verdicts_apart));
+                let decided = c
+                    .runs
+                    .iter()
+                    .flat_map(|r| &r.diffed.diff.claims)
+                    .any(|claim| {
+                        matches!(
+                            claim.verdict,
+                            ClaimVerdict::Reproduced | ClaimVerdict::NotReproduced
+                        )
+                    });
+                details.push_str(&verdicts_apart_text(&c.verdicts_apart, decided));
             }
         }
         for s in &self.done.skipped {
@@ -227,7 +238,12 @@ impl Render for ReproduceView<'_> {
 
 /// Whether the two engines gave every claim the same verdict, and where
 /// not, each claim with both verdicts.
-fn verdicts_apart_text(apart: &[VerdictApart]) -> String {
+/// `decided`: whether either engine decided any claim.
+fn verdicts_apart_text(apart: &[VerdictApart], decided: bool) -> String {
+    if apart.is_empty() && !decided {
+        return "every claim has the same verdict on both engines, and neither engine decided one\n"
+            .into();
+    }
     if apart.is_empty() {
         return "every claim has the same verdict on both engines\n".into();
     }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use research_companion::bench::BenchRun;
 
-use crate::helpers::{Project, exclusive as lock, fixtures, stderr, stdout};
+use crate::helpers::{Project, exclusive as lock, files_under, fixtures, stderr, stdout};
 
 /// The settings the recorded harness answer was measured with.
 const RECORDED: [&str; 6] = [
@@ -156,7 +156,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo 'Traceback: boom' >&2; exit 1",
-            "the PyTorch harness failed (exit status: 1): Traceback: boom",
+            "(exit status: 1): Traceback: boom",
         ),
         (
             "exit 3",
@@ -308,6 +308,36 @@ fn reproduce_refuses_two_runs_into_one_file() {
         stderr(&out)
     );
     assert!(!p.path("x.yaml").exists());
+}
+
+#[test]
+fn reproduce_on_both_engines_records_nothing_when_the_pytorch_half_fails() {
+    let _g = lock();
+    let p = Project::seeded();
+    let records = || {
+        let dir = p.path("records");
+        if dir.exists() {
+            files_under(&dir)
+        } else {
+            Vec::new()
+        }
+    };
+    let before = records();
+    let cannot_import = fake_python(&p, "exit 3");
+    for python in [
+        cannot_import.as_path(),
+        std::path::Path::new("/no/such/python"),
+    ] {
+        let out = p
+            .cmd()
+            .args(["reproduce", "06", "--engine", "both", "--batches", "2"])
+            .args(["--rounds", "1", "--budget", "0", "--python"])
+            .arg(python)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(records(), before, "{python:?}");
+    }
 }
 
 #[test]
