@@ -39,7 +39,7 @@ impl Render for RunComparison {
             .count();
         let _ = writeln!(
             s,
-            "\n{} configuration(s) compared, {apart} differ (ex/s or wait/work beyond x{}, or wait_frac by more than {:.2})",
+            "\n{} configuration(s) compared, {apart} differ (ex/s or wait/work beyond x{}, wait_frac by more than {:.2}, or ex/s beyond both runs' spread over their rounds)",
             self.rows.len(),
             compare::RATIO_APART,
             compare::WAIT_FRAC_APART
