@@ -128,6 +128,19 @@ pub fn run_like(tables: &[Table], cpus: usize) -> BenchRun {
     }
 }
 
+/// `run` as if the real DataLoader had measured it: PyTorch 2.15 under
+/// Python 3.11, `file_descriptor` sharing, `fork`.
+pub fn measured_by_pytorch(mut run: BenchRun) -> BenchRun {
+    run.reference = Some(crate::bench::ReferenceEngine {
+        engine: "pytorch".into(),
+        python: "3.11.7".into(),
+        torch: "2.15.0".into(),
+        sharing_strategy: "file_descriptor".into(),
+        start_method: "fork".into(),
+    });
+    run
+}
+
 /// `run`'s configurations in `rounds` rounds: round r's run of each is its
 /// summary with every cell changed by `vary(round, producer, workers, row)`,
 /// and an outside share of 1% (quiet); summaries made as a run makes them.

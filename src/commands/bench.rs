@@ -208,12 +208,7 @@ mod tests {
             .join("tests/fixtures/records/pytorch-from-first-principles/06")
             .join("20261102T120000-bbbbbbbbbbbb.run.yaml");
         let embedded = BenchRun::load(&path).unwrap();
-        let mut pytorch = embedded.clone();
-        pytorch.reference = serde_yaml::from_str(
-            "{engine: pytorch, python: 3.11.7, torch: 2.15.0, \
-             sharing_strategy: file_descriptor, start_method: fork}",
-        )
-        .unwrap();
+        let mut pytorch = crate::testing::measured_by_pytorch(embedded.clone());
         for r in pytorch.results.iter_mut().filter(|r| r.workers == 8) {
             match r.producer {
                 ProducerKind::Sleep => r.summary.ex_per_s = 2900.0,

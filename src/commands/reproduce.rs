@@ -401,13 +401,7 @@ mod tests {
     /// The same run as if PyTorch had measured it, with a sleep producer that
     /// does not scale and a wait that vanishes.
     fn pytorch_run() -> BenchRun {
-        let mut run = recorded_run();
-        // As a run file records it (the type is the bench module's).
-        run.reference = serde_yaml::from_str(
-            "{engine: pytorch, python: 3.11.7, torch: 2.15.0, \
-             sharing_strategy: file_descriptor, start_method: fork}",
-        )
-        .unwrap();
+        let mut run = crate::testing::measured_by_pytorch(recorded_run());
         for r in run.results.iter_mut().filter(|r| r.workers == 8) {
             match r.producer {
                 ProducerKind::Sleep => r.summary.ex_per_s = 420.0,

@@ -524,14 +524,7 @@ mod tests {
             "REPRODUCED, model limit (spin, 8 workers on 1 CPU)"
         );
         // Measured by the real DataLoader: no model, no limit.
-        let mut pytorch = run_like(&tables, 1);
-        pytorch.reference = Some(crate::bench::ReferenceEngine {
-            engine: "pytorch".into(),
-            python: "3.11.7".into(),
-            torch: "2.15.0".into(),
-            sharing_strategy: "file_descriptor".into(),
-            start_method: "fork".into(),
-        });
+        let pytorch = crate::testing::measured_by_pytorch(run_like(&tables, 1));
         assert!(render::verdict_summary(&embedded, &Plain).ends_with("; 4 under a model limit"));
         let c = check(&pytorch);
         assert!(limited(&c).is_empty());
