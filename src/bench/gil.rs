@@ -215,6 +215,15 @@ mod tests {
     #[test]
     fn a_torch_call_lets_a_waiting_thread_in_without_being_asked() {
         // An interval no test waits out: the waiter never asks.
+        waiter_gets_in_unasked(|gil| {
+            gil.outside(|| crate::sys::spin_cpu(Duration::from_micros(50)))
+        });
+    }
+
+    /// Holds a lock whose interval no test waits out, so a thread waiting
+    /// for it never asks, and repeats `step` until that thread got in
+    /// (within 30 s); then checks nobody asked.
+    fn waiter_gets_in_unasked(step: impl Fn(&Gil)) {
         let gil = Arc::new(Gil::new(Duration::from_secs(3600)));
         gil.take();
         let waiter = {
@@ -223,7 +232,7 @@ mod tests {
         };
         let start = Instant::now();
         while !waiter.is_finished() && start.elapsed() < Duration::from_secs(30) {
-            gil.outside(|| crate::sys::spin_cpu(Duration::from_micros(50)));
+            step(&gil);
         }
         assert!(waiter.is_finished(), "the waiter never got in");
         waiter.join().unwrap();
@@ -257,18 +266,6 @@ mod tests {
         assert!(step >= ms(5) && step < ms(6), "{step:?}");
         // A torch call spends its step with the lock let go: a thread that
         // never asks gets in meanwhile.
-        let gil = Arc::new(Gil::new(Duration::from_secs(3600)));
-        gil.take();
-        let waiter = {
-            let gil = Arc::clone(&gil);
-            std::thread::spawn(move || gil.with(|| ()))
-        };
-        let start = Instant::now();
-        while !waiter.is_finished() && start.elapsed() < Duration::from_secs(30) {
-            torch_call(ms(2), Some(&gil), || ());
-        }
-        assert!(waiter.is_finished(), "the waiter never got in");
-        waiter.join().unwrap();
-        gil.release();
+        waiter_gets_in_unasked(|gil| torch_call(ms(2), Some(gil), || ()));
     }
 }
