@@ -204,6 +204,60 @@ pub const SPIN_COLD: AfterCost = AfterCost {
     per_ms_ns: 20_000.0,
 };
 
+/// A CPU cost that grows with how long a thread was away from a piece of
+/// code: none right after the code last ran, up to `most_ns` once its
+/// caches have gone cold, `1 - e^(-away / time_constant)` of that between.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AwayCost {
+    pub most_ns: f64,
+    pub time_constant_ns: f64,
+}
+
+impl AwayCost {
+    /// This cost times `scale`.
+    pub fn scaled(&self, scale: f64) -> AwayCost {
+        AwayCost {
+            most_ns: (self.most_ns * scale).max(0.0),
+            ..*self
+        }
+    }
+
+    /// The cost after `away` since the code last ran; `None`: it never ran.
+    pub fn after(&self, away: Option<Duration>) -> Duration {
+        let cooled = match away {
+            _ if self.most_ns <= 0.0 => 0.0,
+            None => 1.0,
+            Some(_) if self.time_constant_ns <= 0.0 => 1.0,
+            Some(a) => 1.0 - (-(a.as_nanos() as f64) / self.time_constant_ns).exp(),
+        };
+        Duration::from_nanos((self.most_ns * cooled).round() as u64)
+    }
+}
+
+// What taking a batch in costs the loop beyond `--receive-ms` when the loop
+// has been away from that code: the consumer's step and the wait before the
+// batch came let other work (the workers, the consumer's own Python) push
+// the receive path out of the caches. Measured on PyTorch 2.15, one CPU
+// (`taskset -c 0`), cost 2 ms, batch 32, sleeping workers, 2026-12-01 with
+// the machine quiet: the loop thread's CPU per step beyond the consumer
+// (`cons_cpu` less the consumer, 150 batches after 30) is 0.81 ms at 8
+// workers and no consumer, where most batches follow the one before within
+// a millisecond, and 1.04 to 1.18 ms wherever each batch follows a long
+// step or wait (2 workers and any consumer; 8 workers and a consumer of 8
+// or 20 ms), where the engine without this cost spent 0.73 to 0.74 ms in
+// every one of those runs. Per step (`next()`'s thread CPU against the time
+// since the one before returned), the cost rises over the first 5 to 10 ms
+// away and is flat after 12 ms: a time constant of 5 ms. The level is the
+// mean of PyTorch's extra over the engine in the five long-away runs (0.30
+// to 0.44 ms, mean 0.36). The script is in docs/engine.md ("Away from the receive").
+
+/// Loop, per batch from a worker, on top of the receive cost: the receive
+/// path finding its caches cold after the loop was away from it.
+pub const RECEIVE_AWAY: AwayCost = AwayCost {
+    most_ns: 360_000.0,
+    time_constant_ns: 5_000_000.0,
+};
+
 /// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
 /// the loop's process (copying its page tables; PyTorch 2.15's loop is a
 /// 300 MB process) and the queues made for the worker. The loop's thread
@@ -272,5 +326,22 @@ mod tests {
             let got = worker(b);
             assert!((got - expected(b as f64)).abs() < 1.0, "{b}: {got}");
         }
+    }
+
+    #[test]
+    fn an_away_cost_grows_with_the_time_away_up_to_its_most() {
+        let c = AwayCost {
+            most_ns: 400_000.0,
+            time_constant_ns: 5_000_000.0,
+        };
+        let us = |d: Duration| d.as_nanos() as f64 / 1e3;
+        assert_eq!(c.after(Some(Duration::ZERO)), Duration::ZERO);
+        // Half of the most after ln 2 time constants.
+        let half = Duration::from_nanos((5e6 * std::f64::consts::LN_2) as u64);
+        assert!((us(c.after(Some(half))) - 200.0).abs() < 1.0);
+        assert!(us(c.after(Some(Duration::from_millis(60)))) > 399.0);
+        assert_eq!(c.after(None), Duration::from_micros(400), "never ran: cold");
+        assert_eq!(c.scaled(0.5).after(None), Duration::from_micros(200));
+        assert_eq!(c.scaled(0.0).after(None), Duration::ZERO);
     }
 }

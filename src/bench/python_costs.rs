@@ -15,9 +15,10 @@
 use std::time::Duration;
 
 use super::calibration::{
-    COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT,
-    LOOP_RELEASE, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD, STACK_INLINE, STACK_SHARED, TENSOR_CALL,
-    TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
+    AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT,
+    LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD, STACK_INLINE,
+    STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT,
+    WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
@@ -63,6 +64,9 @@ pub struct PythonCosts {
     /// Loop, held, after it has a batch from a worker: freeing the shared
     /// memory of the batch it let go of.
     pub release: Duration,
+    /// Loop, held, on top of the receive cost: the receive path finding its
+    /// caches cold, more the longer since the loop last took a batch in.
+    pub receive_away: AwayCost,
     /// Loop at 0 workers, held, per batch: `_next_data` and the sampler.
     pub inline_next: Duration,
     /// Loop, held, per worker process it starts: forking itself. Where this
@@ -99,6 +103,7 @@ impl PythonCosts {
                 hand_out: LOOP_HAND_OUT.at(b, f, s),
                 index_pickle: INDEX_PICKLE.at(b, f, s),
                 release: LOOP_RELEASE.at(b, f, s),
+                receive_away: RECEIVE_AWAY.scaled(s),
                 inline_next: Duration::ZERO,
                 fork: WORKER_FORK.at(b, f, s),
                 worker_start: WORKER_START.at(b, f, s),
@@ -230,6 +235,10 @@ mod tests {
         assert_eq!(inline.fork + inline.worker_start, Duration::ZERO);
         assert!(worker.fork > Duration::ZERO && worker.worker_start > Duration::ZERO);
         assert!(worker.starts_all_first() && !inline.starts_all_first());
+        // Only a loop that takes batches in from workers has a receive path
+        // to go cold.
+        assert_eq!(inline.receive_away, AwayCost::default());
+        assert!(worker.receive_away.after(None) > Duration::ZERO);
     }
 
     #[test]
@@ -254,5 +263,6 @@ mod tests {
             PythonCosts::default()
         );
         assert!(!old.starts_all_first(), "scale 0 keeps the old start order");
+        assert_eq!(old.receive_away.after(None), Duration::ZERO);
     }
 }

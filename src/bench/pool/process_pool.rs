@@ -80,6 +80,7 @@ impl ProcessPool {
                 None,
                 receive,
                 costs.release,
+                costs.receive_away,
             ),
             scratch,
         };
@@ -143,7 +144,14 @@ impl ProcessPool {
             Some((reader, _writer)) => ResultPipes::Shared(reader),
             None => ResultPipes::PerWorker(stdouts),
         };
-        pool.results = ResultQueue::new(pipes, gil, sockets, receive, costs.release);
+        pool.results = ResultQueue::new(
+            pipes,
+            gil,
+            sockets,
+            receive,
+            costs.release,
+            costs.receive_away,
+        );
         Ok(pool)
     }
 

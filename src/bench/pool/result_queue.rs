@@ -13,11 +13,11 @@ use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ChildStdout;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::sampler;
 use super::wire::{self, WorkerMessage};
-use crate::bench::calibration::{HANDSHAKE_ROUNDS, RECEIVE_BEFORE, RECEIVE_IN_HANDSHAKE};
+use crate::bench::calibration::{AwayCost, HANDSHAKE_ROUNDS, RECEIVE_BEFORE, RECEIVE_IN_HANDSHAKE};
 use crate::bench::gil::{self, Gil, blocking};
 use crate::sys;
 
@@ -69,6 +69,11 @@ pub struct ResultQueue {
     /// Loop CPU spent, once a batch is in, freeing the one before it (the
     /// Python costs' `release`).
     release: Duration,
+    /// Loop CPU on top of `receive`, by how long since the last batch came
+    /// in (the Python costs' `receive_away`).
+    away: AwayCost,
+    /// When the loop last finished taking a batch in.
+    last_in: Option<Instant>,
 }
 
 impl ResultQueue {
@@ -78,6 +83,7 @@ impl ResultQueue {
         sockets: Option<PathBuf>,
         receive: Duration,
         release: Duration,
+        away: AwayCost,
     ) -> Self {
         ResultQueue {
             pipes,
@@ -85,6 +91,8 @@ impl ResultQueue {
             sockets,
             receive,
             release,
+            away,
+            last_in: None,
         }
     }
 
@@ -106,9 +114,11 @@ impl ResultQueue {
         };
         // On a shared pipe the batch's index says whose it is.
         let whose = |index: u64| from.unwrap_or(sampler::owner(index, pids.len()));
-        match message {
+        // The receive path, colder the longer since the last batch came in.
+        let receive = self.receive + self.away.after(self.last_in.map(|t| t.elapsed()));
+        let taken = match message {
             Ok(WorkerMessage::Batch { index, data }) => {
-                self.python_cpu(self.receive + self.release);
+                self.python_cpu(receive + self.release);
                 Ok(Taken::Batch(Finished {
                     index,
                     worker: whose(index),
@@ -120,14 +130,14 @@ impl ResultQueue {
                 // As in the DataLoader, the loop decodes the message before
                 // it connects to the sharer, answers the handshake, and
                 // rebuilds the tensor after it has the descriptor.
-                let before = self.receive.mul_f64(RECEIVE_BEFORE);
-                let rounds = self.receive.mul_f64(RECEIVE_IN_HANDSHAKE);
+                let before = receive.mul_f64(RECEIVE_BEFORE);
+                let rounds = receive.mul_f64(RECEIVE_IN_HANDSHAKE);
                 self.python_cpu(before);
                 let memory = self
                     .fetch_shared(pids[worker], index, rounds / HANDSHAKE_ROUNDS)
                     .map_err(|_| Broken::Fetch { worker })?;
                 // Reading the batch out of the memfd is part of rebuilding it.
-                let after = self.receive.saturating_sub(before + rounds) + self.release;
+                let after = receive.saturating_sub(before + rounds) + self.release;
                 let data =
                     gil::compute_around(after, self.gil.as_deref(), || read_batch(&memory, floats))
                         .map_err(|_| Broken::Fetch { worker })?;
@@ -137,9 +147,11 @@ impl ResultQueue {
                     data,
                 }))
             }
-            Ok(WorkerMessage::Stats(_)) => Ok(Taken::Stats),
+            Ok(WorkerMessage::Stats(_)) => return Ok(Taken::Stats),
             Err(_) => Err(Broken::Message { from }),
-        }
+        };
+        self.last_in = Some(Instant::now());
+        taken
     }
 
     /// Reads the next message from worker `worker`'s pipe, or from the
@@ -203,7 +215,9 @@ mod tests {
             .write_all(frame.bytes())
             .unwrap();
         let ms = Duration::from_millis;
-        let mut queue = ResultQueue::new(ResultPipes::Shared(reader), None, None, ms(6), ms(9));
+        let none = AwayCost::default();
+        let mut queue =
+            ResultQueue::new(ResultPipes::Shared(reader), None, None, ms(6), ms(9), none);
         let start = sys::thread_cpu_ns();
         let taken = queue.take(Duration::from_secs(5), &[100, 101]);
         let spent = Duration::from_nanos(sys::thread_cpu_ns() - start);
@@ -215,5 +229,37 @@ mod tests {
         }
         // Spent on the loop's own thread, in CPU time.
         assert!(spent >= ms(15), "{spent:?}");
+    }
+
+    #[test]
+    fn the_loop_pays_more_to_take_a_batch_in_the_longer_it_was_away() {
+        let (reader, writer) = sys::pipe().unwrap();
+        let mut writer = std::fs::File::from(writer);
+        let data = [0.5f32; 4];
+        for index in [0, 1] {
+            let frame = wire::Frame::batch(index, data.len(), &wire::float_bytes(&data));
+            writer.write_all(frame.bytes()).unwrap();
+        }
+        let ms = Duration::from_millis;
+        let away = AwayCost {
+            most_ns: 20e6,
+            time_constant_ns: 5e6,
+        };
+        let mut queue =
+            ResultQueue::new(ResultPipes::Shared(reader), None, None, ms(1), ms(0), away);
+        let mut take = || {
+            let start = sys::thread_cpu_ns();
+            assert!(matches!(
+                queue.take(Duration::from_secs(5), &[100]),
+                Ok(Taken::Batch(_))
+            ));
+            Duration::from_nanos(sys::thread_cpu_ns() - start)
+        };
+        // The first batch finds the receive path cold: it never ran.
+        let first = take();
+        // The second comes right after it, while the path is still warm.
+        let second = take();
+        assert!(first >= ms(21), "{first:?}");
+        assert!(second + ms(10) < first, "{second:?} then {first:?}");
     }
 }
