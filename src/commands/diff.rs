@@ -86,6 +86,9 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
     if args.all_envs {
         return all_envs(out, project, &args);
     }
+    if let Some(file) = &args.run_file {
+        refuse_a_chapter_for_a_file(project, file)?;
+    }
     let source = match (&args.run_file, &args.run) {
         (Some(file), _) => RunSource::File(file),
         (None, Some(id)) => RunSource::Recorded(id),
@@ -93,6 +96,11 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
     };
     let found = diff::diff(project, source, args.chapter.as_deref()).map_err(|e| match e {
         Error::SeveralChapters { .. } => Error::Usage(format!("{e}; name one with --chapter")),
+        Error::Id(crate::ids::IdError::Run { .. })
+            if args.run.as_deref().is_some_and(looks_like_a_file) =>
+        {
+            Error::Usage(format!("{e}; a run file is given without --run: diff FILE"))
+        }
         other => other,
     })?;
     let view = DiffView {
@@ -106,6 +114,26 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         wrote(path, "plot");
     }
     Ok(Outcome::check(!found.diffed.diff.any_not_reproduced()))
+}
+
+/// A chapter named where the run file goes (`diff 06`), when no such file
+/// exists: says where a chapter is named instead.
+fn refuse_a_chapter_for_a_file(project: &Project, file: &std::path::Path) -> Result<()> {
+    let Some(name) = file.to_str() else {
+        return Ok(());
+    };
+    if file.exists() || project.the_chapter(Some(name)).is_err() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "'{}' is a chapter, not a run file: name it with --chapter, as in diff --latest --chapter {0} or diff FILE --chapter {0}",
+        crate::text::visible(name)
+    )))
+}
+
+/// Whether a `--run` value reads as a path rather than a run id.
+fn looks_like_a_file(id: &str) -> bool {
+    id.contains('/') || id.ends_with(".yaml") || std::path::Path::new(id).exists()
 }
 
 #[cfg(test)]

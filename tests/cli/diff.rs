@@ -536,3 +536,29 @@ fn claims_check_finds_a_planted_numeric_sentence_no_claim_quotes() {
     assert_eq!(v["quote_missing"][0][0], "sleep-speedup-7.4x");
     assert_eq!(v["metric_fails"][0][0], "spin-454-vs-449");
 }
+
+#[test]
+fn a_chapter_or_a_file_in_the_wrong_place_is_told_where_it_goes() {
+    let p = Project::seeded();
+    write_run(&p, "run.yaml", &chapter_like_run());
+    // The chapter where the run file goes.
+    let out = p.cmd().args(["diff", "06"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("'06' is a chapter, not a run file"), "{err}");
+    assert!(err.contains("--chapter 06"), "{err}");
+    // A run file given to --run, which takes a run id.
+    let out = p
+        .cmd()
+        .args(["diff", "--run", "run.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("invalid run id 'run.yaml'"), "{err}");
+    assert!(err.contains("without --run"), "{err}");
+    // A file that does exist is read, whatever its name looks like.
+    write_run(&p, "06", &chapter_like_run());
+    let out = p.cmd().args(["diff", "06"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
