@@ -307,7 +307,7 @@ fn base_footer(run: &BenchRun) -> String {
                 if s.python_cost_scale > 0.0 {
                     format!(", Python costs x{}", s.python_cost_scale)
                 } else {
-                    String::new()
+                    ", no Python costs".to_string()
                 },
                 if s.transport == super::Transport::Pipe {
                     String::new()

@@ -11,7 +11,9 @@ use crate::atomic;
 use crate::bench::{BenchRun, Settings, export};
 use crate::cli::{BenchArgs, Cpus, EngineArg};
 use crate::error::{Error, Outcome, Result};
-use crate::output::flags::{knob_flag, refuse_for_pytorch, settings_error};
+use crate::output::flags::{
+    knob_flag, refuse_for_pytorch, refuse_model_knobs_for_pytorch, settings_error,
+};
 use crate::output::progress::{run_on_pytorch, run_with_progress};
 use crate::output::run_view::RunView;
 use crate::output::stored::print_stored;
@@ -57,6 +59,9 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     settings.check().map_err(|e| flags(e.into()))?;
     if args.engine != EngineArg::Embedded {
         refuse_for_pytorch(&settings)?;
+    }
+    if args.engine == EngineArg::Pytorch {
+        refuse_model_knobs_for_pytorch(&settings)?;
     }
     if args.engine == EngineArg::Both && (args.out.is_some() || args.record) {
         return Err(Error::Usage(
@@ -179,9 +184,10 @@ impl<'a> BothEngines<'a> {
 impl Render for BothEngines<'_> {
     fn text(&self) -> Result<String> {
         Ok(format!(
-            "PyTorch's DataLoader (A) beside the embedded engine (B), run back to back\n{}\n{}",
+            "PyTorch's DataLoader (A) beside the embedded engine (B), run back to back\n{}\n{}{}",
             self.side_by_side.text()?,
-            export::footer(self.embedded)
+            labelled("A", &export::footer(self.pytorch)),
+            labelled("B", &export::footer(self.embedded))
         ))
     }
 
@@ -192,6 +198,18 @@ impl Render for BothEngines<'_> {
     fn csv(&self) -> Result<String> {
         self.side_by_side.csv()
     }
+}
+
+/// A run's footer under its letter, its later lines indented to match.
+fn labelled(letter: &str, footer: &str) -> String {
+    footer
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => format!("{letter}: {line}\n"),
+            _ => format!("   {line}\n"),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -234,6 +252,14 @@ mod tests {
         assert!(text.contains("   2900    3410   x1.18"), "{text}");
         // Spin at 8 workers: the model's wait_frac minus PyTorch's.
         assert!(text.contains("0.17  0.00  -0.17"), "{text}");
+        // Each run says how it was measured, under its own letter.
+        let footer = |letter: &str| text.lines().filter(|l| l.starts_with(letter)).last();
+        let (a, b) = (footer("A: ").unwrap(), footer("B: ").unwrap());
+        assert!(a.contains("measured by the pytorch DataLoader"), "{text}");
+        assert!(
+            b.contains("process workers") && !b.contains("measured by"),
+            "{text}"
+        );
         insta::assert_snapshot!(
             [text, printed(Format::Markdown), printed(Format::Csv)].join("\n-----\n")
         );

@@ -73,3 +73,42 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
     }
     Ok(())
 }
+
+/// Refuses, for a run on PyTorch alone, the knobs of the embedded engine's
+/// model set away from their defaults: the real DataLoader has its own
+/// hand-off, interpreter lock and Python, so they would change nothing but
+/// the settings the run file claims. (With both engines they set the
+/// embedded half. The timer slack is not one of them: the harness inherits
+/// it, as it does the CPUs.)
+pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
+    let d = Settings::chapter_defaults();
+    let set: Vec<&str> = [
+        (settings.transport != d.transport, "--transport"),
+        (
+            settings.receive_ms != d.receive_ms,
+            knob_flag(Knob::ReceiveMs),
+        ),
+        (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
+        (
+            settings.switch_interval_ms != d.switch_interval_ms,
+            knob_flag(Knob::SwitchIntervalMs),
+        ),
+        (
+            settings.python_cost_scale != d.python_cost_scale,
+            knob_flag(Knob::PythonCostScale),
+        ),
+        (settings.seed != d.seed, "--seed"),
+    ]
+    .into_iter()
+    .filter_map(|(changed, flag)| changed.then_some(flag))
+    .collect();
+    if set.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} set{} the embedded engine's model, which --engine pytorch does not run; drop {} or use --engine both",
+        set.join(", "),
+        if set.len() == 1 { "s" } else { "" },
+        if set.len() == 1 { "it" } else { "them" },
+    )))
+}

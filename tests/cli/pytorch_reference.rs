@@ -204,6 +204,35 @@ fn the_reference_engine_refuses_knobs_pytorch_does_not_have() {
     }
 }
 
+#[test]
+fn the_reference_engine_alone_refuses_the_model_knobs_and_names_them() {
+    let p = Project::seeded();
+    let python = fake_python(&p, "exit 0");
+    let out = bench_with(&p, &python, &["--python-cost-scale", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("--python-cost-scale sets the embedded engine's model"),
+        "{err}"
+    );
+    assert!(err.contains("--engine both"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let out = bench_with(&p, &python, &["--receive-ms", "1", "--transport", "pipe"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--transport, --receive-ms set"),
+        "{}",
+        stderr(&out)
+    );
+    // The defaults, given out loud, change nothing and are accepted.
+    let out = bench_with(&p, &python, &["--python-cost-scale", "1"]);
+    assert!(
+        !stderr(&out).contains("embedded engine's model"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The Python with torch to test with, if this machine has one:
 /// RESEARCH_COMPANION_TEST_PYTHON, else `python3`, else the shared venv of
 /// this workplace's machines (/tmp/torchenv), whichever imports torch.
