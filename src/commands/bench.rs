@@ -253,7 +253,7 @@ mod tests {
         // Spin at 8 workers: the model's wait_frac minus PyTorch's.
         assert!(text.contains("0.17  0.00  -0.17"), "{text}");
         // Each run says how it was measured, under its own letter.
-        let footer = |letter: &str| text.lines().filter(|l| l.starts_with(letter)).last();
+        let footer = |letter: &str| text.lines().rfind(|l| l.starts_with(letter));
         let (a, b) = (footer("A: ").unwrap(), footer("B: ").unwrap());
         assert!(a.contains("measured by the pytorch DataLoader"), "{text}");
         assert!(
