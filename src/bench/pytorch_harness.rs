@@ -109,15 +109,22 @@ fn harness_argument(s: &Settings) -> String {
 pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
     let limits = bounds(settings)?;
     let unwritten = HarnessError::NotWritten;
-    let mut script = tempfile::Builder::new()
+    // A folder of the run's own for the script and for every temporary file
+    // Python makes (multiprocessing's `pymp-*` folders, which a killed
+    // DataLoader leaves behind): removed when `folder` drops, on every way
+    // out of here.
+    let folder = tempfile::Builder::new()
         .prefix("research-companion-harness-")
-        .suffix(".py")
-        .tempfile()
+        .tempdir()
         .map_err(unwritten)?;
-    script.write_all(HARNESS.as_bytes()).map_err(unwritten)?;
+    let script = folder.path().join("research_companion_harness.py");
+    std::fs::File::create_new(&script)
+        .and_then(|mut f| f.write_all(HARNESS.as_bytes()))
+        .map_err(unwritten)?;
     let mut cmd = Command::new(python);
-    cmd.arg(script.path()).arg(harness_argument(settings));
-    // The script is removed when `script` drops, on every way out of here.
+    cmd.arg(&script)
+        .arg(harness_argument(settings))
+        .env("TMPDIR", folder.path());
     let output = harness_runner::run(cmd, limits).map_err(|e| match e {
         Stopped::NotStarted(e) => {
             Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display()))

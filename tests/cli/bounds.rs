@@ -387,7 +387,7 @@ mod harness {
     fn fake_python(p: &Project, body: &str) -> PathBuf {
         let dir = p.root().display();
         let script = format!(
-            "#!/bin/sh\necho $$ > '{dir}/harness.pid'\necho \"$1\" > '{dir}/harness.file'\n{body}\n"
+            "#!/bin/sh\necho $$ > '{dir}/harness.pid'\necho \"$1\" > '{dir}/harness.file'\necho \"$TMPDIR\" > '{dir}/harness.tmpdir'\n{body}\n"
         );
         let path = p.write("fake-python", script);
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -546,8 +546,9 @@ mod harness {
         let _g = crate::helpers::exclusive();
         for (signal, to_group) in [(libc::SIGTERM, false), (libc::SIGINT, true)] {
             let p = Project::seeded();
+            // As multiprocessing does, a folder in the temporary folder.
             let body = format!(
-                "sleep 1000 & echo $! > '{}/worker.pid'\nwait",
+                "mkdir \"$TMPDIR/pymp-test\"\nsleep 1000 & echo $! > '{}/worker.pid'\nwait",
                 p.root().display()
             );
             let child = start(&p, &fake_python(&p, &body), None);
@@ -573,6 +574,11 @@ mod harness {
             assert!(
                 !harness_file(&p).exists(),
                 "signal {signal}: the harness file is left behind"
+            );
+            let tmp = std::fs::read_to_string(p.path("harness.tmpdir")).unwrap();
+            assert!(
+                !tmp.trim().is_empty() && !Path::new(tmp.trim()).exists(),
+                "signal {signal}: the harness's temporary folder {tmp} is left behind"
             );
         }
     }
