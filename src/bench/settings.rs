@@ -129,6 +129,24 @@ fn pipe_before_transports() -> super::config::Transport {
 }
 
 impl Settings {
+    /// These settings as the real DataLoader runs them: the knobs of the
+    /// embedded engine's model (the hand-off, its costs, the interpreter
+    /// lock, the Python costs, the samples' seed) at their defaults, since
+    /// PyTorch has its own; what it does use (the experiment, the rounds,
+    /// the CPUs, the timer slack) as given.
+    pub fn as_pytorch_runs_them(&self) -> Settings {
+        let d = Settings::chapter_defaults();
+        Settings {
+            transport: d.transport,
+            receive_ms: d.receive_ms,
+            send_ms: d.send_ms,
+            switch_interval_ms: d.switch_interval_ms,
+            python_cost_scale: d.python_cost_scale,
+            seed: d.seed,
+            ..self.clone()
+        }
+    }
+
     /// The chapter's experiment as published: sleep and spin, 2.0 ms/sample,
     /// batch 32, consumer 8 ms/batch, workers 0,1,2,4,8, on 1 CPU.
     pub fn chapter_defaults() -> Self {

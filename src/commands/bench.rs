@@ -78,7 +78,10 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         EngineArg::Both => {
             // PyTorch first: a Python that cannot run it fails before the
             // embedded engine has spent its time.
-            let pytorch = run_on_pytorch(&settings, &args.python, flags, decided)?;
+            // The model's knobs set the embedded half only: PyTorch's run
+            // file keeps their defaults, so the two runs differ in them.
+            let on_pytorch = settings.as_pytorch_runs_them();
+            let pytorch = run_on_pytorch(&on_pytorch, &args.python, flags, decided)?;
             let embedded = run_with_progress(&settings, decided).map_err(flags)?;
             out.emit(&BothEngines::new(&pytorch, &embedded), args.format.into())?;
             return Ok(Outcome::Ok);

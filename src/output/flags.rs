@@ -63,12 +63,12 @@ pub fn settings_error(
 pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
     if settings.worker_kind != WorkerKind::Process {
         return Err(Error::Usage(
-            "--engine pytorch runs process workers only; drop --worker-kind thread".into(),
+            "PyTorch's DataLoader (--engine pytorch or both) runs process workers only; drop --worker-kind thread".into(),
         ));
     }
     if !settings.in_order {
         return Err(Error::Usage(
-            "--engine pytorch delivers in order only; drop --out-of-order".into(),
+            "PyTorch's DataLoader (--engine pytorch or both) delivers in order only; drop --out-of-order".into(),
         ));
     }
     Ok(())
