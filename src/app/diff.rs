@@ -85,6 +85,11 @@ pub struct DiffedRun {
     /// The snapshot file compared with.
     pub snapshot: String,
     pub diffed: Diffed,
+    /// The recorded run's id (None for a run file).
+    pub run_id: Option<crate::ids::RunId>,
+    /// With the latest run: the later experiments passed over because they
+    /// decided nothing, newest first.
+    pub passed_over: Vec<crate::ids::RunId>,
 }
 
 /// `diff`: the run `source` names against the snapshot it is compared with
@@ -94,6 +99,16 @@ pub struct DiffedRun {
 /// no tables, saying what looked like one.
 pub fn diff(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> Result<DiffedRun> {
     let selected = runs::select(project, source, chapter)?;
+    let passed_over = match source {
+        RunSource::Latest => {
+            let (records, _) = project.records(&selected.chapter)?;
+            crate::records::undecided_since_evidence(&records)
+                .into_iter()
+                .map(|r| r.run_id.clone())
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let diffed = diff_run(
         project,
         &selected.chapter,
@@ -109,10 +124,12 @@ pub fn diff(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> 
         )));
     }
     Ok(DiffedRun {
+        run_id: selected.record.map(|r| r.run_id),
         run: selected.run,
         chapter: selected.chapter,
         snapshot: selected.snapshot,
         diffed,
+        passed_over,
     })
 }
 

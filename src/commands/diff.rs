@@ -20,11 +20,15 @@ struct DiffView<'a> {
     run: &'a crate::bench::BenchRun,
     #[serde(skip)]
     cells: bool,
+    /// Which recorded run this is, and the later ones passed over.
+    #[serde(skip)]
+    which: String,
 }
 
 impl Render for DiffView<'_> {
     fn text(&self) -> Result<String> {
-        let mut s = evidence_line(self.run);
+        let mut s = self.which.clone();
+        s.push_str(&evidence_line(self.run));
         s.push_str(&render::claims_text(self.diff, &Colours));
         s.push_str("\nMeasured, in the chapter's layout\n");
         s.push_str(&crate::bench::export::text(self.run, false));
@@ -107,6 +111,7 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         diff: &found.diffed.diff,
         run: &found.run,
         cells: args.cells,
+        which: which_run(&found),
     };
     out.emit(&view, args.format.into())?;
     if let Some(path) = &args.plot {
@@ -114,6 +119,24 @@ pub fn run(out: &mut Out, project: &Project, args: DiffArgs) -> Result<Outcome> 
         wrote(path, "plot");
     }
     Ok(Outcome::check(!found.diffed.diff.any_not_reproduced()))
+}
+
+/// The recorded run a diff is of, in a line, and the later experiments
+/// `--latest` passed over because they decided nothing (empty for a file).
+fn which_run(found: &diff::DiffedRun) -> String {
+    let Some(id) = &found.run_id else {
+        return String::new();
+    };
+    let mut s = format!("Run {id}\n");
+    if !found.passed_over.is_empty() {
+        let ids: Vec<String> = found.passed_over.iter().map(|r| r.to_string()).collect();
+        s.push_str(&format!(
+            "  the latest that decided a claim: {} later experiment(s) decided nothing and are not counted: {}\n",
+            ids.len(),
+            ids.join(", ")
+        ));
+    }
+    s
 }
 
 /// A chapter named where the run file goes (`diff 06`), when no such file
@@ -205,6 +228,7 @@ mod tests {
             diff: &diffed.diff,
             run: &run,
             cells: false,
+            which: String::new(),
         };
         insta::assert_snapshot!("diff_text", plain(view.text().unwrap()));
         insta::assert_snapshot!("diff_markdown", view.markdown().unwrap());

@@ -197,6 +197,25 @@ fn rounds_line(r: &ClaimResult) -> Option<String> {
             super::interval::MIN_ROUNDS
         )),
     }
+    // The measured line divides rows that are each the median of their own
+    // undisturbed rounds; where the rows were disturbed in different rounds
+    // it can fall outside every round the verdict reads, and must not pass
+    // for their value.
+    let (low, high) = e
+        .values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+    if let Some(m) = r.measured
+        && !e.values.is_empty()
+        && (m < low || m > high)
+    {
+        line.push_str(&format!(
+            "; the measured line, {}, is not one of these: its rows are medians over different rounds, and the verdict reads these",
+            fmt_num(m)
+        ));
+    }
     Some(line)
 }
 
@@ -502,5 +521,48 @@ mod tests {
             })
             .collect();
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_measured_value_outside_the_rounds_the_verdict_reads_says_so() {
+        let tables = chapter06_tables();
+        let path = repo_layout().claims_file(&crate::testing::chapter06().key);
+        let claims = claims::load(&path, &TableSet::from_published(&tables)).unwrap();
+        // Spin at 0 workers disturbed in the first four rounds, where spin
+        // at 8 waits far less: the 8-worker row's median is of those rounds,
+        // the claim's rounds are the last two.
+        let run = in_rounds(run_like(&tables, 1), 6, |round, row| {
+            match (row.producer, row.workers) {
+                (ProducerKind::Spin, 0) if round < 4 => {
+                    row.outside = Some(0.4);
+                    row.disturbed = true;
+                }
+                (ProducerKind::Spin, 8) if round < 4 => row.wait_mean_ms *= 0.3,
+                _ => {}
+            }
+        });
+        let d = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
+        let out = text(&d, false, &Plain);
+        let block: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.contains("spin-wait-mean-62.8-to-28.1:"))
+            .take(4)
+            .collect();
+        let rounds = block
+            .iter()
+            .find(|l| l.trim_start().starts_with("rounds"))
+            .unwrap();
+        assert!(rounds.contains("3 of 6 undisturbed: 0.447"), "{block:#?}");
+        assert!(
+            rounds.contains("the measured line, 0.291, is not one of these"),
+            "{block:#?}"
+        );
+        // A claim whose rows share their rounds says nothing of the kind.
+        let sleep = out
+            .lines()
+            .skip_while(|l| !l.contains("sleep-speedup-7.4x:"))
+            .find(|l| l.trim_start().starts_with("rounds"))
+            .unwrap();
+        assert!(!sleep.contains("is not one of these"), "{sleep}");
     }
 }

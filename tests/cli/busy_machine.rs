@@ -196,4 +196,13 @@ fn a_run_that_decided_nothing_never_takes_the_place_of_one_that_measured() {
         .find(|l| l.contains("decided nothing"))
         .unwrap_or_default();
     assert!(line.contains(&undecided), "{status}");
+    // diff --latest names the run it compares, and the one it passed over.
+    let diff = stdout(&p.cmd().args(["diff", "--latest"]).output().unwrap());
+    let mut head = diff.lines();
+    assert_eq!(head.next(), Some(format!("Run {good}").as_str()), "{diff}");
+    let passed = head.next().unwrap_or_default();
+    assert!(
+        passed.contains("1 later experiment(s) decided nothing") && passed.contains(&undecided),
+        "{diff}"
+    );
 }
