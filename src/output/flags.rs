@@ -81,7 +81,8 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
 /// embedded half. The timer slack is not one of them: the harness inherits
 /// it, as it does the CPUs.)
 pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
-    let d = Settings::chapter_defaults();
+    // What a run on PyTorch would keep: the knobs it sets back are the model's.
+    let d = settings.as_pytorch_runs_them();
     let set: Vec<&str> = [
         (settings.transport != d.transport, "--transport"),
         (
