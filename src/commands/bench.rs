@@ -68,6 +68,11 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
             "--out and --record keep one run; with --engine both there are two".into(),
         ));
     }
+    if args.engine == EngineArg::Both && args.wide {
+        return Err(Error::Usage(
+            "--wide adds one run's columns; with --engine both there are two: run each engine on its own with --wide".into(),
+        ));
+    }
     refuse_existing(args.out.as_deref())?;
     let record_to = record_target(project, &args, &settings)?;
     // No claims to settle: the rounds asked for are enough.

@@ -141,7 +141,11 @@ fn bench_on_both_engines_prints_them_side_by_side_in_every_format() {
     let text = stdout(&both(&["--python-cost-scale", "0"]));
     assert!(text.contains("python_cost_scale: 1.0 vs 0.0"), "{text}");
     // One run per file or record: two runs are refused, nothing written.
-    for extra in [&["--out", "both.yaml"][..], &["--record"][..]] {
+    for extra in [
+        &["--out", "both.yaml"][..],
+        &["--record"][..],
+        &["--wide"][..],
+    ] {
         let out = both(extra);
         assert_eq!(out.status.code(), Some(2), "{extra:?}");
         assert!(
