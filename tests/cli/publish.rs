@@ -660,13 +660,16 @@ fn the_four_states_the_theme_renders_key_by_key() {
         (first.as_str(), "research 1"),
     ];
     let stale = redacted(&v, &runs);
-    let revised = v["research"]["stale_reasons"][0]
-        .as_str()
-        .unwrap()
-        .rsplit(' ')
-        .nth(2)
-        .unwrap();
-    insta::assert_snapshot!("site_data_stale", stale.replace(revised, "<revised>"));
+    let reason = v["research"]["stale_reasons"][0].as_str().unwrap();
+    let revised = reason.rsplit(' ').nth(2).unwrap();
+    // The day the change was seen is the day the test runs.
+    let seen = reason.rsplit(' ').next().unwrap();
+    insta::assert_snapshot!(
+        "site_data_stale",
+        stale
+            .replace(revised, "<revised>")
+            .replace(&format!("on {seen}"), "on <day seen>")
+    );
 
     // 4. A second research run: one source replaced, one verdict cell changed.
     p.write("review2.md", second_review());
