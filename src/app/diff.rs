@@ -99,16 +99,6 @@ pub struct DiffedRun {
 /// no tables, saying what looked like one.
 pub fn diff(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> Result<DiffedRun> {
     let selected = runs::select(project, source, chapter)?;
-    let passed_over = match source {
-        RunSource::Latest => {
-            let (records, _) = project.records(&selected.chapter)?;
-            crate::records::undecided_since_evidence(&records)
-                .into_iter()
-                .map(|r| r.run_id.clone())
-                .collect()
-        }
-        _ => Vec::new(),
-    };
     let diffed = diff_run(
         project,
         &selected.chapter,
@@ -129,7 +119,7 @@ pub fn diff(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> 
         chapter: selected.chapter,
         snapshot: selected.snapshot,
         diffed,
-        passed_over,
+        passed_over: selected.passed_over,
     })
 }
 

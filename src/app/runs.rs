@@ -115,19 +115,23 @@ pub struct Selected {
     pub chapter: Chapter,
     pub snapshot: String,
     pub record: Option<Record>,
+    /// With the latest run: the later experiments passed over because they
+    /// decided nothing, newest first.
+    pub passed_over: Vec<RunId>,
 }
 
 /// Finds the run `source` names. `chapter` names the chapter for a run file
 /// or the latest run (else the only registered one); a recorded run carries
 /// its own chapter.
 pub fn select(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -> Result<Selected> {
-    let from_record = |chapter: Chapter, record: Record| -> Result<Selected> {
+    let from_record = |chapter: Chapter, record: Record, passed_over| -> Result<Selected> {
         let recorded = experiment(project, record)?;
         Ok(Selected {
             run: recorded.run,
             snapshot: recorded.record.revision.snapshot.clone(),
             record: Some(recorded.record),
             chapter,
+            passed_over,
         })
     };
     match source {
@@ -138,20 +142,28 @@ pub fn select(project: &Project, source: RunSource<'_>, chapter: Option<&str>) -
                 snapshot: chapter.state.current_snapshot.clone(),
                 record: None,
                 chapter,
+                passed_over: Vec::new(),
             })
         }
         RunSource::Recorded(text) => {
             let id = RunId::parse(text)?;
             let chapter = project.chapter(&id.chapter.to_string())?;
             let record = recorded(project, &chapter, &id)?;
-            from_record(chapter, record)
+            from_record(chapter, record, Vec::new())
         }
         RunSource::Latest => {
             let chapter = project.the_chapter(chapter)?;
-            let record = latest_evidence(project, &chapter)?.ok_or_else(|| {
-                Error::Usage(format!("no experiment run is recorded for {}", chapter.key))
-            })?;
-            from_record(chapter, record)
+            let (records, _) = project.records(&chapter)?;
+            let record = crate::records::latest_evidence(&records)
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Usage(format!("no experiment run is recorded for {}", chapter.key))
+                })?;
+            let passed_over = crate::records::undecided_since_evidence(&records)
+                .into_iter()
+                .map(|r| r.run_id.clone())
+                .collect();
+            from_record(chapter, record, passed_over)
         }
     }
 }
