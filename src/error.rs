@@ -235,11 +235,18 @@ pub enum HarnessError {
     },
     /// It gave no answer within the time this run allows (see
     /// `bench::harness_runner`); it and its workers were stopped.
+    /// `from_env`: the limit is the one RESEARCH_COMPANION_HARNESS_TIMEOUT
+    /// set, not the run size's.
     #[error(
-        "the PyTorch harness gave no answer within {} s, the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another); it and its workers were stopped",
-        limit.as_secs()
+        "the PyTorch harness gave no answer within {} s, {}; it and its workers were stopped",
+        limit.as_secs_f64(),
+        if *from_env {
+            "the limit RESEARCH_COMPANION_HARNESS_TIMEOUT sets"
+        } else {
+            "the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another)"
+        }
     )]
-    TimedOut { limit: Duration },
+    TimedOut { limit: Duration, from_env: bool },
     /// It printed more than its answer can be for this run.
     #[error(
         "the PyTorch harness printed more than {limit} bytes, more than its answer for this run can be; it and its workers were stopped"
@@ -392,6 +399,30 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_harness_time_limit_says_where_it_came_from() {
+        let limit = Duration::from_millis(1_500);
+        let of_size = HarnessError::TimedOut {
+            limit,
+            from_env: false,
+        };
+        assert!(
+            of_size.to_string().contains(
+                "within 1.5 s, the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another)"
+            ),
+            "{of_size}"
+        );
+        let set = HarnessError::TimedOut {
+            limit,
+            from_env: true,
+        };
+        assert!(
+            set.to_string()
+                .contains("within 1.5 s, the limit RESEARCH_COMPANION_HARNESS_TIMEOUT sets;"),
+            "{set}"
+        );
+    }
 
     #[test]
     fn an_engine_failure_names_the_configuration_the_worker_and_how_it_ended() {

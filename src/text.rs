@@ -209,6 +209,17 @@ pub fn number(x: f64) -> String {
         .to_string()
 }
 
+/// A setting's value as a footer shows it: as given where that is short
+/// (`0.42`, `5`), else in exponent form (`1e-300`, not 300 digits).
+pub fn setting(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 12 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// The first `n` characters of `s` (all of it when shorter), for short
 /// forms of ids and digests read from files a user may have edited.
 pub fn prefix(s: &str, n: usize) -> &str {
@@ -461,6 +472,14 @@ pub fn aligned(header: &[&str], rows: &[Vec<String>], align: &[Align]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_setting_shows_as_given_unless_that_is_long() {
+        assert_eq!(setting(0.42), "0.42");
+        assert_eq!(setting(5.0), "5");
+        assert_eq!(setting(1e-300), "1e-300");
+        assert_eq!(setting(2.5e20), "2.5e20");
+    }
 
     #[test]
     fn a_url_the_url_crate_cannot_read_loses_its_secrets_too() {

@@ -287,15 +287,16 @@ fn base_footer(run: &BenchRun) -> String {
     if let Some(reference) = &run.reference {
         // The harness ran the loop as PyTorch does: in order, with
         // processes forked, and with its own hand-off.
+        // It inherits the CPUs and the timer slack.
         return format!(
             "{} batches per configuration ({} warm-up), measured by the {reference}, \
-             prefetch_factor {}, {} repeat(s); CPUs {cpus}; env {env}\n",
-            s.batches, s.warmup_batches, s.prefetch_factor, s.repeat,
+             prefetch_factor {}, {} repeat(s); CPUs {cpus}; timer slack {} ns; env {env}\n",
+            s.batches, s.warmup_batches, s.prefetch_factor, s.repeat, s.timer_slack_ns,
         );
     }
     format!(
         "{} batches per configuration ({} warm-up), {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
-         CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}\n",
+         seed {}; CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}\n",
         s.batches,
         s.warmup_batches,
         s.worker_kind,
@@ -303,9 +304,12 @@ fn base_footer(run: &BenchRun) -> String {
             super::WorkerKind::Process => format!(
                 " ({} hand-off, {} ms loop CPU to take in a batch{}{})",
                 s.transport,
-                s.receive_ms,
+                crate::text::setting(s.receive_ms),
                 if s.python_cost_scale > 0.0 {
-                    format!(", Python costs x{}", s.python_cost_scale)
+                    format!(
+                        ", Python costs x{}",
+                        crate::text::setting(s.python_cost_scale)
+                    )
                 } else {
                     ", no Python costs".to_string()
                 },
@@ -314,9 +318,12 @@ fn base_footer(run: &BenchRun) -> String {
                 } else {
                     format!(
                         ", {} ms worker CPU to hand one off, interpreter lock {}",
-                        s.send_ms,
+                        crate::text::setting(s.send_ms),
                         if s.switch_interval_ms > 0.0 {
-                            format!("switching every {} ms", s.switch_interval_ms)
+                            format!(
+                                "switching every {} ms",
+                                crate::text::setting(s.switch_interval_ms)
+                            )
                         } else {
                             "off".to_string()
                         }
@@ -332,6 +339,7 @@ fn base_footer(run: &BenchRun) -> String {
         },
         s.prefetch_factor,
         s.repeat,
+        s.seed,
         s.timer_slack_ns,
         run.measurement_overhead_ns_per_step,
     )

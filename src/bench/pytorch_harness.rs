@@ -130,7 +130,11 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
             Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display()))
         }
         Stopped::Interrupted => Error::Interrupted,
-        Stopped::TimedOut => HarnessError::TimedOut { limit: limits.time }.into(),
+        Stopped::TimedOut => HarnessError::TimedOut {
+            limit: limits.time,
+            from_env: std::env::var_os(HARNESS_TIMEOUT_ENV).is_some(),
+        }
+        .into(),
         Stopped::TooMuchOutput => HarnessError::TooMuchOutput {
             limit: limits.stdout_bytes,
         }

@@ -172,6 +172,12 @@ impl BenchRun {
     pub fn evidence(&self) -> String {
         match &self.reference {
             Some(reference) => format!("the {reference}"),
+            // A model without the Python costs is a different model.
+            None if self.settings.worker_kind == super::WorkerKind::Process
+                && self.settings.python_cost_scale <= 0.0 =>
+            {
+                "the embedded engine (a model of the DataLoader, its Python costs off)".into()
+            }
             None => "the embedded engine (a model of the DataLoader)".into(),
         }
     }

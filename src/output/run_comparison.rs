@@ -157,6 +157,16 @@ fn ratio_text(p: &Pair) -> String {
     p.ratio.map_or_else(|| "-".into(), |r| format!("x{r:.2}"))
 }
 
+/// The ratio of two times the table shows to a tenth of a millisecond:
+/// none when both show as 0.0, where it would be the ratio of what the
+/// columns cannot show (`0.0 0.0 x0.25` with no consumer).
+fn ms_ratio_text(p: &Pair) -> String {
+    if p.a.abs() < 0.05 && p.b.abs() < 0.05 {
+        return "-".into();
+    }
+    ratio_text(p)
+}
+
 /// Where each run came from, and what differs between the runs themselves.
 fn runs_text(c: &RunComparison) -> String {
     let mut s = String::new();
@@ -200,10 +210,10 @@ fn row_text(r: &PairedRow) -> String {
         ratio(&r.ex_per_s),
         r.wait_mean_ms.a,
         r.wait_mean_ms.b,
-        ratio(&r.wait_mean_ms),
+        ms_ratio_text(&r.wait_mean_ms),
         r.work_ms.a,
         r.work_ms.b,
-        ratio(&r.work_ms),
+        ms_ratio_text(&r.work_ms),
         r.wait_frac.a,
         r.wait_frac.b,
         r.wait_frac.difference,
@@ -212,4 +222,25 @@ fn row_text(r: &PairedRow) -> String {
         let _ = writeln!(s, "{:>9}differs: {d}", "");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(a: f64, b: f64) -> Pair {
+        Pair {
+            a,
+            b,
+            ratio: (a != 0.0).then(|| b / a),
+            difference: b - a,
+        }
+    }
+
+    #[test]
+    fn times_that_both_show_as_zero_get_no_ratio() {
+        assert_eq!(ms_ratio_text(&pair(0.04, 0.01)), "-");
+        assert_eq!(ms_ratio_text(&pair(0.04, 0.2)), "x5.00");
+        assert_eq!(ms_ratio_text(&pair(8.0, 8.4)), "x1.05");
+    }
 }

@@ -491,7 +491,7 @@ mod harness {
         one_line_error(
             &out,
             2,
-            "the PyTorch harness gave no answer within 2 s, the limit for a run of this size (RESEARCH_COMPANION_HARNESS_TIMEOUT sets another)",
+            "the PyTorch harness gave no answer within 2 s, the limit RESEARCH_COMPANION_HARNESS_TIMEOUT sets;",
         );
         assert!(
             ends(read_pid(&p.path("harness.pid"))),

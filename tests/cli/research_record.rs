@@ -64,7 +64,7 @@ fn a_recorded_report_carries_into_the_next_prompt_and_report_draft() {
     // 4: the verdicts with their flags, in words; the findings; the leads.
     let s4 = section(&prompt, 4);
     assert!(s4.contains(
-        "- spin-wait-mean-62.8-to-28.1: REPRODUCED, magnitude differs (x0.00289), model limit (spin, 8 workers on 1 CPU): spin at 8 workers waits 0.00129x as long as at 0 (the chapter: 0.447x); the claim needs <= 0.75; single run, measured by the embedded engine (a model of the DataLoader)\n"
+        "- spin-wait-mean-62.8-to-28.1: REPRODUCED, magnitude differs (x0.00289), model limit (spin, 8 workers on 1 CPU): spin at 8 workers waits 0.00129x as long as at 0 (the chapter: 0.447x); the claim needs <= 0.75; single run, measured by the embedded engine (a model of the DataLoader, its Python costs off)\n"
     ), "{s4}");
     assert!(
         s4.contains(&format!("What the latest research run, {research}, found")),
