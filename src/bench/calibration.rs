@@ -258,33 +258,6 @@ pub const RECEIVE_AWAY: AwayCost = AwayCost {
     time_constant_ns: 5_000_000.0,
 };
 
-// What a worker's per-batch path (the index get, collate, the put and the
-// feeder's pickling) costs beyond its figures when the worker was away
-// from it: blocked on its index queue, or runnable while others ran. The
-// same runs as [`WORKER_FIRST_SENDS`], per batch after a worker's fourth:
-// its process CPU from one batch's first `__getitem__` to the next one's
-// (less the spin), against the time it spent idle or preempted between the
-// two batches (wall less CPU there), by the consumer's length, each 3
-// repeats, medians over the batches:
-//   batch 4, 0.25 ms, 2 sleeping workers: 1.2 / 3.5 / 11 / 29 ms idle ->
-//     1,287 / 1,256 / 1,605 / 1,733 us (consumer 0 / 1 / 4 / 12 ms)
-//   the same, 8 sleeping workers: 11 / 49 ms -> 1,207 / 1,449 us
-//   the same, 2 spinning workers: 4 / 6.5 / 13.5 / 29 ms ->
-//     1,254 / 1,309 / 1,587 / 1,391 us
-//   batch 32, 2 ms, 8 sleeping workers: under 1 / 29 to 46 ms -> 4,118 /
-//     4,384 us (consumer 0 / 8 ms)
-// From a few ms away to over 10 the cost rises by 240 to 450 us (most of it
-// by 11 ms): the loop's shape ([`RECEIVE_AWAY`]: a time constant of 5 ms),
-// with the middle of those rises as its level. The spread between repeats
-// is of the same order as the rise's own spread, so this is a rough fit.
-
-/// Worker, per batch, on top of its per-batch figures: its per-batch path
-/// finding its caches cold after the worker was away from it.
-pub const WORKER_AWAY: AwayCost = AwayCost {
-    most_ns: 330_000.0,
-    time_constant_ns: 5_000_000.0,
-};
-
 /// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
 /// the loop's process (copying its page tables; PyTorch 2.15's loop is a
 /// 300 MB process) and the queues made for the worker. The loop's thread
@@ -314,12 +287,12 @@ pub const WORKER_START: ShapeCost = cost(24_000_000.0, 0.0, 0.0);
 // 2 ms with none or 8 ms; 2 and 8 workers; sleeping and spinning), 3
 // repeats (spinning 8 at batch 32: 2), 2026-12-02 with the machine partly
 // busy: the settings' medians 6.9 to 10.4 ms, every worker 2.1 to 12.8 ms,
-// the median of the settings 8.5. Most of it comes before the worker's
-// second batch is put (at batch 4 the gap after it takes 3 to 9 ms where
-// later gaps take 1.2). The script is in docs/engine.md ("A worker's first
-// batches").
+// the median of the settings 8.5. At batch 4 most of it shows in the gap
+// after the worker's second batch (3 to 9 ms where later gaps take 1.2),
+// after its first batch has gone out. The script is in docs/engine.md
+// ("The workers away from their per-batch path").
 
-/// Worker, once, before its feeder writes its first batch: a worker's first
+/// Worker, once, under its lock, after its first batch is out: its first
 /// batches' one-time Python and page faults.
 pub const WORKER_FIRST_SENDS: ShapeCost = cost(8_500_000.0, 0.0, 0.0);
 

@@ -17,8 +17,8 @@ use std::time::Duration;
 use super::calibration::{
     AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT,
     LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD, STACK_INLINE,
-    STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_AWAY, WORKER_FIRST_SENDS, WORKER_FORK,
-    WORKER_INDEX_GET, WORKER_RESULT_PUT, WORKER_START,
+    STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FIRST_SENDS, WORKER_FORK, WORKER_INDEX_GET,
+    WORKER_RESULT_PUT, WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
@@ -38,9 +38,6 @@ pub enum Producing {
 pub struct PythonCosts {
     /// Worker, held, when an index arrives: `index_queue.get` unpickling it.
     pub index_get: Duration,
-    /// Worker, held, on top of `index_get`: its per-batch path finding its
-    /// caches cold, more the longer since it last put a batch out.
-    pub index_away: AwayCost,
     /// Per sample, held: the fetcher's call into `__getitem__` and the
     /// dataset's Python around the producer's cost.
     pub sample: Duration,
@@ -79,9 +76,8 @@ pub struct PythonCosts {
     /// Worker, held, once before it reads its first index: setting itself
     /// up after the fork.
     pub worker_start: Duration,
-    /// Worker, held, once before its first batch goes out (by its feeder
-    /// where it has one): its first batches' one-time Python and page
-    /// faults.
+    /// Worker, held, once after its first batch is out: its first batches'
+    /// one-time Python and page faults.
     pub first_sends: Duration,
 }
 
@@ -101,7 +97,6 @@ impl PythonCosts {
         match producing {
             Producing::Worker => PythonCosts {
                 index_get: WORKER_INDEX_GET.at(b, f, s),
-                index_away: WORKER_AWAY.scaled(s),
                 sample: SAMPLE_CALL.at(1, f, s),
                 wake,
                 tensor: TENSOR_FULL.at(1, f, s),
@@ -252,9 +247,6 @@ mod tests {
         // to go cold.
         assert_eq!(inline.receive_away, AwayCost::default());
         assert!(worker.receive_away.after(None) > Duration::ZERO);
-        // Nor a worker's per-batch path.
-        assert_eq!(inline.index_away, AwayCost::default());
-        assert!(worker.index_away.after(None) > Duration::ZERO);
     }
 
     #[test]

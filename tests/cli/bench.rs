@@ -276,39 +276,6 @@ fn the_python_costs_are_cpu_of_the_workers_and_the_loop_as_modelled() {
 }
 
 #[test]
-fn a_worker_pays_more_per_batch_the_longer_it_waited_for_its_index() {
-    use research_companion::bench::python_costs::PythonCosts;
-    let _g = lock();
-    let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
-    s.transport = Transport::SharedFd;
-    s.python_cost_scale = 10.0;
-    // Batches of 20 ms of sleep, so that 3 workers are slower than the
-    // loop unless its step is long.
-    s.cost_ms = 5.0;
-    let workers_ms = |consumer_ms| {
-        let mut s = s.clone();
-        s.consumer_ms = consumer_ms;
-        let m = run_one(&s.pipeline(ProducerKind::Sleep, 3));
-        m.workers.iter().map(|w| w.cpu_ns).sum::<u64>() as f64 / 1e6
-    };
-    let cfg = s.pipeline(ProducerKind::Sleep, 3);
-    let most = PythonCosts::of_config(&cfg).index_away.after(None);
-    let most_ms = most.as_secs_f64() * 1e3;
-    assert!(most_ms >= 3.0, "{most:?}");
-    // With a 60 ms step the loop takes a batch in every 60 ms or more, so
-    // each of the 3 workers waits over 100 ms for its next index: its path
-    // has gone cold (a time constant of 5 ms) for every batch after its
-    // first two. With a 0.2 ms step the loop waits for the workers, and
-    // each worker's next index is there when it has put a batch out.
-    let (busy, waiting) = (workers_ms(0.2), workers_ms(60.0));
-    let cold = (cfg.total_batches() - 2 * cfg.workers as u64) as f64;
-    assert!(
-        waiting - busy >= 0.7 * cold * most_ms,
-        "{waiting} ms of worker CPU waiting, {busy} ms busy, {cold} batches of up to {most_ms} ms"
-    );
-}
-
-#[test]
 fn out_of_order_takes_the_first_ready_batch() {
     let _g = lock();
     for kind in [WorkerKind::Thread, WorkerKind::Process] {

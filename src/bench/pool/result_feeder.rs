@@ -4,8 +4,6 @@
 //! `multiprocessing.Queue.put` does, and the feeder spends its part of the
 //! send cost under the worker's interpreter lock before it writes each one,
 //! whole, under the lock every worker of the shared pipe writes under.
-//! Whoever writes the first batch first spends the worker's one-time cost
-//! of its first sends.
 
 use std::io::{self, Write};
 use std::sync::{Arc, mpsc};
@@ -16,7 +14,7 @@ use super::sharer::{Shelf, start_sharer};
 use super::wire::{Frame, QUEUE_LOCK};
 use crate::bench::calibration::FEEDER_PART_OF_SEND;
 use crate::bench::config::{ProducerSpec, Transport};
-use crate::bench::gil::{self, Gil, python};
+use crate::bench::gil::{Gil, python};
 use crate::sys;
 
 /// What the producing thread queues for the feeder.
@@ -33,13 +31,8 @@ fn feeder_stopped() -> io::Error {
 
 /// How a worker process's finished batches reach its stdout pipe.
 pub enum HandOff {
-    /// The producing thread writes each message itself, spending
-    /// `first_sends` (held) before the first batch.
-    Pipe {
-        out: io::StdoutLock<'static>,
-        first_sends: Duration,
-        gil: Option<Arc<Gil>>,
-    },
+    /// The producing thread writes each message itself.
+    Pipe(io::StdoutLock<'static>),
     /// A feeder thread writes what the producing thread queues; with a
     /// shelf, batches wait there in shared memory for the loop to fetch.
     Queue {
@@ -51,19 +44,10 @@ pub enum HandOff {
 
 impl HandOff {
     /// The hand-off `spec` asks for; with `shared-fd` it starts the
-    /// worker's sharer thread too. `first_sends` is spent once, under the
-    /// interpreter lock, before the first batch is written.
-    pub fn new(
-        spec: &ProducerSpec,
-        gil: Option<Arc<Gil>>,
-        first_sends: Duration,
-    ) -> io::Result<Self> {
+    /// worker's sharer thread too.
+    pub fn new(spec: &ProducerSpec, gil: Option<Arc<Gil>>) -> io::Result<Self> {
         if spec.transport == Transport::Pipe {
-            return Ok(HandOff::Pipe {
-                out: io::stdout().lock(),
-                first_sends,
-                gil,
-            });
+            return Ok(HandOff::Pipe(io::stdout().lock()));
         }
         let dir = spec.socket_dir.as_deref().ok_or_else(|| {
             io::Error::new(
@@ -91,7 +75,6 @@ impl HandOff {
         let (tx, rx) = mpsc::channel::<Queued>();
         let feeder = std::thread::spawn(move || -> io::Result<()> {
             let mut out = io::stdout().lock();
-            let mut first_sends = first_sends;
             for queued in rx {
                 let frame = match queued {
                     Queued::Frame(frame) => frame,
@@ -102,13 +85,7 @@ impl HandOff {
                 };
                 // Only batches cost the feeder; the final stats do not.
                 if frame.carries_a_batch() {
-                    let once = std::mem::take(&mut first_sends);
-                    python(gil.as_deref(), || {
-                        sys::spin_cpu(feed);
-                        // Long enough for the main thread to ask for the
-                        // lock meanwhile, as CPython's would.
-                        gil::compute(once, gil.as_deref());
-                    });
+                    python(gil.as_deref(), || sys::spin_cpu(feed));
                 }
                 sys::lock_exclusive(&lock)?;
                 let written = out.write_all(frame.bytes()).and_then(|()| out.flush());
@@ -128,22 +105,14 @@ impl HandOff {
     pub fn shelf(&self) -> Option<&Shelf> {
         match self {
             HandOff::Queue { shelf, .. } => shelf.as_ref(),
-            HandOff::Pipe { .. } => None,
+            HandOff::Pipe(_) => None,
         }
     }
 
     /// Writes `frame`, or queues it for the feeder.
     pub fn send(&mut self, frame: Frame) -> io::Result<()> {
         match self {
-            HandOff::Pipe {
-                out,
-                first_sends,
-                gil,
-            } => {
-                // The producing thread holds its interpreter lock here.
-                if frame.carries_a_batch() {
-                    gil::compute(std::mem::take(first_sends), gil.as_deref());
-                }
+            HandOff::Pipe(out) => {
                 out.write_all(frame.bytes())?;
                 out.flush()
             }
@@ -176,7 +145,7 @@ impl HandOff {
     /// the producing thread.
     pub fn cpu_ns(&self) -> u64 {
         match self {
-            HandOff::Pipe { .. } => sys::thread_cpu_ns(),
+            HandOff::Pipe(_) => sys::thread_cpu_ns(),
             HandOff::Queue { .. } => sys::process_cpu_ns(),
         }
     }
@@ -184,7 +153,7 @@ impl HandOff {
     /// Waits until everything queued is written.
     pub fn finish(&mut self) -> io::Result<()> {
         match self {
-            HandOff::Pipe { out, .. } => out.flush(),
+            HandOff::Pipe(out) => out.flush(),
             HandOff::Queue { queue, feeder, .. } => {
                 drop(queue.take());
                 match feeder.take().map(JoinHandle::join) {

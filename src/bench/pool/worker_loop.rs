@@ -2,11 +2,11 @@
 //! It reads batch indices from stdin, takes each in (`index_queue.get`'s
 //! Python), produces the batch under its interpreter lock (when the run
 //! models one), puts it on its hand-off (`data_queue.put`'s Python) and
-//! hands it to the loop; told to stop, it reports its CPU time and exits.
+//! hands it to the loop; after its first batch it pays its first sends'
+//! one-time cost; told to stop, it reports its CPU time and exits.
 
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::time::Instant;
 
 use super::result_feeder::HandOff;
 use super::wire::{self, Frame, STOP, WorkerStats};
@@ -27,16 +27,15 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     // run Python code as PyTorch's do. The main thread holds it except
     // while it waits for an index or sleeps.
     let gil = interpreter_lock(&spec);
+    let mut hand_off = HandOff::new(&spec, gil.clone())?;
     let costs = PythonCosts::of(&spec, Producing::Worker);
-    let mut hand_off = HandOff::new(&spec, gil.clone(), costs.first_sends)?;
     // `_worker_loop` setting itself up after the fork, before its first
     // `index_queue.get`.
     python(gil.as_deref(), || {
         gil::compute(costs.worker_start, gil.as_deref())
     });
-    // When the worker last put a batch out (or finished starting): how long
-    // it has been away from its per-batch path when the next index comes.
-    let mut last_out = Instant::now();
+    // Its first batches' one-time cost, spent once the first is out.
+    let mut first_sends = costs.first_sends;
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
@@ -55,20 +54,17 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         }
         // Producing and handing over is the main thread's Python work;
         // waiting for the next index is a blocking call that lets go.
-        let away = last_out.elapsed();
         python(gil.as_deref(), || {
-            let g = gil.as_deref();
-            gil::compute(costs.index_get + costs.index_away.after(Some(away)), g);
-            produce_and_hand_over(&spec, index, g, &costs, &mut hand_off)
+            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, &mut hand_off)?;
+            gil::compute(std::mem::take(&mut first_sends), gil.as_deref());
+            Ok::<_, io::Error>(())
         })?;
-        last_out = Instant::now();
     }
 }
 
 /// Produces batch `index` and hands it to `hand_off`, in shared memory when
 /// the hand-off has a shelf, else whole in the message; `costs` are the
-/// Python CPU of producing the batch and of putting it out (the index's
-/// the caller has spent).
+/// Python CPU of taking the index in and of putting the batch out.
 fn produce_and_hand_over(
     spec: &ProducerSpec,
     index: u64,
@@ -76,6 +72,7 @@ fn produce_and_hand_over(
     costs: &PythonCosts,
     hand_off: &mut HandOff,
 ) -> io::Result<()> {
+    gil::compute(costs.index_get, gil);
     // Like a batch stacked into shared memory, a shared batch stays in a
     // memfd and only its index and size travel down the pipe; storing it
     // is part of the stack call.
