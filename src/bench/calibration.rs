@@ -274,28 +274,6 @@ pub const WORKER_FORK: ShapeCost = cost(18_000_000.0, 0.0, 0.0);
 /// 18 to 32 ms, median 24.
 pub const WORKER_START: ShapeCost = cost(24_000_000.0, 0.0, 0.0);
 
-// What a worker's first batches cost beyond its steady state, after its
-// first `__getitem__` (where [`WORKER_START`] ends): the result queue's
-// feeder thread starting and pickling its first tensor, the resource
-// sharer starting its listener, and the copy-on-write faults of every page
-// those first paths touch in the forked process. Measured in the real
-// DataLoader (PyTorch 2.15, `fork`, one CPU by `taskset -c 0`): each worker
-// logs its process CPU (every thread, faults included) at entry to and exit
-// from each `__getitem__`; its CPU from its first sample to the first of
-// its fifth batch, less four times its median CPU per batch after that.
-// Eight settings (batch 4 at 0.25 ms with a 1 ms consumer and batch 32 at
-// 2 ms with none or 8 ms; 2 and 8 workers; sleeping and spinning), 3
-// repeats (spinning 8 at batch 32: 2), 2026-12-02 with the machine partly
-// busy: the settings' medians 6.9 to 10.4 ms, every worker 2.1 to 12.8 ms,
-// the median of the settings 8.5. At batch 4 most of it shows in the gap
-// after the worker's second batch (3 to 9 ms where later gaps take 1.2),
-// after its first batch has gone out. The script is in docs/engine.md
-// ("The workers away from their per-batch path").
-
-/// Worker, once, under its lock, after its first batch is out: its first
-/// batches' one-time Python and page faults.
-pub const WORKER_FIRST_SENDS: ShapeCost = cost(8_500_000.0, 0.0, 0.0);
-
 /// Worker, per batch: `default_collate`'s Python and the batch's shared
 /// storage.
 pub const COLLATE_SHARED: ShapeCost = cost(150_000.0, 2_200.0, 0.0);

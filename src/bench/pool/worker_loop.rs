@@ -2,8 +2,7 @@
 //! It reads batch indices from stdin, takes each in (`index_queue.get`'s
 //! Python), produces the batch under its interpreter lock (when the run
 //! models one), puts it on its hand-off (`data_queue.put`'s Python) and
-//! hands it to the loop; after its first batch it pays its first sends'
-//! one-time cost; told to stop, it reports its CPU time and exits.
+//! hands it to the loop; told to stop, it reports its CPU time and exits.
 
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -34,8 +33,6 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     python(gil.as_deref(), || {
         gil::compute(costs.worker_start, gil.as_deref())
     });
-    // Its first batches' one-time cost, spent once the first is out.
-    let mut first_sends = costs.first_sends;
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
@@ -55,9 +52,7 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         // Producing and handing over is the main thread's Python work;
         // waiting for the next index is a blocking call that lets go.
         python(gil.as_deref(), || {
-            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, &mut hand_off)?;
-            gil::compute(std::mem::take(&mut first_sends), gil.as_deref());
-            Ok::<_, io::Error>(())
+            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, &mut hand_off)
         })?;
     }
 }
