@@ -40,7 +40,7 @@ pub struct Pair {
 }
 
 impl Pair {
-    fn new(a: f64, b: f64) -> Pair {
+    pub(crate) fn new(a: f64, b: f64) -> Pair {
         Pair {
             a,
             b,

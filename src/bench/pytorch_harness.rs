@@ -107,7 +107,7 @@ fn harness_argument(s: &Settings) -> String {
 /// harness runs within the bounds `harness_runner` enforces: a time limit
 /// from the run's size, its answer's size, a process group ended with it.
 pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Result<BenchRun> {
-    let limits = bounds(settings)?;
+    let (limits, limit_from_env) = bounds(settings)?;
     let unwritten = HarnessError::NotWritten;
     // A folder of the run's own for the script and for every temporary file
     // Python makes (multiprocessing's `pymp-*` folders, which a killed
@@ -132,7 +132,7 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         Stopped::Interrupted => Error::Interrupted,
         Stopped::TimedOut => HarnessError::TimedOut {
             limit: limits.time,
-            from_env: std::env::var_os(HARNESS_TIMEOUT_ENV).is_some(),
+            from_env: limit_from_env,
         }
         .into(),
         Stopped::TooMuchOutput => HarnessError::TooMuchOutput {
@@ -168,23 +168,25 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
     to_run(settings, environment, parsed)
 }
 
-/// The time and output the harness may take for `s`.
-fn bounds(s: &Settings) -> Result<Bounds> {
-    let time = match std::env::var(HARNESS_TIMEOUT_ENV) {
+/// The time and output the harness may take for `s`, and whether the
+/// environment set the time rather than the run's size.
+fn bounds(s: &Settings) -> Result<(Bounds, bool)> {
+    let (time, from_env) = match std::env::var(HARNESS_TIMEOUT_ENV) {
         Ok(v) => match v.trim().parse::<f64>() {
-            Ok(secs) if secs > 0.0 && secs <= 1e7 => Duration::from_secs_f64(secs),
+            Ok(secs) if secs > 0.0 && secs <= 1e7 => (Duration::from_secs_f64(secs), true),
             _ => {
                 return Err(Error::Usage(format!(
                     "{HARNESS_TIMEOUT_ENV}={v}: not a number of seconds above 0"
                 )));
             }
         },
-        Err(_) => time_limit(s),
+        Err(_) => (time_limit(s), false),
     };
-    Ok(Bounds {
+    let bounds = Bounds {
         time,
         stdout_bytes: answer_bytes(s),
-    })
+    };
+    Ok((bounds, from_env))
 }
 
 /// How many configurations the harness runs.

@@ -228,19 +228,10 @@ fn row_text(r: &PairedRow) -> String {
 mod tests {
     use super::*;
 
-    fn pair(a: f64, b: f64) -> Pair {
-        Pair {
-            a,
-            b,
-            ratio: (a != 0.0).then(|| b / a),
-            difference: b - a,
-        }
-    }
-
     #[test]
     fn times_that_both_show_as_zero_get_no_ratio() {
-        assert_eq!(ms_ratio_text(&pair(0.04, 0.01)), "-");
-        assert_eq!(ms_ratio_text(&pair(0.04, 0.2)), "x5.00");
-        assert_eq!(ms_ratio_text(&pair(8.0, 8.4)), "x1.05");
+        assert_eq!(ms_ratio_text(&Pair::new(0.04, 0.01)), "-");
+        assert_eq!(ms_ratio_text(&Pair::new(0.04, 0.2)), "x5.00");
+        assert_eq!(ms_ratio_text(&Pair::new(8.0, 8.4)), "x1.05");
     }
 }
