@@ -236,8 +236,16 @@ impl Settings {
                 1,
                 MAX_SAMPLE_FLOATS as u64,
             ),
-            (TimerSlackNs, self.timer_slack_ns, 0, MAX_TIMER_SLACK_NS),
+            (TimerSlackNs, self.timer_slack_ns, 1, MAX_TIMER_SLACK_NS),
         ];
+        if self.timer_slack_ns == 0 {
+            // The kernel reads 0 as "back to this thread's default" (50 µs),
+            // so the run would not have the slack it records.
+            return Err(SettingsError::new(
+                TimerSlackNs,
+                "must be at least 1, got 0 (0 asks the kernel for its default, 50000 ns; give that number to mean it)",
+            ));
+        }
         for (knob, value, lo, hi) in ranges {
             if value < lo {
                 return Err(SettingsError::new(

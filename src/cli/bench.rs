@@ -229,8 +229,8 @@ pub struct BenchArgs {
     /// Floats per sample tensor
     #[arg(long, default_value_t = 64, value_parser = ranged::<usize>(1, MAX_SAMPLE_FLOATS as u64))]
     pub sample_floats: usize,
-    /// Timer slack for the run, in ns (the kernel default is 50000)
-    #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(0, MAX_TIMER_SLACK_NS))]
+    /// Timer slack for the run, in ns, at least 1 (the kernel's default is 50000; 0 would ask for that default)
+    #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(1, MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
     /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, outside, verdict, digest
     #[arg(long)]

@@ -553,7 +553,10 @@ fn invalid_knobs_are_refused_before_anything_runs() {
             "--sample-floats times the batch size must be at most 16777216 floats per batch, got 1048576 x 32".into(),
         ),
         (vec!["--repeat", "1000"], not_in("1000", "1..=100")),
-        (vec!["--timer-slack-ns", "2000000000"], not_in("2000000000", "0..=1000000000")),
+        (vec!["--timer-slack-ns", "2000000000"], not_in("2000000000", "1..=1000000000")),
+        // 0 would hand the thread the kernel's default slack while the run
+        // recorded 0.
+        (vec!["--timer-slack-ns", "0"], not_in("0", "1..=1000000000")),
         (vec!["--producer", "yield"], "invalid value 'yield'".into()),
         (vec!["--cpus", "0"], "expected a number of CPUs from 1 to 4096, or `all`".into()),
         (vec!["--cpus", "4096"], "--cpus 4096: this process may use".into()),
@@ -564,6 +567,95 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         assert!(e.contains(&msg), "{args:?}: {e}");
         assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
+}
+
+#[test]
+fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
+    let p = Project::seeded();
+    for (args, msg) in [
+        (
+            vec!["--worker-kind", "thread", "--receive-ms", "1"],
+            "--receive-ms sets the model of the DataLoader's process workers, which --worker-kind thread does not run; drop it",
+        ),
+        (
+            vec![
+                "--worker-kind",
+                "thread",
+                "--python-cost-scale",
+                "0",
+                "--transport",
+                "pipe",
+            ],
+            "--transport, --python-cost-scale set the model",
+        ),
+        (
+            vec![
+                "--transport",
+                "pipe",
+                "--send-ms",
+                "0.5",
+                "--switch-interval-ms",
+                "2",
+            ],
+            "--send-ms, --switch-interval-ms set the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have; drop them",
+        ),
+    ] {
+        let out = p.cmd().arg("bench").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stderr(&out);
+        assert!(e.contains(msg), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    // The defaults said out loud, and what the pipe does run, are taken.
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--producer",
+            "sleep",
+            "--cost-ms",
+            "0.05",
+            "--batches",
+            "3",
+        ])
+        .args([
+            "--workers",
+            "1",
+            "--transport",
+            "pipe",
+            "--receive-ms",
+            "0.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--producer",
+            "sleep",
+            "--cost-ms",
+            "0.05",
+            "--batches",
+            "3",
+        ])
+        .args([
+            "--workers",
+            "1",
+            "--worker-kind",
+            "thread",
+            "--python-cost-scale",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("in the loop's process: no hand-off, no Python costs"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
