@@ -247,6 +247,12 @@ pub enum HarnessError {
         }
     )]
     TimedOut { limit: Duration, from_env: bool },
+    /// RESEARCH_COMPANION_HARNESS_TIMEOUT holds `value`, which is not a
+    /// time limit this tool takes.
+    #[error(
+        "RESEARCH_COMPANION_HARNESS_TIMEOUT={value}: not a number of seconds from {min} to {max}"
+    )]
+    BadTimeout { value: String, min: f64, max: f64 },
     /// It printed more than its answer can be for this run.
     #[error(
         "the PyTorch harness printed more than {limit} bytes, more than its answer for this run can be; it and its workers were stopped"

@@ -168,16 +168,27 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
     to_run(settings, environment, parsed)
 }
 
+/// The shortest time limit RESEARCH_COMPANION_HARNESS_TIMEOUT may set, in
+/// seconds: a millisecond, so that the limit prints as a time.
+pub const MIN_TIMEOUT_S: f64 = 0.001;
+/// The longest, in seconds (about 115 days).
+pub const MAX_TIMEOUT_S: f64 = 1e7;
+
 /// The time and output the harness may take for `s`, and whether the
 /// environment set the time rather than the run's size.
 fn bounds(s: &Settings) -> Result<(Bounds, bool)> {
     let (time, from_env) = match std::env::var(HARNESS_TIMEOUT_ENV) {
         Ok(v) => match v.trim().parse::<f64>() {
-            Ok(secs) if secs > 0.0 && secs <= 1e7 => (Duration::from_secs_f64(secs), true),
+            Ok(secs) if (MIN_TIMEOUT_S..=MAX_TIMEOUT_S).contains(&secs) => {
+                (Duration::from_secs_f64(secs), true)
+            }
             _ => {
-                return Err(Error::Usage(format!(
-                    "{HARNESS_TIMEOUT_ENV}={v}: not a number of seconds above 0"
-                )));
+                return Err(HarnessError::BadTimeout {
+                    value: v,
+                    min: MIN_TIMEOUT_S,
+                    max: MAX_TIMEOUT_S,
+                }
+                .into());
             }
         },
         Err(_) => (time_limit(s), false),

@@ -508,6 +508,29 @@ mod harness {
     }
 
     #[test]
+    fn a_time_limit_out_of_range_is_refused_naming_the_variable_and_the_range() {
+        let p = Project::seeded();
+        // The stand-in would answer nothing; the limit is refused before
+        // it starts, so nothing waits on it.
+        let python = fake_python(&p, "exec sleep 1000");
+        for bad in ["1e10", "0", "1e-10", "soon", "-3"] {
+            let out = finish(start(&p, &python, Some(bad)));
+            one_line_error(
+                &out,
+                2,
+                &format!(
+                    "RESEARCH_COMPANION_HARNESS_TIMEOUT={bad}: not a number of seconds from 0.001 to 10000000"
+                ),
+            );
+            assert!(
+                !stderr(&out).contains("--python"),
+                "the Python is not what is wrong: {}",
+                stderr(&out)
+            );
+        }
+    }
+
+    #[test]
     fn a_harness_that_floods_is_read_no_further_than_its_answer_can_be() {
         let _g = crate::helpers::exclusive();
         let p = Project::seeded();
