@@ -163,7 +163,10 @@ fn label(source: &str, run: &BenchRun) -> RunLabel {
     }
 }
 
-/// Top-level settings fields whose values differ, as `name: A vs B`.
+/// Top-level settings fields whose values differ, as `name: A vs B`. A
+/// setting one run recorded but did not run (`BenchRun::settings_not_run`)
+/// is no difference; where the other run set it away from the value the
+/// first recorded, one line says what that run's model ran with.
 fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
     let (Ok(serde_json::Value::Object(sa)), Ok(serde_json::Value::Object(sb))) = (
         serde_json::to_value(&a.settings),
@@ -175,15 +178,33 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
         None | Some(serde_json::Value::Null) => "unset".to_string(),
         Some(v) => v.to_string().replace('"', ""),
     };
+    let (na, nb) = (a.settings_not_run(), b.settings_not_run());
     let mut keys: Vec<&String> = sa.keys().chain(sb.keys()).collect();
     keys.sort();
     keys.dedup();
-    keys.into_iter()
+    let mut out = Vec::new();
+    let mut only = [Vec::new(), Vec::new()];
+    for k in keys {
         // Which configurations ran is what the rows show.
-        .filter(|k| !matches!(k.as_str(), "producers" | "workers"))
-        .filter(|k| sa.get(*k) != sb.get(*k))
-        .map(|k| format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k))))
-        .collect()
+        if matches!(k.as_str(), "producers" | "workers") || sa.get(k) == sb.get(k) {
+            continue;
+        }
+        match (na.contains(&k.as_str()), nb.contains(&k.as_str())) {
+            (false, false) => out.push(format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k)))),
+            (true, false) => only[1].push(format!("{k} {}", show(sb.get(k)))),
+            (false, true) => only[0].push(format!("{k} {}", show(sa.get(k)))),
+            (true, true) => {}
+        }
+    }
+    for (name, set) in ["A", "B"].into_iter().zip(only) {
+        if !set.is_empty() {
+            out.push(format!(
+                "{name} alone has {} (the other run has no such setting)",
+                set.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// What differs enough to matter between the two sides of a row.
@@ -205,10 +226,16 @@ fn row_differences(p: &PairedRow) -> Vec<String> {
     // The split of the step: the same step time can be waiting in one run
     // and working in the other.
     if apart(wait.ratio) && (wait.b - wait.a).abs() >= 1.0 {
-        out.push(format!(
-            "wait {:.1} vs {:.1} ms, work {:.1} vs {:.1} ms",
-            wait.a, wait.b, work.a, work.b
-        ));
+        let (wa, wb) = (format!("{:.1}", work.a), format!("{:.1}", work.b));
+        out.push(if wa == wb {
+            // No split to show: the work printed is the same on both sides.
+            format!("wait {:.1} vs {:.1} ms", wait.a, wait.b)
+        } else {
+            format!(
+                "wait {:.1} vs {:.1} ms, work {wa} vs {wb} ms",
+                wait.a, wait.b
+            )
+        });
     } else if apart(work.ratio) && (work.b - work.a).abs() >= 1.0 {
         out.push(format!("work {:.1} vs {:.1} ms", work.a, work.b));
     }
@@ -281,8 +308,10 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
     {
         run_differences.push(format!("load average when it started: {la:.2} vs {lb:.2}"));
     }
+    // Each run's own line says how many of its runs were disturbed; as a
+    // difference it counts only when the counts differ.
     let (da, db) = (a.disturbance(), b.disturbance());
-    if da.0 > 0 || db.0 > 0 {
+    if da.0 != db.0 {
         run_differences.push(format!(
             "configuration runs disturbed by other processes: {} vs {}",
             da.0, db.0
@@ -338,6 +367,75 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_apart_shows_the_work_beside_it_only_where_the_work_differs() {
+        let with_work = |wait: f64, work: f64| {
+            in_rounds(run_like(&chapter06_tables(), 1), 1, move |_, row| {
+                row.wait_mean_ms = wait;
+                row.work_ms = work;
+            })
+        };
+        let differences =
+            |x: &BenchRun, y: &BenchRun| compare_runs("x", x, "y", y).rows[0].differences.clone();
+        // A consumer of 0 ms: both sides work 0.0 ms, so only the wait moved.
+        let d = differences(&with_work(6.2, 0.0), &with_work(8.1, 0.0));
+        assert!(d.contains(&"wait 6.2 vs 8.1 ms".to_string()), "{d:?}");
+        // The time moved from waiting into the step: both halves shown.
+        let d = differences(&with_work(6.2, 2.0), &with_work(8.1, 0.3));
+        assert!(
+            d.contains(&"wait 6.2 vs 8.1 ms, work 2.0 vs 0.3 ms".to_string()),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn a_setting_one_run_did_not_run_is_no_difference_but_the_other_run_says_it_set_it() {
+        use crate::testing::measured_by_pytorch;
+        let pytorch = measured_by_pytorch(run_like(&chapter06_tables(), 1));
+        let mut model = run_like(&chapter06_tables(), 1);
+        model.settings.python_cost_scale = 0.0;
+        model.settings.seed = 7;
+        let c = compare_runs("pytorch", &pytorch, "model", &model);
+        assert!(
+            !c.run_differences
+                .iter()
+                .any(|d| d.starts_with("seed:") || d.starts_with("python_cost_scale:")),
+            "PyTorch has no such knobs: {:?}",
+            c.run_differences
+        );
+        assert!(
+            c.run_differences.contains(
+                &"B alone has python_cost_scale 0.0, seed 7 (the other run has no such setting)"
+                    .to_string()
+            ),
+            "{:?}",
+            c.run_differences
+        );
+        // At the model's defaults there is nothing to say.
+        let c = compare_runs(
+            "pytorch",
+            &pytorch,
+            "model",
+            &run_like(&chapter06_tables(), 1),
+        );
+        assert_eq!(
+            c.run_differences,
+            vec!["engine: pytorch 2.15.0 vs embedded".to_string()]
+        );
+        // Thread workers run no Python costs: a scale they recorded is none.
+        let mut threads = run_like(&chapter06_tables(), 1);
+        threads.settings.worker_kind = crate::bench::WorkerKind::Thread;
+        let c = compare_runs("threads", &threads, "model", &model);
+        assert!(
+            c.run_differences.contains(
+                &"B alone has python_cost_scale 0.0 (the other run has no such setting)"
+                    .to_string()
+            ),
+            "{:?}",
+            c.run_differences
+        );
+    }
+
+    #[test]
     fn disturbed_runs_are_a_difference_between_runs() {
         let a = rounds(1.0, 0.02);
         let mut b = rounds(1.0, 0.02);
@@ -352,5 +450,14 @@ mod tests {
             c.run_differences
         );
         assert!(c.b.load.contains("machine busy"), "{}", c.b.load);
+        // A disturbed run beside itself: the same count is no difference,
+        // and each run's own line still says it was disturbed.
+        let same = compare_runs("b", &b, "b", &b);
+        assert!(
+            same.run_differences.is_empty(),
+            "{:?}",
+            same.run_differences
+        );
+        assert!(same.a.load.contains("machine busy"), "{}", same.a.load);
     }
 }

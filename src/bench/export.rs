@@ -330,7 +330,11 @@ fn base_footer(run: &BenchRun) -> String {
                     )
                 }
             ),
-            super::WorkerKind::Thread => String::new(),
+            // The model's hand-off and Python costs are the process
+            // workers' alone.
+            super::WorkerKind::Thread => {
+                " (in the loop's process: no hand-off, no Python costs)".to_string()
+            }
         },
         if s.in_order {
             "in-order"

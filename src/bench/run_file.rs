@@ -173,12 +173,39 @@ impl BenchRun {
         match &self.reference {
             Some(reference) => format!("the {reference}"),
             // A model without the Python costs is a different model.
-            None if self.settings.worker_kind == super::WorkerKind::Process
-                && self.settings.python_cost_scale <= 0.0 =>
-            {
+            None if self.settings.worker_kind == super::WorkerKind::Thread => {
+                "the embedded engine (thread workers: no process hand-off, no Python costs)".into()
+            }
+            None if self.settings.python_cost_scale <= 0.0 => {
                 "the embedded engine (a model of the DataLoader, its Python costs off)".into()
             }
             None => "the embedded engine (a model of the DataLoader)".into(),
+        }
+    }
+
+    /// The settings (by their names in the run file) this run recorded but
+    /// did not run: a run on PyTorch has none of the embedded model's
+    /// knobs (it records them at their defaults), thread workers none of
+    /// the process hand-off's, the pipe no sending threads or interpreter
+    /// lock.
+    pub fn settings_not_run(&self) -> &'static [&'static str] {
+        use super::{Transport, WorkerKind};
+        const MODEL: [&str; 6] = [
+            "transport",
+            "receive_ms",
+            "send_ms",
+            "switch_interval_ms",
+            "python_cost_scale",
+            "seed",
+        ];
+        if self.reference.is_some() {
+            &MODEL
+        } else if self.settings.worker_kind == WorkerKind::Thread {
+            &MODEL[..5]
+        } else if self.settings.transport == Transport::Pipe {
+            &MODEL[2..4]
+        } else {
+            &[]
         }
     }
 
