@@ -12,7 +12,8 @@ use crate::bench::{BenchRun, Settings, export};
 use crate::cli::{BenchArgs, Cpus, EngineArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::flags::{
-    knob_flag, refuse_for_pytorch, refuse_model_knobs_for_pytorch, settings_error,
+    knob_flag, refuse_for_pytorch, refuse_knobs_not_run, refuse_model_knobs_for_pytorch,
+    settings_error,
 };
 use crate::output::progress::{run_on_pytorch, run_with_progress};
 use crate::output::run_view::RunView;
@@ -57,6 +58,7 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
     let flags = |e| settings_error(e, |k| Some(knob_flag(k)), "");
     let settings = settings(&args);
     settings.check().map_err(|e| flags(e.into()))?;
+    refuse_knobs_not_run(&settings)?;
     if args.engine != EngineArg::Embedded {
         refuse_for_pytorch(&settings)?;
     }

@@ -3,7 +3,7 @@
 //! flag, and the errors every command's flags can fix. Only the command
 //! line names flags; the core's errors are typed so that this file can.
 
-use crate::bench::{Knob, Settings, WorkerKind};
+use crate::bench::{Knob, Settings, Transport, WorkerKind};
 use crate::error::{Error, Result};
 
 /// Adds the flag that fixes an error common to every command.
@@ -72,6 +72,62 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Refuses knobs of the model set away from their defaults where the
+/// workers asked for do not run them: thread workers have no hand-off,
+/// interpreter locks or Python costs; the pipe has no sending threads or
+/// interpreter lock. Taken silently, they would be recorded as if they had
+/// shaped the run.
+pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
+    let d = settings.as_pytorch_runs_them();
+    let (what, set): (&str, Vec<&str>) = match (settings.worker_kind, settings.transport) {
+        (WorkerKind::Thread, _) => (
+            "the model of the DataLoader's process workers, which --worker-kind thread does not run",
+            [
+                (settings.transport != d.transport, "--transport"),
+                (
+                    settings.receive_ms != d.receive_ms,
+                    knob_flag(Knob::ReceiveMs),
+                ),
+                (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
+                (
+                    settings.switch_interval_ms != d.switch_interval_ms,
+                    knob_flag(Knob::SwitchIntervalMs),
+                ),
+                (
+                    settings.python_cost_scale != d.python_cost_scale,
+                    knob_flag(Knob::PythonCostScale),
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(changed, flag)| changed.then_some(flag))
+            .collect(),
+        ),
+        (WorkerKind::Process, Transport::Pipe) => (
+            "the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have",
+            [
+                (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
+                (
+                    settings.switch_interval_ms != d.switch_interval_ms,
+                    knob_flag(Knob::SwitchIntervalMs),
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(changed, flag)| changed.then_some(flag))
+            .collect(),
+        ),
+        _ => return Ok(()),
+    };
+    if set.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} set{} {what}; drop {}",
+        set.join(", "),
+        if set.len() == 1 { "s" } else { "" },
+        if set.len() == 1 { "it" } else { "them" },
+    )))
 }
 
 /// Refuses, for a run on PyTorch alone, the knobs of the embedded engine's
