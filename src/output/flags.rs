@@ -74,72 +74,11 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// Refuses knobs of the model set away from their defaults where the
-/// workers asked for do not run them: thread workers have no hand-off,
-/// interpreter locks or Python costs; the pipe has no sending threads or
-/// interpreter lock. Taken silently, they would be recorded as if they had
-/// shaped the run.
-pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
+/// The flags of the embedded engine's model knobs set away from their
+/// defaults (the knobs a run on PyTorch sets back).
+fn model_knobs_set(settings: &Settings) -> Vec<&'static str> {
     let d = settings.as_pytorch_runs_them();
-    let (what, set): (&str, Vec<&str>) = match (settings.worker_kind, settings.transport) {
-        (WorkerKind::Thread, _) => (
-            "the model of the DataLoader's process workers, which --worker-kind thread does not run",
-            [
-                (settings.transport != d.transport, "--transport"),
-                (
-                    settings.receive_ms != d.receive_ms,
-                    knob_flag(Knob::ReceiveMs),
-                ),
-                (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
-                (
-                    settings.switch_interval_ms != d.switch_interval_ms,
-                    knob_flag(Knob::SwitchIntervalMs),
-                ),
-                (
-                    settings.python_cost_scale != d.python_cost_scale,
-                    knob_flag(Knob::PythonCostScale),
-                ),
-            ]
-            .into_iter()
-            .filter_map(|(changed, flag)| changed.then_some(flag))
-            .collect(),
-        ),
-        (WorkerKind::Process, Transport::Pipe) => (
-            "the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have",
-            [
-                (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
-                (
-                    settings.switch_interval_ms != d.switch_interval_ms,
-                    knob_flag(Knob::SwitchIntervalMs),
-                ),
-            ]
-            .into_iter()
-            .filter_map(|(changed, flag)| changed.then_some(flag))
-            .collect(),
-        ),
-        _ => return Ok(()),
-    };
-    if set.is_empty() {
-        return Ok(());
-    }
-    Err(Error::Usage(format!(
-        "{} set{} {what}; drop {}",
-        set.join(", "),
-        if set.len() == 1 { "s" } else { "" },
-        if set.len() == 1 { "it" } else { "them" },
-    )))
-}
-
-/// Refuses, for a run on PyTorch alone, the knobs of the embedded engine's
-/// model set away from their defaults: the real DataLoader has its own
-/// hand-off, interpreter lock and Python, so they would change nothing but
-/// the settings the run file claims. (With both engines they set the
-/// embedded half. The timer slack is not one of them: the harness inherits
-/// it, as it does the CPUs.)
-pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
-    // What a run on PyTorch would keep: the knobs it sets back are the model's.
-    let d = settings.as_pytorch_runs_them();
-    let set: Vec<&str> = [
+    [
         (settings.transport != d.transport, "--transport"),
         (
             settings.receive_ms != d.receive_ms,
@@ -158,14 +97,61 @@ pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
     ]
     .into_iter()
     .filter_map(|(changed, flag)| changed.then_some(flag))
-    .collect();
+    .collect()
+}
+
+/// Refuses the `set` flags, if any, as setting `what`, which the run does
+/// not run; `or` is another way out after "drop them".
+fn refuse_set(set: &[&str], what: &str, or: &str) -> Result<()> {
     if set.is_empty() {
         return Ok(());
     }
     Err(Error::Usage(format!(
-        "{} set{} the embedded engine's model, which --engine pytorch does not run; drop {} or use --engine both",
+        "{} set{} {what}; drop {}{or}",
         set.join(", "),
         if set.len() == 1 { "s" } else { "" },
         if set.len() == 1 { "it" } else { "them" },
     )))
+}
+
+/// Refuses knobs of the model set away from their defaults where the
+/// workers asked for do not run them: thread workers have no hand-off,
+/// interpreter locks or Python costs; the pipe has no sending threads or
+/// interpreter lock. Taken silently, they would be recorded as if they had
+/// shaped the run.
+pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
+    let (what, not_run): (&str, &[&str]) = match (settings.worker_kind, settings.transport) {
+        (WorkerKind::Thread, _) => (
+            "the model of the DataLoader's process workers, which --worker-kind thread does not run",
+            &[
+                "--transport",
+                knob_flag(Knob::ReceiveMs),
+                knob_flag(Knob::SendMs),
+                knob_flag(Knob::SwitchIntervalMs),
+                knob_flag(Knob::PythonCostScale),
+            ],
+        ),
+        (WorkerKind::Process, Transport::Pipe) => (
+            "the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have",
+            &[knob_flag(Knob::SendMs), knob_flag(Knob::SwitchIntervalMs)],
+        ),
+        _ => return Ok(()),
+    };
+    let mut set = model_knobs_set(settings);
+    set.retain(|flag| not_run.contains(flag));
+    refuse_set(&set, what, "")
+}
+
+/// Refuses, for a run on PyTorch alone, the knobs of the embedded engine's
+/// model set away from their defaults: the real DataLoader has its own
+/// hand-off, interpreter lock and Python, so they would change nothing but
+/// the settings the run file claims. (With both engines they set the
+/// embedded half. The timer slack is not one of them: the harness inherits
+/// it, as it does the CPUs.)
+pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
+    refuse_set(
+        &model_knobs_set(settings),
+        "the embedded engine's model, which --engine pytorch does not run",
+        " or use --engine both",
+    )
 }

@@ -607,50 +607,19 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
         assert_eq!(e.lines().count(), 1, "{e}");
     }
     // The defaults said out loud, and what the pipe does run, are taken.
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--producer",
-            "sleep",
-            "--cost-ms",
-            "0.05",
-            "--batches",
-            "3",
-        ])
-        .args([
-            "--workers",
-            "1",
-            "--transport",
-            "pipe",
-            "--receive-ms",
-            "0.1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--producer",
-            "sleep",
-            "--cost-ms",
-            "0.05",
-            "--batches",
-            "3",
-        ])
-        .args([
-            "--workers",
-            "1",
-            "--worker-kind",
-            "thread",
-            "--python-cost-scale",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let short_run = |workers: &[&str]| {
+        let out = p
+            .cmd()
+            .args(["bench", "--producer", "sleep", "--cost-ms", "0.05"])
+            .args(["--batches", "3", "--workers", "1"])
+            .args(workers)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    short_run(&["--transport", "pipe", "--receive-ms", "0.1"]);
+    let out = short_run(&["--worker-kind", "thread", "--python-cost-scale", "1"]);
     assert!(
         stdout(&out).contains("in the loop's process: no hand-off, no Python costs"),
         "{}",
