@@ -189,11 +189,20 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
         if matches!(k.as_str(), "producers" | "workers") || sa.get(k) == sb.get(k) {
             continue;
         }
+        // A cost or lock of 0 is what thread workers or the pipe have where
+        // they do not run it (PyTorch has its own, so not there).
+        let none = |v: Option<&serde_json::Value>, other: &BenchRun| {
+            other.reference.is_none() && v.and_then(serde_json::Value::as_f64) == Some(0.0)
+        };
         match (na.contains(&k.as_str()), nb.contains(&k.as_str())) {
             (false, false) => out.push(format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k)))),
-            (true, false) => only[1].push(format!("{k} {}", show(sb.get(k)))),
-            (false, true) => only[0].push(format!("{k} {}", show(sa.get(k)))),
-            (true, true) => {}
+            (true, false) if !none(sb.get(k), a) => {
+                only[1].push(format!("{k} {}", show(sb.get(k))))
+            }
+            (false, true) if !none(sa.get(k), b) => {
+                only[0].push(format!("{k} {}", show(sa.get(k))))
+            }
+            _ => {}
         }
     }
     for (name, set) in ["A", "B"].into_iter().zip(only) {
@@ -421,13 +430,23 @@ mod tests {
             c.run_differences,
             vec!["engine: pytorch 2.15.0 vs embedded".to_string()]
         );
-        // Thread workers run no Python costs: a scale they recorded is none.
+        // Thread workers run no Python costs: a scale they recorded is none,
+        // and one of 0 elsewhere is the same; one of 2 is not.
         let mut threads = run_like(&chapter06_tables(), 1);
         threads.settings.worker_kind = crate::bench::WorkerKind::Thread;
         let c = compare_runs("threads", &threads, "model", &model);
         assert!(
+            !c.run_differences
+                .iter()
+                .any(|d| d.contains("python_cost_scale")),
+            "{:?}",
+            c.run_differences
+        );
+        model.settings.python_cost_scale = 2.0;
+        let c = compare_runs("threads", &threads, "model", &model);
+        assert!(
             c.run_differences.contains(
-                &"B alone has python_cost_scale 0.0 (the other run has no such setting)"
+                &"B alone has python_cost_scale 2.0 (the other run has no such setting)"
                     .to_string()
             ),
             "{:?}",

@@ -59,7 +59,12 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
                 .unwrap_or_else(|| "-".into()),
             outside_cell(row),
             row.verdict.to_string(),
-            crate::text::prefix(&row.data_digest, 8).to_string(),
+            // A digest is hex; PyTorch's rows have none ("not computed").
+            if row.data_digest.chars().all(|c| c.is_ascii_hexdigit()) {
+                crate::text::prefix(&row.data_digest, 8).to_string()
+            } else {
+                "-".to_string()
+            },
         ]);
     }
     c

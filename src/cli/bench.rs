@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::formats::{ListFormat, ranged};
+use super::formats::{ListFormat, ranged, timer_slack};
 use crate::bench::settings::{
     DEFAULT_BUDGET_S, MAX_BATCH_SIZE, MAX_BATCHES, MAX_BUDGET_S, MAX_COST_MS, MAX_PREFETCH,
     MAX_PYTHON_COST_SCALE, MAX_REPEAT, MAX_ROUNDS, MAX_SAMPLE_FLOATS, MAX_TIMER_SLACK_NS,
@@ -230,7 +230,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 64, value_parser = ranged::<usize>(1, MAX_SAMPLE_FLOATS as u64))]
     pub sample_floats: usize,
     /// Timer slack for the run, in ns, at least 1 (the kernel's default is 50000; 0 would ask for that default)
-    #[arg(long, default_value_t = 1, value_parser = ranged::<u64>(1, MAX_TIMER_SLACK_NS))]
+    #[arg(long, default_value_t = 1, value_parser = timer_slack(MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
     /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, outside, verdict, digest
     #[arg(long)]

@@ -16,6 +16,24 @@ where
     RangedU64ValueParser::<T>::new().range(lo..=hi)
 }
 
+/// `--timer-slack-ns`: 1 to `hi` ns. 0 is refused with its reason: the
+/// kernel reads it as "back to the thread's default".
+pub fn timer_slack(hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
+    move |text| {
+        let ns: u64 = text
+            .parse()
+            .map_err(|_| format!("expected a whole number of ns from 1 to {hi}"))?;
+        match ns {
+            0 => Err(
+                "0 gives the thread the kernel's default slack (50000 ns) while the run would record 0: give 1 or more"
+                    .into(),
+            ),
+            ns if ns > hi => Err(format!("{ns} is not in 1..={hi}")),
+            ns => Ok(ns),
+        }
+    }
+}
+
 /// Output format for listings and checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {

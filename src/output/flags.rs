@@ -75,28 +75,29 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
 }
 
 /// The flags of the embedded engine's model knobs set away from their
-/// defaults (the knobs a run on PyTorch sets back).
-fn model_knobs_set(settings: &Settings) -> Vec<&'static str> {
+/// defaults (the knobs a run on PyTorch sets back), each with whether it
+/// was set to 0 (none of that cost or lock).
+fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, bool)> {
     let d = settings.as_pytorch_runs_them();
+    let number = |value: f64, default: f64, knob| (value != default, knob_flag(knob), value == 0.0);
     [
-        (settings.transport != d.transport, "--transport"),
-        (
-            settings.receive_ms != d.receive_ms,
-            knob_flag(Knob::ReceiveMs),
+        (settings.transport != d.transport, "--transport", false),
+        number(settings.receive_ms, d.receive_ms, Knob::ReceiveMs),
+        number(settings.send_ms, d.send_ms, Knob::SendMs),
+        number(
+            settings.switch_interval_ms,
+            d.switch_interval_ms,
+            Knob::SwitchIntervalMs,
         ),
-        (settings.send_ms != d.send_ms, knob_flag(Knob::SendMs)),
-        (
-            settings.switch_interval_ms != d.switch_interval_ms,
-            knob_flag(Knob::SwitchIntervalMs),
+        number(
+            settings.python_cost_scale,
+            d.python_cost_scale,
+            Knob::PythonCostScale,
         ),
-        (
-            settings.python_cost_scale != d.python_cost_scale,
-            knob_flag(Knob::PythonCostScale),
-        ),
-        (settings.seed != d.seed, "--seed"),
+        (settings.seed != d.seed, "--seed", false),
     ]
     .into_iter()
-    .filter_map(|(changed, flag)| changed.then_some(flag))
+    .filter_map(|(changed, flag, zero)| changed.then_some((flag, zero)))
     .collect()
 }
 
@@ -137,8 +138,12 @@ pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
         ),
         _ => return Ok(()),
     };
-    let mut set = model_knobs_set(settings);
-    set.retain(|flag| not_run.contains(flag));
+    // 0 asks for none of that cost or lock, which is what these workers have.
+    let set: Vec<&str> = model_knobs_set(settings)
+        .into_iter()
+        .filter(|(flag, zero)| not_run.contains(flag) && !zero)
+        .map(|(flag, _)| flag)
+        .collect();
     refuse_set(&set, what, "")
 }
 
@@ -149,8 +154,12 @@ pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
 /// embedded half. The timer slack is not one of them: the harness inherits
 /// it, as it does the CPUs.)
 pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
+    let set: Vec<&str> = model_knobs_set(settings)
+        .into_iter()
+        .map(|(flag, _)| flag)
+        .collect();
     refuse_set(
-        &model_knobs_set(settings),
+        &set,
         "the embedded engine's model, which --engine pytorch does not run",
         " or use --engine both",
     )

@@ -556,7 +556,11 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--timer-slack-ns", "2000000000"], not_in("2000000000", "1..=1000000000")),
         // 0 would hand the thread the kernel's default slack while the run
         // recorded 0.
-        (vec!["--timer-slack-ns", "0"], not_in("0", "1..=1000000000")),
+        (
+            vec!["--timer-slack-ns", "0"],
+            "0 gives the thread the kernel's default slack (50000 ns) while the run would record 0: give 1 or more".into(),
+        ),
+        (vec!["--timer-slack-ns", "1e3"], "expected a whole number of ns from 1 to 1000000000".into()),
         (vec!["--producer", "yield"], "invalid value 'yield'".into()),
         (vec!["--cpus", "0"], "expected a number of CPUs from 1 to 4096, or `all`".into()),
         (vec!["--cpus", "4096"], "--cpus 4096: this process may use".into()),
@@ -582,7 +586,7 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
                 "--worker-kind",
                 "thread",
                 "--python-cost-scale",
-                "0",
+                "2",
                 "--transport",
                 "pipe",
             ],
@@ -619,6 +623,15 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
         out
     };
     short_run(&["--transport", "pipe", "--receive-ms", "0.1"]);
+    // 0 asks for none of a cost these workers do not have: nothing to refuse.
+    short_run(&[
+        "--transport",
+        "pipe",
+        "--send-ms",
+        "0",
+        "--switch-interval-ms",
+        "0",
+    ]);
     let out = short_run(&["--worker-kind", "thread", "--python-cost-scale", "1"]);
     assert!(
         stdout(&out).contains("in the loop's process: no hand-off, no Python costs"),
