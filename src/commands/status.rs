@@ -51,8 +51,19 @@ impl Render for ChapterStatus {
             .as_ref()
             .and_then(|e| e.disturbed.as_ref())
         {
+            // What the disturbed rounds did not decide holds nothing against
+            // the chapter; a verdict decided on the rounds left still does.
+            let decided_against = self
+                .claims
+                .as_ref()
+                .is_some_and(|c| c.not_reproduced + c.magnitude_differs > 0);
             line.push_str(&format!(
-                "    the latest experiment was {mark}: a round without an undisturbed run did not count, so it holds nothing against the chapter\n"
+                "    the latest experiment was {mark}: a round without an undisturbed run did not count, {}\n",
+                if decided_against {
+                    "and the verdicts above read only the rounds left"
+                } else {
+                    "so it holds nothing against the chapter"
+                }
             ));
         }
         for later in &self.undecided_later {
@@ -114,6 +125,34 @@ mod tests {
         .unwrap();
         newer.experiment.as_mut().unwrap().verdicts = verdicts;
         vec![newer, older]
+    }
+
+    #[test]
+    fn a_disturbed_experiment_holds_nothing_against_the_chapter_only_where_it_decided_nothing_against_it()
+     {
+        let chapter = crate::testing::chapter06();
+        let mut status = crate::records::status::chapter_status(&chapter, &two_environments());
+        let latest = status.latest_experiment.as_mut().unwrap();
+        latest.disturbed = Some("disturbed: 5 of 10 configuration runs".into());
+        let claims = status.claims.as_mut().unwrap();
+        assert!(claims.not_reproduced > 0);
+        let text = status.text().unwrap();
+        assert!(
+            text.contains("did not count, and the verdicts above read only the rounds left"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("holds nothing against the chapter"),
+            "{text}"
+        );
+        let claims = status.claims.as_mut().unwrap();
+        claims.not_reproduced = 0;
+        claims.magnitude_differs = 0;
+        let text = status.text().unwrap();
+        assert!(
+            text.contains("so it holds nothing against the chapter"),
+            "{text}"
+        );
     }
 
     #[test]
