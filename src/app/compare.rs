@@ -179,6 +179,11 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
         Some(v) => v.to_string().replace('"', ""),
     };
     let (na, nb) = (a.settings_not_run(), b.settings_not_run());
+    // A cost or lock of 0 is what thread workers or the pipe have where they
+    // do not run it (PyTorch has its own, so not there).
+    let none = |v: Option<&serde_json::Value>, other: &BenchRun| {
+        other.reference.is_none() && v.and_then(serde_json::Value::as_f64) == Some(0.0)
+    };
     let mut keys: Vec<&String> = sa.keys().chain(sb.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -189,11 +194,6 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
         if matches!(k.as_str(), "producers" | "workers") || sa.get(k) == sb.get(k) {
             continue;
         }
-        // A cost or lock of 0 is what thread workers or the pipe have where
-        // they do not run it (PyTorch has its own, so not there).
-        let none = |v: Option<&serde_json::Value>, other: &BenchRun| {
-            other.reference.is_none() && v.and_then(serde_json::Value::as_f64) == Some(0.0)
-        };
         match (na.contains(&k.as_str()), nb.contains(&k.as_str())) {
             (false, false) => out.push(format!("{k}: {} vs {}", show(sa.get(k)), show(sb.get(k)))),
             (true, false) if !none(sb.get(k), a) => {
