@@ -170,9 +170,9 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
 
 /// The shortest time limit RESEARCH_COMPANION_HARNESS_TIMEOUT may set, in
 /// seconds: a millisecond, so that the limit prints as a time.
-pub const MIN_TIMEOUT_S: f64 = 0.001;
+const MIN_TIMEOUT_S: f64 = 0.001;
 /// The longest, in seconds (about 115 days).
-pub const MAX_TIMEOUT_S: f64 = 1e7;
+const MAX_TIMEOUT_S: f64 = 1e7;
 
 /// The time and output the harness may take for `s`, and whether the
 /// environment set the time rather than the run's size.

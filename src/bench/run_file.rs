@@ -185,27 +185,13 @@ impl BenchRun {
 
     /// The settings (by their names in the run file) this run recorded but
     /// did not run: a run on PyTorch has none of the embedded model's
-    /// knobs (it records them at their defaults), thread workers none of
-    /// the process hand-off's, the pipe no sending threads or interpreter
-    /// lock.
+    /// knobs (it records them at their defaults); for the embedded engine,
+    /// [`super::Settings::model_knobs_not_run`].
     pub fn settings_not_run(&self) -> &'static [&'static str] {
-        use super::{Transport, WorkerKind};
-        const MODEL: [&str; 6] = [
-            "transport",
-            "receive_ms",
-            "send_ms",
-            "switch_interval_ms",
-            "python_cost_scale",
-            "seed",
-        ];
         if self.reference.is_some() {
-            &MODEL
-        } else if self.settings.worker_kind == WorkerKind::Thread {
-            &MODEL[..5]
-        } else if self.settings.transport == Transport::Pipe {
-            &MODEL[2..4]
+            &super::settings::MODEL_KNOBS
         } else {
-            &[]
+            self.settings.model_knobs_not_run()
         }
     }
 

@@ -46,6 +46,19 @@ pub const MAX_PREFETCH: usize = 64;
 pub const MAX_CPUS: usize = 4096;
 /// Upper bound on the timer slack, in ns (one second).
 pub const MAX_TIMER_SLACK_NS: u64 = 1_000_000_000;
+/// Why a timer slack of 0 is refused, wherever it is given.
+pub const ZERO_TIMER_SLACK: &str = "0 gives the thread the kernel's default slack (50000 ns) while the run would record 0: give 1 or more";
+/// The knobs of the embedded engine's model, by their names in a run file:
+/// the hand-off, its costs, the interpreter locks, the Python costs, the
+/// samples' seed.
+pub const MODEL_KNOBS: [&str; 6] = [
+    "transport",
+    "receive_ms",
+    "send_ms",
+    "switch_interval_ms",
+    "python_cost_scale",
+    "seed",
+];
 /// Upper bound on the scale of the modelled Python costs.
 pub const MAX_PYTHON_COST_SCALE: f64 = 100.0;
 
@@ -129,6 +142,19 @@ fn pipe_before_transports() -> super::config::Transport {
 }
 
 impl Settings {
+    /// The model's knobs (of [`MODEL_KNOBS`]) these settings record but do
+    /// not run: thread workers have no hand-off, interpreter locks or
+    /// Python costs; the pipe has no sending threads or interpreter lock.
+    pub fn model_knobs_not_run(&self) -> &'static [&'static str] {
+        if self.worker_kind == super::WorkerKind::Thread {
+            &MODEL_KNOBS[..5]
+        } else if self.transport == super::Transport::Pipe {
+            &MODEL_KNOBS[2..4]
+        } else {
+            &[]
+        }
+    }
+
     /// These settings as the real DataLoader runs them: the knobs of the
     /// embedded engine's model (the hand-off, its costs, the interpreter
     /// lock, the Python costs, the samples' seed) at their defaults, since
@@ -241,10 +267,7 @@ impl Settings {
         if self.timer_slack_ns == 0 {
             // The kernel reads 0 as "back to this thread's default" (50 µs),
             // so the run would not have the slack it records.
-            return Err(SettingsError::new(
-                TimerSlackNs,
-                "must be at least 1, got 0 (0 asks the kernel for its default, 50000 ns; give that number to mean it)",
-            ));
+            return Err(SettingsError::new(TimerSlackNs, ZERO_TIMER_SLACK));
         }
         for (knob, value, lo, hi) in ranges {
             if value < lo {

@@ -24,10 +24,7 @@ pub fn timer_slack(hi: u64) -> impl Fn(&str) -> Result<u64, String> + Clone {
             .parse()
             .map_err(|_| format!("expected a whole number of ns from 1 to {hi}"))?;
         match ns {
-            0 => Err(
-                "0 gives the thread the kernel's default slack (50000 ns) while the run would record 0: give 1 or more"
-                    .into(),
-            ),
+            0 => Err(crate::bench::settings::ZERO_TIMER_SLACK.into()),
             ns if ns > hi => Err(format!("{ns} is not in 1..={hi}")),
             ns => Ok(ns),
         }

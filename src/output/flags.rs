@@ -74,30 +74,43 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// The flags of the embedded engine's model knobs set away from their
-/// defaults (the knobs a run on PyTorch sets back), each with whether it
-/// was set to 0 (none of that cost or lock).
-fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, bool)> {
+/// The embedded engine's model knobs set away from their defaults (the
+/// knobs a run on PyTorch sets back): each one's name in the run file, its
+/// flag, and whether it was set to 0 (none of that cost or lock).
+fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, &'static str, bool)> {
     let d = settings.as_pytorch_runs_them();
     let number = |value: f64, default: f64, knob| (value != default, knob_flag(knob), value == 0.0);
+    let [transport, receive, send, switch, scale, seed] = crate::bench::settings::MODEL_KNOBS;
     [
-        (settings.transport != d.transport, "--transport", false),
-        number(settings.receive_ms, d.receive_ms, Knob::ReceiveMs),
-        number(settings.send_ms, d.send_ms, Knob::SendMs),
-        number(
-            settings.switch_interval_ms,
-            d.switch_interval_ms,
-            Knob::SwitchIntervalMs,
+        (
+            transport,
+            (settings.transport != d.transport, "--transport", false),
         ),
-        number(
-            settings.python_cost_scale,
-            d.python_cost_scale,
-            Knob::PythonCostScale,
+        (
+            receive,
+            number(settings.receive_ms, d.receive_ms, Knob::ReceiveMs),
         ),
-        (settings.seed != d.seed, "--seed", false),
+        (send, number(settings.send_ms, d.send_ms, Knob::SendMs)),
+        (
+            switch,
+            number(
+                settings.switch_interval_ms,
+                d.switch_interval_ms,
+                Knob::SwitchIntervalMs,
+            ),
+        ),
+        (
+            scale,
+            number(
+                settings.python_cost_scale,
+                d.python_cost_scale,
+                Knob::PythonCostScale,
+            ),
+        ),
+        (seed, (settings.seed != d.seed, "--seed", false)),
     ]
     .into_iter()
-    .filter_map(|(changed, flag, zero)| changed.then_some((flag, zero)))
+    .filter_map(|(name, (changed, flag, zero))| changed.then_some((name, flag, zero)))
     .collect()
 }
 
@@ -121,28 +134,21 @@ fn refuse_set(set: &[&str], what: &str, or: &str) -> Result<()> {
 /// interpreter lock. Taken silently, they would be recorded as if they had
 /// shaped the run.
 pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
-    let (what, not_run): (&str, &[&str]) = match (settings.worker_kind, settings.transport) {
-        (WorkerKind::Thread, _) => (
-            "the model of the DataLoader's process workers, which --worker-kind thread does not run",
-            &[
-                "--transport",
-                knob_flag(Knob::ReceiveMs),
-                knob_flag(Knob::SendMs),
-                knob_flag(Knob::SwitchIntervalMs),
-                knob_flag(Knob::PythonCostScale),
-            ],
-        ),
-        (WorkerKind::Process, Transport::Pipe) => (
-            "the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have",
-            &[knob_flag(Knob::SendMs), knob_flag(Knob::SwitchIntervalMs)],
-        ),
+    let what = match (settings.worker_kind, settings.transport) {
+        (WorkerKind::Thread, _) => {
+            "the model of the DataLoader's process workers, which --worker-kind thread does not run"
+        }
+        (WorkerKind::Process, Transport::Pipe) => {
+            "the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have"
+        }
         _ => return Ok(()),
     };
+    let not_run = settings.model_knobs_not_run();
     // 0 asks for none of that cost or lock, which is what these workers have.
     let set: Vec<&str> = model_knobs_set(settings)
         .into_iter()
-        .filter(|(flag, zero)| not_run.contains(flag) && !zero)
-        .map(|(flag, _)| flag)
+        .filter(|(name, _, zero)| not_run.contains(name) && !zero)
+        .map(|(_, flag, _)| flag)
         .collect();
     refuse_set(&set, what, "")
 }
@@ -156,7 +162,7 @@ pub fn refuse_knobs_not_run(settings: &Settings) -> Result<()> {
 pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
     let set: Vec<&str> = model_knobs_set(settings)
         .into_iter()
-        .map(|(flag, _)| flag)
+        .map(|(_, flag, _)| flag)
         .collect();
     refuse_set(
         &set,
