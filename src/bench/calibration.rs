@@ -258,21 +258,48 @@ pub const RECEIVE_AWAY: AwayCost = AwayCost {
     time_constant_ns: 5_000_000.0,
 };
 
-/// Loop, per worker started: `multiprocessing`'s `Process.start()` forking
-/// the loop's process (copying its page tables; PyTorch 2.15's loop is a
-/// 300 MB process) and the queues made for the worker. The loop's thread
-/// CPU in `iter(DataLoader(...))` divided by the workers, `fork`, one CPU
+/// PyTorch's loop, per worker it started, on the machine these figures
+/// come from, in ms: `multiprocessing`'s `Process.start()` forking the
+/// loop's process (copying its page tables; PyTorch 2.15's loop is a 300
+/// MB process) and the queues made for the worker. The loop's thread CPU in
+/// `iter(DataLoader(...))` divided by the workers, `fork`, one CPU
 /// (`taskset -c 0`), 1, 2, 4 and 8 sleeping or spinning workers, 3 repeats
 /// each, 2026-12-01 on a quiet machine: 12 to 24 ms a worker, median 18
-/// (docs/engine.md, "Starting the workers").
-pub const WORKER_FORK: ShapeCost = cost(18_000_000.0, 0.0, 0.0);
-/// Worker, once, between its fork and its first index: `_worker_loop`
-/// setting itself up (seeding, signal handlers, `torch.set_num_threads`)
-/// and the copy-on-write faults of the pages it touches. The worker's
-/// process CPU (`time.process_time_ns`, which starts at 0 in a forked
-/// child) at its first `__getitem__`, the same runs as [`WORKER_FORK`]:
-/// 18 to 32 ms, median 24.
-pub const WORKER_START: ShapeCost = cost(24_000_000.0, 0.0, 0.0);
+/// (docs/engine.md, "Starting the workers"). The PyTorch harness measures
+/// the same on every run ([`super::PythonStart`]), which says how this
+/// machine's Python stands against these figures.
+pub const FIGURES_FORK_MS: f64 = 18.0;
+/// A PyTorch worker, once, between its fork and its first index, on the
+/// machine these figures come from, in ms: `_worker_loop` setting itself
+/// up (seeding, signal handlers, `torch.set_num_threads`) and the
+/// copy-on-write faults of the pages it touches. The worker's process CPU
+/// (`time.process_time_ns`, which starts at 0 in a forked child) at its
+/// first `__getitem__`, the same runs as [`FIGURES_FORK_MS`]: 18 to 32 ms,
+/// median 24. (The harness reads it at `worker_init_fn`, just before.)
+pub const FIGURES_SETUP_MS: f64 = 24.0;
+/// What the engine's own loop spends spawning a worker process, in ms.
+const ENGINE_SPAWN_MS: f64 = 0.5;
+/// What the engine's own worker process spends starting (exec, its
+/// hand-off threads) before it spends [`WORKER_START`], in ms.
+const ENGINE_WORKER_START_MS: f64 = 3.0;
+/// Loop, per worker started: [`FIGURES_FORK_MS`] less what the engine's own
+/// loop spends spawning a worker.
+pub const WORKER_FORK: ShapeCost = cost((FIGURES_FORK_MS - ENGINE_SPAWN_MS) * 1e6, 0.0, 0.0);
+/// Worker, once, before it reads its first index: [`FIGURES_SETUP_MS`]
+/// less what the engine's own worker spends starting.
+pub const WORKER_START: ShapeCost =
+    cost((FIGURES_SETUP_MS - ENGINE_WORKER_START_MS) * 1e6, 0.0, 0.0);
+/// Worker, once, before its first batch goes out: its first batches
+/// costing more than the ones after (the result queue's feeder thread
+/// starting and pickling its first tensor, the resource sharer starting
+/// its listener, the copy-on-write faults of every page those first paths
+/// touch). Per worker, its process CPU from its first sample to the first
+/// of its fifth batch, less four times its median batch after: eight
+/// settings (batch 4 at 0.25 ms with a 1 ms consumer, batch 32 at 2 ms
+/// with none or 8 ms, 2 and 8 workers, sleeping and spinning, 3 repeats
+/// each), 2026-12-01, settings' medians 6.9 to 10.4 ms, median 8.5. The
+/// engine's own workers spend no more on their first batches than later.
+pub const FIRST_BATCHES: ShapeCost = cost(8_500_000.0, 0.0, 0.0);
 
 /// Worker, per batch: `default_collate`'s Python and the batch's shared
 /// storage.

@@ -15,10 +15,10 @@
 use std::time::Duration;
 
 use super::calibration::{
-    AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, INDEX_PICKLE, INLINE_NEXT,
-    LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD, STACK_INLINE,
-    STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET, WORKER_RESULT_PUT,
-    WORKER_START,
+    AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, FIRST_BATCHES, INDEX_PICKLE,
+    INLINE_NEXT, LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD,
+    STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET,
+    WORKER_RESULT_PUT, WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 
@@ -76,6 +76,10 @@ pub struct PythonCosts {
     /// Worker, held, once before it reads its first index: setting itself
     /// up after the fork.
     pub worker_start: Duration,
+    /// Worker, held, once before its first batch goes out: its first
+    /// batches' paths starting and going through their pages the first
+    /// time.
+    pub first_batches: Duration,
 }
 
 impl PythonCosts {
@@ -107,6 +111,7 @@ impl PythonCosts {
                 inline_next: Duration::ZERO,
                 fork: WORKER_FORK.at(b, f, s),
                 worker_start: WORKER_START.at(b, f, s),
+                first_batches: FIRST_BATCHES.at(b, f, s),
             },
             Producing::Inline => PythonCosts {
                 sample: SAMPLE_CALL.at(1, f, s),
@@ -232,8 +237,12 @@ mod tests {
         );
         let worker = PythonCosts::of(&spec(1.0, 32, 64), Producing::Worker);
         assert_eq!(worker.inline_next, Duration::ZERO);
-        assert_eq!(inline.fork + inline.worker_start, Duration::ZERO);
+        assert_eq!(
+            inline.fork + inline.worker_start + inline.first_batches,
+            Duration::ZERO
+        );
         assert!(worker.fork > Duration::ZERO && worker.worker_start > Duration::ZERO);
+        assert!(worker.first_batches > Duration::ZERO);
         assert!(worker.starts_all_first() && !inline.starts_all_first());
         // Only a loop that takes batches in from workers has a receive path
         // to go cold.

@@ -273,6 +273,40 @@ fn the_python_costs_are_cpu_of_the_workers_and_the_loop_as_modelled() {
 }
 
 #[test]
+fn a_workers_start_and_first_batches_cost_it_cpu_once_however_many_batches_it_makes() {
+    use research_companion::bench::python_costs::PythonCosts;
+    let _g = lock();
+    let mut s = small(ProducerKind::Sleep, WorkerKind::Process);
+    s.transport = Transport::SharedFd;
+    s.python_cost_scale = 1.0;
+    s.workers = vec![1];
+    let worker_cpu_ms = |batches: u64| {
+        let mut s = s.clone();
+        s.batches = batches;
+        let cfg = s.pipeline(ProducerKind::Sleep, 1);
+        let m = run_one(&cfg);
+        let ms = m.workers.iter().map(|w| w.cpu_ns).sum::<u64>() as f64 / 1e6;
+        (ms, cfg.total_batches() as f64, PythonCosts::of_config(&cfg))
+    };
+    let (few, few_batches, costs) = worker_cpu_ms(4);
+    let (many, many_batches, _) = worker_cpu_ms(44);
+    let once = (costs.worker_start + costs.first_batches).as_secs_f64() * 1e3;
+    assert!(once >= 10.0, "{once} ms");
+    // What a batch costs the worker, by difference: the once-costs cancel.
+    let per_batch = (many - few) / (many_batches - few_batches);
+    assert!(
+        per_batch < once / 4.0,
+        "{per_batch} ms a batch: the start is paid again per batch"
+    );
+    // What is left of the short run once its batches are paid: the start.
+    let left = few - few_batches * per_batch;
+    assert!(
+        left >= 0.9 * once,
+        "{left} ms of worker CPU beyond its batches, {once} ms modelled once"
+    );
+}
+
+#[test]
 fn out_of_order_takes_the_first_ready_batch() {
     let _g = lock();
     for kind in [WorkerKind::Thread, WorkerKind::Process] {

@@ -6,6 +6,7 @@
 
 use std::io;
 use std::os::unix::fs::FileExt;
+use std::time::Duration;
 
 use super::result_feeder::HandOff;
 use super::wire::{self, Frame, STOP, WorkerStats};
@@ -33,6 +34,9 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     python(gil.as_deref(), || {
         gil::compute(costs.worker_start, gil.as_deref())
     });
+    // What its first batches cost beyond the ones after, spent on the
+    // first.
+    let mut first_batches = costs.first_batches;
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
@@ -51,20 +55,23 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         }
         // Producing and handing over is the main thread's Python work;
         // waiting for the next index is a blocking call that lets go.
+        let extra = std::mem::take(&mut first_batches);
         python(gil.as_deref(), || {
-            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, &mut hand_off)
+            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, extra, &mut hand_off)
         })?;
     }
 }
 
 /// Produces batch `index` and hands it to `hand_off`, in shared memory when
 /// the hand-off has a shelf, else whole in the message; `costs` are the
-/// Python CPU of taking the index in and of putting the batch out.
+/// Python CPU of taking the index in and of putting the batch out, `extra`
+/// CPU spent once the batch is put, before it goes out.
 fn produce_and_hand_over(
     spec: &ProducerSpec,
     index: u64,
     gil: Option<&Gil>,
     costs: &PythonCosts,
+    extra: Duration,
     hand_off: &mut HandOff,
 ) -> io::Result<()> {
     gil::compute(costs.index_get, gil);
@@ -84,6 +91,6 @@ fn produce_and_hand_over(
             None => Ok(Frame::batch(index, data.len(), &bytes)),
         }
     })?;
-    gil::compute(costs.result_put, gil);
+    gil::compute(costs.result_put + extra, gil);
     hand_off.send(frame)
 }
