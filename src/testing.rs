@@ -137,6 +137,7 @@ pub fn measured_by_pytorch(mut run: BenchRun) -> BenchRun {
         torch: "2.15.0".into(),
         sharing_strategy: "file_descriptor".into(),
         start_method: "fork".into(),
+        start: None,
     });
     run
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Project;
 use super::runs::{self, RunSource};
-use crate::bench::{BenchRun, ProducerKind};
+use crate::bench::{BenchRun, ProducerKind, PythonSpeed};
 use crate::error::{Error, Result};
 
 /// Where a run came from and what it was.
@@ -121,6 +121,45 @@ pub struct RunComparison {
     pub rows: Vec<PairedRow>,
     /// Configurations only one run measured, as `producer workers=N (A|B only)`.
     pub unpaired: Vec<String>,
+    /// When one run is PyTorch's and the other the embedded engine's with
+    /// process workers: how PyTorch's Python ran here against the engine's
+    /// figures, and whether the engine run modelled that.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub python_speed: Option<PythonSpeedNote>,
+}
+
+/// PyTorch's Python on the machine of the comparison against the machine
+/// the engine's figures come from.
+#[derive(Debug, Clone, Serialize)]
+pub struct PythonSpeedNote {
+    #[serde(flatten)]
+    pub speed: PythonSpeed,
+    /// The engine run's `python_cost_scale`.
+    pub engine_scale: f64,
+    /// Whether that scale is within 10% of the machine's factor.
+    pub modelled: bool,
+}
+
+impl PythonSpeedNote {
+    /// Between PyTorch's run and an embedded one with process workers (the
+    /// only engine runs with Python costs to scale), either way round.
+    fn of(a: &BenchRun, b: &BenchRun) -> Option<Self> {
+        let (pytorch, engine) = match (&a.reference, &b.reference) {
+            (Some(r), None) => (r, b),
+            (None, Some(r)) => (r, a),
+            _ => return None,
+        };
+        if engine.settings.worker_kind != crate::bench::WorkerKind::Process {
+            return None;
+        }
+        let speed = PythonSpeed::of(pytorch.start?)?;
+        let engine_scale = engine.settings.python_cost_scale;
+        Some(PythonSpeedNote {
+            speed,
+            engine_scale,
+            modelled: speed.modelled_by(engine_scale),
+        })
+    }
 }
 
 /// A wait fraction this far apart is a different split of the step.
@@ -339,6 +378,7 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
         run_differences,
         rows,
         unpaired,
+        python_speed: PythonSpeedNote::of(a, b),
     }
 }
 

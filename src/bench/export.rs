@@ -293,9 +293,14 @@ fn base_footer(run: &BenchRun) -> String {
         // The harness ran the loop as PyTorch does: in order, with
         // processes forked, and with its own hand-off.
         // It inherits the CPUs and the timer slack.
+        let start = reference
+            .start
+            .and_then(super::PythonSpeed::of)
+            .map(|speed| format!("\n   starting the workers: {}", speed.measured_text()))
+            .unwrap_or_default();
         return format!(
             "{} batches per configuration ({} warm-up), measured by the {reference}, \
-             prefetch_factor {}, {} repeat(s); CPUs {cpus}; timer slack {} ns; env {env}\n",
+             prefetch_factor {}, {} repeat(s); CPUs {cpus}; timer slack {} ns; env {env}{start}\n",
             s.batches, s.warmup_batches, s.prefetch_factor, s.repeat, s.timer_slack_ns,
         );
     }

@@ -6,7 +6,8 @@
 //! producer-and-workers configuration), `calibration` (what the engine takes
 //! from PyTorch 2.15 and CPython), `dataset` (the samples), `gil` (a Python
 //! process's interpreter lock), `python_costs` (the Python CPU beyond the
-//! hand-off, per step of a batch), `pool` (the workers, one file per part of
+//! hand-off, per step of a batch), `python_speed` (this machine's Python
+//! against the figures' machine), `pool` (the workers, one file per part of
 //! the DataLoader), `engine` (the consumer loop), `bound` (the ideal),
 //! `stats` (rows and medians), `verdict` (where the time goes), `histogram`
 //! (the codec), `run_file` (what `--out` writes), `run_check` (the bounds
@@ -33,6 +34,7 @@ pub mod metric_name;
 pub mod outside_load;
 pub mod pool;
 pub mod python_costs;
+pub mod python_speed;
 pub mod pytorch_harness;
 pub mod rounds;
 pub mod run_check;
@@ -47,7 +49,10 @@ pub use calibration::{
     CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
 };
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
-pub use run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row};
+pub use python_speed::PythonSpeed;
+pub use run_file::{
+    BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row,
+};
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::{Decided, pinned, run_suite};
 pub use table_layout::{Column, TableHeader};

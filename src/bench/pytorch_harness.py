@@ -5,9 +5,14 @@
 #   producers, cost_ns, batch_size, consumer_ns, workers, batches,
 #   warmup_batches, repeat, prefetch_factor, sample_floats
 # It prints one JSON object on stdout (see `emit` below) and nothing else.
+# Version 4 adds, per configuration with workers, what starting them cost:
+# the loop thread's CPU in iter() and each worker's process CPU at
+# worker_init_fn (a forked child's process CPU starts at 0).
 # Exit status 3: torch cannot be imported; 2: bad argument.
 
+import functools
 import json
+import multiprocessing
 import os
 import platform
 import resource
@@ -96,6 +101,11 @@ def own_cpu_ns():
     return round(seconds * 1e9)
 
 
+def note_setup(setups, worker_id):
+    """worker_init_fn: this worker's CPU since its fork, its set-up."""
+    setups[worker_id] = time.process_time_ns()
+
+
 def one_run(producer, workers):
     batch = config["batch_size"]
     warmup = config["warmup_batches"]
@@ -103,10 +113,14 @@ def one_run(producer, workers):
     total = 1 + warmup + measured
     data = Samples(producer, config["cost_ns"], config["sample_floats"], total * batch)
     options = {}
+    setups = None
     if workers > 0:
+        # Shared memory the forked workers inherit: no pickling, no lock.
+        setups = multiprocessing.get_context("fork").RawArray("q", workers)
         options = {
             "prefetch_factor": config["prefetch_factor"],
             "multiprocessing_context": "fork",
+            "worker_init_fn": functools.partial(note_setup, setups),
         }
     # The outside load: the counters before the workers start and after
     # they were waited for, and what this process and its workers used.
@@ -122,7 +136,9 @@ def one_run(producer, workers):
     sched_start = schedstat()
     switches_start = involuntary_switches()
     created = time.perf_counter_ns()
+    start_cpu = time.thread_time_ns()
     batches = iter(loader)
+    start_cpu = time.thread_time_ns() - start_cpu
     startup = 0
     window_start = created
     for k in range(total):
@@ -164,6 +180,10 @@ def one_run(producer, workers):
         # Every worker process of this configuration, all its threads, from
         # start to shutdown: the rusage of the children waited for.
         "workers_cpu_ns": round(workers_cpu_s * 1e9),
+        # Starting the workers: the loop's thread CPU in iter(), which forks
+        # them, and each worker's CPU at worker_init_fn (0: it never got there).
+        "start_cpu_ns": start_cpu,
+        "worker_setup_ns": list(setups) if setups is not None else [],
         "load": {
             "stat_before": stat_before,
             "stat_after": stat_after,
@@ -181,7 +201,7 @@ def emit():
                 results.append(one_run(producer, workers))
     json.dump(
         {
-            "harness": 3,
+            "harness": 4,
             "python": platform.python_version(),
             "torch": torch.__version__,
             "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),

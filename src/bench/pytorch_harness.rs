@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::config::ms_to_ns;
 use super::engine::{Measured, new_histogram};
 use super::harness_runner::{self, Bounds, HARNESS_TIMEOUT_ENV, Stopped};
-use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA, ReferenceEngine};
+use super::run_file::{BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, ReferenceEngine};
 use super::{Settings, stats};
 use crate::env::Environment;
 use crate::error::{Error, HarnessError, Result};
@@ -30,13 +30,14 @@ const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip insta
 /// The answer format this tool reads. Version 2: the window starts at the
 /// iterator's creation when there is no warm-up (as the engine's), and
 /// `workers_cpu_ns` is there. Version 3: `load`, the counters around each
-/// configuration.
-const HARNESS_VERSION: u32 = 3;
+/// configuration. Version 4: `start_cpu_ns` and `worker_setup_ns`, what
+/// starting the workers cost.
+const HARNESS_VERSION: u32 = 4;
 
-/// An answer of version 2 differs only in lacking `load`: it is read, its
-/// rows without an outside share (as run files made before it was
-/// measured).
-const HARNESS_VERSION_WITHOUT_LOAD: u32 = 2;
+/// Earlier answers this tool still reads: version 3 lacks what the start
+/// cost (its run has no [`PythonStart`]), version 2 `load` as well (its
+/// rows have no outside share, as run files made before it was measured).
+const HARNESS_VERSIONS_READ: [u32; 3] = [2, 3, HARNESS_VERSION];
 
 /// One configuration as the harness measured it.
 #[derive(Debug, Deserialize)]
@@ -58,6 +59,14 @@ struct HarnessRun {
     /// load (answers from harnesses before version 3 have none).
     #[serde(default)]
     load: Option<HarnessLoad>,
+    /// The loop thread's CPU in `iter(loader)`, which forks the workers
+    /// (answers before version 4 have none).
+    #[serde(default)]
+    start_cpu_ns: Option<u64>,
+    /// Each worker's process CPU at `worker_init_fn`; 0 for a worker that
+    /// never got there.
+    #[serde(default)]
+    worker_setup_ns: Vec<u64>,
 }
 
 /// The counters around one configuration: `/proc/stat`'s per-CPU lines
@@ -231,7 +240,7 @@ fn answer_bytes(s: &Settings) -> usize {
 }
 
 fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> Result<BenchRun> {
-    if out.harness != HARNESS_VERSION && out.harness != HARNESS_VERSION_WITHOUT_LOAD {
+    if !HARNESS_VERSIONS_READ.contains(&out.harness) {
         return Err(HarnessError::Version {
             spoken: out.harness,
             expected: HARNESS_VERSION,
@@ -239,6 +248,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
         .into());
     }
     let cpus = out.cpus.len().max(1);
+    let start = python_start(&out.results);
     let mut results: Vec<ConfigResult> = Vec::new();
     let expected = settings.producers.len() * settings.workers.len() * settings.repeat;
     if out.results.len() != expected {
@@ -351,6 +361,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             torch: out.torch,
             sharing_strategy: out.sharing_strategy,
             start_method: out.start_method,
+            start,
         }),
     };
     // What the answer became must pass what a run file read back passes.
@@ -365,12 +376,52 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
 /// producer and worker count of the settings, on 1 to `MAX_CPUS` CPUs, and
 /// a window that holds every measured step (so ex/s cannot come out of a
 /// window of 0).
+/// What starting the workers cost, the medians over the configurations
+/// with workers that measured it: the loop's CPU per worker it forked, and
+/// a worker's CPU to its `worker_init_fn`. None when no configuration had
+/// workers or the harness did not measure it.
+fn python_start(runs: &[HarnessRun]) -> Option<PythonStart> {
+    let fork: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.workers > 0)
+        .filter_map(|r| r.start_cpu_ns.map(|ns| ns as f64 / 1e6 / r.workers as f64))
+        .collect();
+    let setup: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.worker_setup_ns.iter())
+        .filter(|&&ns| ns > 0)
+        .map(|&ns| ns as f64 / 1e6)
+        .collect();
+    (!fork.is_empty() && !setup.is_empty()).then(|| PythonStart {
+        fork_ms: stats::median(fork),
+        workers: setup.len(),
+        setup_ms: stats::median(setup),
+    })
+}
+
+/// Several harness runs' start figures as one (a run of several rounds):
+/// the medians of theirs, every worker counted; None for none.
+pub fn start_over_rounds(starts: &[PythonStart]) -> Option<PythonStart> {
+    (!starts.is_empty()).then(|| PythonStart {
+        fork_ms: stats::median(starts.iter().map(|s| s.fork_ms).collect()),
+        setup_ms: stats::median(starts.iter().map(|s| s.setup_ms).collect()),
+        workers: starts.iter().map(|s| s.workers).sum(),
+    })
+}
+
 fn check_answer(settings: &Settings, r: &HarnessRun, cpus: usize) -> Result<(), String> {
     if !settings.producers.contains(&r.producer) || !settings.workers.contains(&r.workers) {
         return Err("a producer or worker count that was not asked for".into());
     }
     if cpus == 0 || cpus > super::settings::MAX_CPUS {
         return Err(format!("it ran on {cpus} CPUs"));
+    }
+    if r.worker_setup_ns.len() > r.workers {
+        return Err(format!(
+            "{} worker set-up times for {} workers",
+            r.worker_setup_ns.len(),
+            r.workers
+        ));
     }
     let steps: u128 = r
         .waits_ns

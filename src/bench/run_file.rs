@@ -154,6 +154,25 @@ pub struct ReferenceEngine {
     /// torch.multiprocessing's sharing strategy (`file_descriptor` on Linux).
     pub sharing_strategy: String,
     pub start_method: String,
+    /// What starting the workers cost PyTorch's Python on this machine
+    /// (absent in run files made before the harness measured it, and in
+    /// runs without workers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<PythonStart>,
+}
+
+/// The CPU PyTorch spent starting its worker processes, the medians over a
+/// harness run's configurations with workers (over a run of several rounds,
+/// the medians of its harness runs' medians): the figures `WORKER_FORK` and
+/// `WORKER_START` model, measured where the run was.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PythonStart {
+    /// The loop thread's CPU in `iter(loader)`, per worker it forked, in ms.
+    pub fork_ms: f64,
+    /// A worker's process CPU from its fork to `worker_init_fn`, in ms.
+    pub setup_ms: f64,
+    /// Worker processes measured.
+    pub workers: usize,
 }
 
 impl std::fmt::Display for ReferenceEngine {

@@ -60,7 +60,7 @@ pub fn repeat_result(cfg: &PipelineConfig, m: &engine::Measured, cpus: usize) ->
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {

@@ -11,7 +11,7 @@ use chrono::Utc;
 use super::config::{PipelineConfig, ProducerKind};
 use super::outside_load::{self, LoadWindow};
 use super::rounds::{self, RoundEngine, RoundPlan, SystemMachine};
-use super::run_file::{BenchRun, ConfigResult, RUN_SCHEMA, RepeatResult};
+use super::run_file::{BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, RepeatResult};
 use super::settings::{MAX_ROUNDS, Settings};
 use super::{engine, interrupt, stats};
 
@@ -162,6 +162,7 @@ pub fn run_reference_suite(
             environment: &environment,
             python,
             first: None,
+            starts: Vec::new(),
         };
         // What `decided` is asked with: the run so far, its engine named
         // once the rounds are done (the verdicts do not depend on it).
@@ -185,7 +186,10 @@ pub fn run_reference_suite(
             &mut machine,
             &mut asked_with(&so_far, decided),
         )?;
-        let first = harness.first.expect("the first round ran");
+        let mut first = harness.first.expect("the first round ran");
+        if let Some(reference) = &mut first.reference {
+            reference.start = super::pytorch_harness::start_over_rounds(&harness.starts);
+        }
         Ok(BenchRun {
             created_at: Utc::now(),
             settings: settings.clone(),
@@ -203,6 +207,8 @@ struct Harness<'a> {
     python: &'a Path,
     /// The first harness run: its versions and CPUs name the whole run.
     first: Option<BenchRun>,
+    /// What starting the workers cost, per harness run that measured it.
+    starts: Vec<PythonStart>,
 }
 
 impl RoundEngine for Harness<'_> {
@@ -236,6 +242,8 @@ impl RoundEngine for Harness<'_> {
         for s in calls {
             let run = super::pytorch_harness::run(&s, self.environment.clone(), self.python)?;
             measured.extend(run.results.iter().cloned());
+            self.starts
+                .extend(run.reference.as_ref().and_then(|r| r.start));
             self.first.get_or_insert(run);
         }
         Ok(configs

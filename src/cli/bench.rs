@@ -212,6 +212,12 @@ pub struct BenchArgs {
     /// bookkeeping; 1 as measured, 0 for none. Thread workers pay none
     #[arg(long, default_value_t = crate::bench::PYTHON_COST_SCALE, allow_negative_numbers = true, value_parser = python_scale)]
     pub python_cost_scale: f64,
+    /// With --engine both: run the embedded half with its Python costs and
+    /// its hand-off's receive and send costs scaled to this machine, by the
+    /// factor PyTorch's start measured in the same run (the line "Python
+    /// here" of the comparison)
+    #[arg(long, conflicts_with_all = ["python_cost_scale", "receive_ms", "send_ms"])]
+    pub calibrate_to_pytorch: bool,
     /// Which engine measures: this tool's own, the real PyTorch DataLoader
     /// through the harness this tool ships (needs torch), or both back to
     /// back, printed side by side

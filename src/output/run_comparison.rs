@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::Render;
-use crate::app::compare::{self, Pair, PairedRow, RunComparison, Spread};
+use crate::app::compare::{self, Pair, PairedRow, PythonSpeedNote, RunComparison, Spread};
 use crate::error::{Error, Result};
 
 impl Render for RunComparison {
@@ -62,6 +62,9 @@ impl Render for RunComparison {
         }
         for d in &self.run_differences {
             let _ = writeln!(s, "- differ in {d}");
+        }
+        if let Some(note) = &self.python_speed {
+            let _ = writeln!(s, "- {}", python_speed_text(note));
         }
         s.push_str(
             "\n| producer | workers | ex/s A | ex/s B | ex/s B/A | wait_mean A | wait_mean B | work A | work B | wait_frac A | wait_frac B | wait_frac B-A |\n",
@@ -195,7 +198,34 @@ fn runs_text(c: &RunComparison) -> String {
             let _ = writeln!(s, "  {}", crate::text::visible(d));
         }
     }
+    if let Some(note) = &c.python_speed {
+        let _ = writeln!(s, "{}", python_speed_text(note));
+    }
     s
+}
+
+/// How this machine's Python stood against the engine's figures, in words:
+/// with the flags that model it where the engine run did not.
+fn python_speed_text(note: &PythonSpeedNote) -> String {
+    let s = &note.speed;
+    let scale = crate::text::setting(note.engine_scale);
+    if note.modelled {
+        return format!(
+            "Python here: {}; the engine ran its Python costs at x{scale}, as this machine's",
+            s.measured_text()
+        );
+    }
+    let (receive, send) = s.hand_off_ms();
+    format!(
+        "Python here: {}; the engine ran its Python costs at x{scale}, so rows that lean on them \
+         (small batches, short costs, workers crowding the CPUs) may differ for that reason; \
+         `--python-cost-scale {} --receive-ms {} --send-ms {}` models this machine \
+         (`--calibrate-to-pytorch` with `bench --engine both`)",
+        s.measured_text(),
+        crate::text::setting(s.factor),
+        crate::text::setting(receive),
+        crate::text::setting(send),
+    )
 }
 
 /// One configuration, both runs' numbers and their ratios, and what

@@ -184,7 +184,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
-            "the PyTorch harness speaks version 1, this tool version 3",
+            "the PyTorch harness speaks version 1, this tool version 4",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -333,9 +333,141 @@ fn the_real_harness_runs_where_torch_is_installed() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let run = BenchRun::load(&p.path("real.run.yaml")).unwrap();
-    assert_eq!(run.reference.unwrap().engine, "pytorch");
+    let reference = run.reference.unwrap();
+    assert_eq!(reference.engine, "pytorch");
     assert_eq!(run.results.len(), 4);
     assert!(run.results.iter().all(|r| r.summary.batches == 6));
+    // What starting the workers cost: both 2-worker configurations' four
+    // workers, a fork and a set-up each of some milliseconds of CPU.
+    let start = reference.start.expect("the harness measures the start");
+    assert_eq!(start.workers, 4, "{start:?}");
+    assert!(start.fork_ms > 0.5 && start.setup_ms > 0.5, "{start:?}");
+    assert!(
+        stdout(&out).contains("starting the workers: PyTorch's loop spent"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// The recorded answer with what starting the workers cost: `fork_ms` of
+/// the loop's CPU per worker and `setup_ms` of each worker's.
+fn answer_with_start(p: &Project, fork_ms: u64, setup_ms: u64, setups: Option<usize>) -> PathBuf {
+    let fixture = fixtures().join("pytorch-harness-answer-busy.json");
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    answer["harness"] = 4.into();
+    for r in answer["results"].as_array_mut().unwrap() {
+        let workers = r["workers"].as_u64().unwrap();
+        r["start_cpu_ns"] = (workers * fork_ms * 1_000_000).into();
+        let n = setups.filter(|_| workers > 0).unwrap_or(workers as usize);
+        r["worker_setup_ns"] = vec![setup_ms * 1_000_000; n].into();
+    }
+    let file = p.write("answer.json", answer.to_string());
+    fake_python(p, &format!("cat '{}'", file.display()))
+}
+
+#[test]
+fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figures() {
+    let _g = lock();
+    let p = Project::seeded();
+    // Half the figures' 18 and 24 ms: a machine whose Python is twice as fast.
+    let python = answer_with_start(&p, 9, 12, None);
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(
+            "starting the workers: PyTorch's loop spent 9.0 ms of CPU forking each worker and a worker \
+             12.0 ms setting itself up (medians of 4 workers), x0.50 of the 18 and 24 ms"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    // Beside an engine run at the figures' scale, the comparison says the
+    // rows may differ for it and gives the flags that model this machine;
+    // beside one run with them, that it modelled it.
+    let engine = |name: &str, extra: &[&str]| {
+        let out = p
+            .cmd()
+            .args([
+                "bench",
+                "--batches",
+                "2",
+                "--workers",
+                "0,2",
+                "--cost-ms",
+                "0.1",
+            ])
+            .args(["--consumer-ms", "0.1", "--budget", "0", "--out", name])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    engine("figures.run.yaml", &[]);
+    let flags = [
+        "--python-cost-scale",
+        "0.5",
+        "--receive-ms",
+        "0.21",
+        "--send-ms",
+        "0.18",
+    ];
+    engine("here.run.yaml", &flags);
+    let compare = |b: &str| {
+        let out = p
+            .cmd()
+            .args(["compare", "pt.run.yaml", b])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = compare("figures.run.yaml");
+    assert!(
+        text.contains("the engine ran its Python costs at x1, so rows that lean on them"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("`{}` models this machine", flags.join(" "))),
+        "{text}"
+    );
+    let text = compare("here.run.yaml");
+    assert!(
+        text.contains("the engine ran its Python costs at x0.5, as this machine's"),
+        "{text}"
+    );
+    // Thread workers model no Python: nothing to set against it.
+    engine("threads.run.yaml", &["--worker-kind", "thread"]);
+    assert!(!compare("threads.run.yaml").contains("Python here:"));
+    // The JSON form carries the figures and the verdict on them.
+    let out = p
+        .cmd()
+        .args([
+            "compare",
+            "pt.run.yaml",
+            "figures.run.yaml",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let speed = &json["python_speed"];
+    assert_eq!(speed["factor"], 0.5, "{speed}");
+    assert_eq!(speed["modelled"], false, "{speed}");
+    assert_eq!(speed["measured"]["fork_ms"], 9.0, "{speed}");
+}
+
+#[test]
+fn an_answer_with_more_worker_set_ups_than_workers_is_refused() {
+    let _g = lock();
+    let p = Project::seeded();
+    let python = answer_with_start(&p, 9, 12, Some(3));
+    let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert!(err.contains("3 worker set-up times for 2 workers"), "{err}");
+    assert!(!p.path("pt.run.yaml").exists());
 }
 
 #[test]
@@ -592,5 +724,102 @@ fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
         run.results
             .iter()
             .all(|c| c.summary.outside.is_none() && !c.summary.disturbed)
+    );
+    // Neither measured what starting the workers cost.
+    assert!(run.reference.unwrap().start.is_none());
+    assert!(!stdout(&out).contains("starting the workers"));
+}
+
+#[test]
+fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured() {
+    let _g = lock();
+    let p = Project::seeded();
+    let python = answer_with_start(&p, 9, 12, None);
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--engine",
+            "both",
+            "--calibrate-to-pytorch",
+            "--python",
+        ])
+        .arg(&python)
+        .args(RECORDED)
+        .args(["--budget", "0", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &json["embedded"]["settings"];
+    assert_eq!(
+        (&s["python_cost_scale"], &s["receive_ms"], &s["send_ms"]),
+        (&0.5.into(), &0.21.into(), &0.18.into()),
+        "{s}"
+    );
+    assert_eq!(json["side_by_side"]["python_speed"]["modelled"], true);
+
+    // Only beside PyTorch, and not with the knobs it sets.
+    for (extra, says) in [
+        (&["--engine", "embedded"][..], "use it with --engine both"),
+        (&["--engine", "pytorch"][..], "use it with --engine both"),
+        (
+            &["--engine", "both", "--python-cost-scale", "0.7"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--engine", "both", "--receive-ms", "0.3"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let out = p
+            .cmd()
+            .args(["bench", "--calibrate-to-pytorch", "--python"])
+            .arg(&python)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&out).contains(says), "{extra:?}: {}", stderr(&out));
+    }
+
+    // Without a worker count above 0 PyTorch starts no worker to measure:
+    // refused once PyTorch has run, before the embedded half spends its time.
+    let fixture = fixtures().join("pytorch-harness-answer-busy.json");
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    answer["harness"] = 4.into();
+    answer["results"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|r| r["workers"] == 0);
+    let file = p.write("zero.json", answer.to_string());
+    let python = fake_python(&p, &format!("cat '{}'", file.display()));
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--engine",
+            "both",
+            "--calibrate-to-pytorch",
+            "--python",
+        ])
+        .arg(&python)
+        .args([
+            "--batches",
+            "20",
+            "--workers",
+            "0",
+            "--producer",
+            "sleep,spin",
+        ])
+        .args(["--budget", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("PyTorch's run measured no worker start to scale by"),
+        "{}",
+        stderr(&out)
     );
 }
