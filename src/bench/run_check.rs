@@ -79,6 +79,18 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
             )?;
         }
     }
+    if let Some(start) = run.reference.as_ref().and_then(|r| r.start) {
+        for (name, ms) in [("fork_ms", start.fork_ms), ("setup_ms", start.setup_ms)] {
+            if !(ms > 0.0 && ms <= MAX_ROW_MS) {
+                return Err(format!(
+                    "field 'reference.start.{name}': {ms} is not a CPU time above 0 ms"
+                ));
+            }
+        }
+        if start.workers == 0 {
+            return Err("field 'reference.start.workers': 0, where a start was measured".into());
+        }
+    }
     Ok(())
 }
 
@@ -161,9 +173,27 @@ mod tests {
         crate::yaml_io::read_finite(&path).unwrap()
     }
 
+    fn with_start(run: &mut BenchRun, fork_ms: f64, setup_ms: f64, workers: usize) {
+        run.reference = Some(crate::bench::ReferenceEngine {
+            engine: "pytorch".into(),
+            python: "3.11.7".into(),
+            torch: "2.15.0".into(),
+            sharing_strategy: "file_descriptor".into(),
+            start_method: "fork".into(),
+            start: Some(crate::bench::PythonStart {
+                fork_ms,
+                setup_ms,
+                workers,
+            }),
+        });
+    }
+
     #[test]
     fn the_fixture_run_is_within_bounds() {
         assert_eq!(check_run(&fixture()), Ok(()));
+        let mut measured = fixture();
+        with_start(&mut measured, 12.0, 16.5, 8);
+        assert_eq!(check_run(&measured), Ok(()));
     }
 
     #[test]
@@ -193,6 +223,12 @@ mod tests {
             ),
             (|r| r.cpus_used.clear(), "cpus_used"),
             (|r| r.settings.cpus = Some(5000), "settings.cpus"),
+            (
+                |r| with_start(r, -3.0, 18.0, 8),
+                "reference.start.fork_ms': -3 is not a CPU time above 0 ms",
+            ),
+            (|r| with_start(r, 12.0, 0.0, 8), "reference.start.setup_ms'"),
+            (|r| with_start(r, 12.0, 18.0, 0), "reference.start.workers'"),
         ];
         for (break_it, field) in cases {
             let mut run = fixture();
