@@ -145,14 +145,14 @@ impl PythonSpeedNote {
     /// only engine runs with Python costs to scale), either way round.
     fn of(a: &BenchRun, b: &BenchRun) -> Option<Self> {
         let (pytorch, engine) = match (&a.reference, &b.reference) {
-            (Some(r), None) => (r, b),
-            (None, Some(r)) => (r, a),
+            (Some(_), None) => (a, b),
+            (None, Some(_)) => (b, a),
             _ => return None,
         };
         if engine.settings.worker_kind != crate::bench::WorkerKind::Process {
             return None;
         }
-        let speed = PythonSpeed::of(pytorch.start?)?;
+        let speed = PythonSpeed::of_run(pytorch)?;
         let engine_scale = engine.settings.python_cost_scale;
         Some(PythonSpeedNote {
             speed,

@@ -293,9 +293,7 @@ fn base_footer(run: &BenchRun) -> String {
         // The harness ran the loop as PyTorch does: in order, with
         // processes forked, and with its own hand-off.
         // It inherits the CPUs and the timer slack.
-        let start = reference
-            .start
-            .and_then(super::PythonSpeed::of)
+        let start = super::PythonSpeed::of_run(run)
             .map(|speed| format!("\n   starting the workers: {}", speed.measured_text()))
             .unwrap_or_default();
         return format!(

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::calibration::{FIGURES_FORK_MS, FIGURES_SETUP_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
 use super::config::Transport;
-use super::run_file::PythonStart;
+use super::run_file::{BenchRun, PythonStart};
 use super::settings::Settings;
 
 /// An engine scale this close to the machine's factor (as a ratio) models
@@ -32,6 +32,12 @@ pub struct PythonSpeed {
 }
 
 impl PythonSpeed {
+    /// A PyTorch run's, from the start its harness measured; None for a
+    /// run of the embedded engine or one without a start.
+    pub fn of_run(run: &BenchRun) -> Option<Self> {
+        Self::of(run.reference.as_ref()?.start?)
+    }
+
     /// None when a figure is not a positive number (no start was measured).
     pub fn of(measured: PythonStart) -> Option<Self> {
         let fork = measured.fork_ms / FIGURES_FORK_MS;
@@ -41,7 +47,7 @@ impl PythonSpeed {
             measured,
             figures_fork_ms: FIGURES_FORK_MS,
             figures_setup_ms: FIGURES_SETUP_MS,
-            factor: (factor * 100.0).round() / 100.0,
+            factor: two_places(factor),
         })
     }
 
@@ -53,8 +59,10 @@ impl PythonSpeed {
     /// The hand-off's receive and send costs (Python's too) at the factor,
     /// in ms to two places: what `--receive-ms` and `--send-ms` would be.
     pub fn hand_off_ms(&self) -> (f64, f64) {
-        let round = |ms: f64| (ms * self.factor * 100.0).round() / 100.0;
-        (round(PYTORCH_RECEIVE_MS), round(PYTORCH_SEND_MS))
+        (
+            two_places(PYTORCH_RECEIVE_MS * self.factor),
+            two_places(PYTORCH_SEND_MS * self.factor),
+        )
     }
 
     /// `settings` with the Python costs and the hand-off's at the factor
@@ -82,6 +90,11 @@ impl PythonSpeed {
             crate::text::setting(self.figures_setup_ms),
         )
     }
+}
+
+/// `x` rounded to two decimal places, as the factor and the flags print.
+fn two_places(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
 #[cfg(test)]

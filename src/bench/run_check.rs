@@ -174,18 +174,14 @@ mod tests {
     }
 
     fn with_start(run: &mut BenchRun, fork_ms: f64, setup_ms: f64, workers: usize) {
-        run.reference = Some(crate::bench::ReferenceEngine {
-            engine: "pytorch".into(),
-            python: "3.11.7".into(),
-            torch: "2.15.0".into(),
-            sharing_strategy: "file_descriptor".into(),
-            start_method: "fork".into(),
-            start: Some(crate::bench::PythonStart {
+        *run = crate::testing::measured_by_pytorch(run.clone());
+        if let Some(reference) = &mut run.reference {
+            reference.start = Some(crate::bench::PythonStart {
                 fork_ms,
                 setup_ms,
                 workers,
-            }),
-        });
+            });
+        }
     }
 
     #[test]

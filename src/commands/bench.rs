@@ -163,12 +163,7 @@ fn record_target(
 /// `--calibrate-to-pytorch`: the embedded half's Python costs, and its
 /// hand-off's, at the factor PyTorch's start measured in `pytorch`.
 fn calibrate_to(pytorch: &BenchRun, settings: &mut Settings) -> Result<()> {
-    let speed = pytorch
-        .reference
-        .as_ref()
-        .and_then(|r| r.start)
-        .and_then(PythonSpeed::of)
-        .ok_or_else(|| {
+    let speed = PythonSpeed::of_run(pytorch).ok_or_else(|| {
             Error::Usage(
                 "--calibrate-to-pytorch: PyTorch's run measured no worker start to scale by (it needs a worker count above 0 in --workers)".into(),
             )
