@@ -352,10 +352,7 @@ fn the_real_harness_runs_where_torch_is_installed() {
 /// The recorded answer with what starting the workers cost: `fork_ms` of
 /// the loop's CPU per worker and `setup_ms` of each worker's.
 fn answer_with_start(p: &Project, fork_ms: u64, setup_ms: u64, setups: Option<usize>) -> PathBuf {
-    let fixture = fixtures().join("pytorch-harness-answer-busy.json");
-    let mut answer: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
-    answer["harness"] = 4.into();
+    let mut answer = busy_answer_of_version_4();
     for r in answer["results"].as_array_mut().unwrap() {
         let workers = r["workers"].as_u64().unwrap();
         r["start_cpu_ns"] = (workers * fork_ms * 1_000_000).into();
@@ -364,6 +361,16 @@ fn answer_with_start(p: &Project, fork_ms: u64, setup_ms: u64, setups: Option<us
     }
     let file = p.write("answer.json", answer.to_string());
     fake_python(p, &format!("cat '{}'", file.display()))
+}
+
+/// The recorded answer of a busy machine, as a harness of version 4 would
+/// give it (without what the start cost, until a test adds it).
+fn busy_answer_of_version_4() -> serde_json::Value {
+    let fixture = fixtures().join("pytorch-harness-answer-busy.json");
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    answer["harness"] = 4.into();
+    answer
 }
 
 #[test]
@@ -734,21 +741,20 @@ fn the_counters_a_harness_read_on_a_busy_machine_mark_its_rows_disturbed() {
 fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured() {
     let _g = lock();
     let p = Project::seeded();
+    let calibrated = |python: &std::path::Path, extra: &[&str]| {
+        p.cmd()
+            .args(["bench", "--engine", "both", "--calibrate-to-pytorch"])
+            .arg("--python")
+            .arg(python)
+            .args(extra)
+            .args(["--budget", "0"])
+            .output()
+            .unwrap()
+    };
     let python = answer_with_start(&p, 9, 12, None);
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--engine",
-            "both",
-            "--calibrate-to-pytorch",
-            "--python",
-        ])
-        .arg(&python)
-        .args(RECORDED)
-        .args(["--budget", "0", "--format", "json"])
-        .output()
-        .unwrap();
+    let mut extra = RECORDED.to_vec();
+    extra.extend(["--format", "json"]);
+    let out = calibrated(&python, &extra);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &json["embedded"]["settings"];
@@ -785,37 +791,24 @@ fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured(
 
     // Without a worker count above 0 PyTorch starts no worker to measure:
     // refused once PyTorch has run, before the embedded half spends its time.
-    let fixture = fixtures().join("pytorch-harness-answer-busy.json");
-    let mut answer: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
-    answer["harness"] = 4.into();
+    let mut answer = busy_answer_of_version_4();
     answer["results"]
         .as_array_mut()
         .unwrap()
         .retain(|r| r["workers"] == 0);
     let file = p.write("zero.json", answer.to_string());
     let python = fake_python(&p, &format!("cat '{}'", file.display()));
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--engine",
-            "both",
-            "--calibrate-to-pytorch",
-            "--python",
-        ])
-        .arg(&python)
-        .args([
+    let out = calibrated(
+        &python,
+        &[
             "--batches",
             "20",
             "--workers",
             "0",
             "--producer",
             "sleep,spin",
-        ])
-        .args(["--budget", "0"])
-        .output()
-        .unwrap();
+        ],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("PyTorch's run measured no worker start to scale by"),
