@@ -125,6 +125,8 @@ pub fn run_like(tables: &[Table], cpus: usize) -> BenchRun {
         outside_load_cost_ns: None,
         results,
         reference: None,
+        engine_model: Some(crate::bench::calibration::ENGINE_MODEL.into()),
+        calibrated_to_pytorch: None,
     }
 }
 
@@ -138,7 +140,9 @@ pub fn measured_by_pytorch(mut run: BenchRun) -> BenchRun {
         sharing_strategy: "file_descriptor".into(),
         start_method: "fork".into(),
         start: None,
+        elsewhere_busy: None,
     });
+    run.engine_model = None;
     run
 }
 

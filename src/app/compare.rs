@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Project;
 use super::runs::{self, RunSource};
-use crate::bench::{BenchRun, ProducerKind, PythonSpeed};
+use crate::bench::{BenchRun, ModelledCosts, ProducerKind, PythonSpeed};
 use crate::error::{Error, Result};
 
 /// Where a run came from and what it was.
@@ -134,10 +134,14 @@ pub struct RunComparison {
 pub struct PythonSpeedNote {
     #[serde(flatten)]
     pub speed: PythonSpeed,
-    /// The engine run's `python_cost_scale`.
-    pub engine_scale: f64,
-    /// Whether that scale is within 10% of the machine's factor.
+    /// The engine run's Python and hand-off costs.
+    pub engine_ran: ModelledCosts,
+    /// Whether those are each within 10% of the machine's (`models_it`).
     pub modelled: bool,
+    /// The factor `--calibrate-to-pytorch` set the engine run's costs by,
+    /// when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_to: Option<f64>,
 }
 
 impl PythonSpeedNote {
@@ -149,15 +153,20 @@ impl PythonSpeedNote {
             (None, Some(_)) => (b, a),
             _ => return None,
         };
-        if engine.settings.worker_kind != crate::bench::WorkerKind::Process {
+        let s = &engine.settings;
+        if s.worker_kind != crate::bench::WorkerKind::Process {
             return None;
         }
-        let speed = PythonSpeed::of_run(pytorch)?;
-        let engine_scale = engine.settings.python_cost_scale;
+        let speed = PythonSpeed::of_run(pytorch, s)?;
         Some(PythonSpeedNote {
             speed,
-            engine_scale,
-            modelled: speed.modelled_by(engine_scale),
+            engine_ran: ModelledCosts {
+                python_cost_scale: s.python_cost_scale,
+                receive_ms: s.receive_ms,
+                send_ms: (s.transport != crate::bench::Transport::Pipe).then_some(s.send_ms),
+            },
+            modelled: speed.modelled_by(s),
+            calibrated_to: engine.calibrated_to_pytorch,
         })
     }
 }
@@ -332,9 +341,10 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
         }
     }
     let mut run_differences = settings_differences(a, b);
-    let engine = |r: &BenchRun| match &r.reference {
-        Some(reference) => format!("{} {}", reference.engine, reference.torch),
-        None => "embedded".to_string(),
+    let engine = |r: &BenchRun| match (&r.reference, &r.engine_model) {
+        (Some(reference), _) => format!("{} {}", reference.engine, reference.torch),
+        (None, Some(model)) => format!("embedded (model of {model})"),
+        (None, None) => "embedded (model not named, an older run file)".to_string(),
     };
     if engine(a) != engine(b) {
         run_differences.insert(0, format!("engine: {} vs {}", engine(a), engine(b)));
@@ -468,7 +478,7 @@ mod tests {
         );
         assert_eq!(
             c.run_differences,
-            vec!["engine: pytorch 2.15.0 vs embedded".to_string()]
+            vec!["engine: pytorch 2.15.0 vs embedded (model of 2026-12-02)".to_string()]
         );
         // Thread workers run no Python costs: a scale they recorded is none,
         // and one of 0 elsewhere is the same; one of 2 is not.

@@ -10,6 +10,12 @@
 
 use std::time::Duration;
 
+/// The model these figures make, by the date it landed; every run of the
+/// embedded engine names it (`engine_model` in the run file), so that a
+/// record made before a change of model does not read as one made after.
+/// Change it with any figure or cost the model spends.
+pub const ENGINE_MODEL: &str = "2026-12-02";
+
 /// The DataLoader loop's CPU per batch received from a worker process, in
 /// ms (decoding the message, fetching the descriptor, rebuilding the
 /// tensor): measured inside `next()` with eight sleeping workers (no CPU

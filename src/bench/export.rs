@@ -293,7 +293,7 @@ fn base_footer(run: &BenchRun) -> String {
         // The harness ran the loop as PyTorch does: in order, with
         // processes forked, and with its own hand-off.
         // It inherits the CPUs and the timer slack.
-        let start = super::PythonSpeed::of_run(run)
+        let start = super::PythonSpeed::of_run(run, s)
             .map(|speed| format!("\n   starting the workers: {}", speed.measured_text()))
             .unwrap_or_default();
         return format!(
@@ -304,7 +304,7 @@ fn base_footer(run: &BenchRun) -> String {
     }
     format!(
         "{} batches per configuration ({} warm-up), {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
-         seed {}; CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}\n",
+         seed {}; CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}; {}\n",
         s.batches,
         s.warmup_batches,
         s.worker_kind,
@@ -315,8 +315,14 @@ fn base_footer(run: &BenchRun) -> String {
                 crate::text::setting(s.receive_ms),
                 if s.python_cost_scale > 0.0 {
                     format!(
-                        ", Python costs x{}",
-                        crate::text::setting(s.python_cost_scale)
+                        ", Python costs x{}{}",
+                        crate::text::setting(s.python_cost_scale),
+                        run.calibrated_to_pytorch
+                            .map(|f| format!(
+                                " (calibrated to PyTorch's start beside it, x{})",
+                                crate::text::setting(f)
+                            ))
+                            .unwrap_or_default()
                     )
                 } else {
                     ", no Python costs".to_string()
@@ -354,5 +360,9 @@ fn base_footer(run: &BenchRun) -> String {
         s.seed,
         s.timer_slack_ns,
         run.measurement_overhead_ns_per_step,
+        match &run.engine_model {
+            Some(model) => format!("engine model of {model}"),
+            None => "engine model not named (an older run file)".to_string(),
+        },
     )
 }

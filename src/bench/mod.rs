@@ -49,7 +49,7 @@ pub use calibration::{
     CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
 };
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
-pub use python_speed::PythonSpeed;
+pub use python_speed::{ModelledCosts, PythonSpeed};
 pub use run_file::{
     BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row,
 };

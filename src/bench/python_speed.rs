@@ -11,12 +11,17 @@ use serde::Serialize;
 
 use super::calibration::{FIGURES_FORK_MS, FIGURES_SETUP_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
 use super::config::Transport;
+use super::outside_load;
 use super::run_file::{BenchRun, PythonStart};
-use super::settings::Settings;
+use super::settings::{MAX_PYTHON_COST_SCALE, Settings};
 
-/// An engine scale this close to the machine's factor (as a ratio) models
-/// the machine.
+/// An engine cost this close to the machine's (as a ratio) models the
+/// machine.
 const MODELLED_WITHIN: f64 = 0.10;
+
+/// The smallest factor the engine can run at: below it, two places round
+/// to 0, which means no Python costs at all.
+pub const LEAST_FACTOR: f64 = 0.01;
 
 /// This machine's Python against the figures' machine.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -26,68 +31,137 @@ pub struct PythonSpeed {
     /// The same on the figures' machine.
     pub figures_fork_ms: f64,
     pub figures_setup_ms: f64,
+    /// Each measured figure over the figures' machine's, to two places:
+    /// the factor can hide two ratios far apart.
+    pub fork_ratio: f64,
+    pub setup_ratio: f64,
     /// The geometric mean of the two ratios, to two places: what
     /// `--python-cost-scale` would be to model this machine.
     pub factor: f64,
+    /// The highest share of the machine's CPUs other processes took while
+    /// PyTorch ran (its own CPUs' outside load, and the CPUs it did not
+    /// use); None where neither was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy: Option<f64>,
+    /// The engine settings that model this machine: what
+    /// `--calibrate-to-pytorch` runs; None when the factor is outside what
+    /// the engine can run at (`LEAST_FACTOR` to the scale's limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models_it: Option<ModelledCosts>,
+}
+
+/// The engine's Python costs and hand-off costs at a machine's factor.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ModelledCosts {
+    pub python_cost_scale: f64,
+    pub receive_ms: f64,
+    /// None for the pipe, whose workers have no sending threads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub send_ms: Option<f64>,
 }
 
 impl PythonSpeed {
-    /// A PyTorch run's, from the start its harness measured; None for a
-    /// run of the embedded engine or one without a start.
-    pub fn of_run(run: &BenchRun) -> Option<Self> {
-        Self::of(run.reference.as_ref()?.start?)
+    /// A PyTorch run's, from the start its harness measured, beside the
+    /// engine settings `engine` (the run to model it in); None for a run
+    /// of the embedded engine or one without a start.
+    pub fn of_run(run: &BenchRun, engine: &Settings) -> Option<Self> {
+        let reference = run.reference.as_ref()?;
+        let mut speed = Self::of(reference.start?, engine.transport)?;
+        // The start is a median over the configurations, so one busy
+        // configuration moves it little; the load most of them ran under
+        // does.
+        let own: Vec<f64> = run
+            .results
+            .iter()
+            .filter_map(|c| c.summary.outside)
+            .collect();
+        let own = (!own.is_empty()).then(|| super::stats::median(own));
+        speed.busy = own
+            .into_iter()
+            .chain(reference.elsewhere_busy)
+            .reduce(f64::max)
+            .map(two_places);
+        Some(speed)
     }
 
     /// None when a figure is not a positive number (no start was measured).
-    pub fn of(measured: PythonStart) -> Option<Self> {
+    pub fn of(measured: PythonStart, transport: Transport) -> Option<Self> {
         let fork = measured.fork_ms / FIGURES_FORK_MS;
         let setup = measured.setup_ms / FIGURES_SETUP_MS;
         let factor = (fork * setup).sqrt();
-        (factor.is_finite() && factor > 0.0).then(|| PythonSpeed {
+        if !(factor.is_finite() && factor > 0.0) {
+            return None;
+        }
+        let factor = two_places(factor);
+        let models_it = (LEAST_FACTOR..=MAX_PYTHON_COST_SCALE)
+            .contains(&factor)
+            .then(|| ModelledCosts {
+                python_cost_scale: factor,
+                receive_ms: two_places(PYTORCH_RECEIVE_MS * factor),
+                send_ms: (transport != Transport::Pipe)
+                    .then(|| two_places(PYTORCH_SEND_MS * factor)),
+            });
+        Some(PythonSpeed {
             measured,
             figures_fork_ms: FIGURES_FORK_MS,
             figures_setup_ms: FIGURES_SETUP_MS,
-            factor: two_places(factor),
+            fork_ratio: two_places(fork),
+            setup_ratio: two_places(setup),
+            factor,
+            busy: None,
+            models_it,
         })
     }
 
-    /// Whether an engine run at `scale` models this machine's Python.
-    pub fn modelled_by(&self, scale: f64) -> bool {
-        scale > 0.0 && (scale / self.factor - 1.0).abs() <= MODELLED_WITHIN
+    /// Whether other processes took enough of the machine while PyTorch
+    /// ran to move the factor: a loaded machine, even on CPUs the run did
+    /// not use, slows Python's start (a build on the other CPU of this
+    /// machine kind has read x1.0 to x1.3 where the quiet machine read
+    /// x0.7 to x0.8).
+    pub fn read_busy(&self) -> bool {
+        self.busy.is_some_and(outside_load::is_disturbed)
     }
 
-    /// The hand-off's receive and send costs (Python's too) at the factor,
-    /// in ms to two places: what `--receive-ms` and `--send-ms` would be.
-    pub fn hand_off_ms(&self) -> (f64, f64) {
-        (
-            two_places(PYTORCH_RECEIVE_MS * self.factor),
-            two_places(PYTORCH_SEND_MS * self.factor),
-        )
+    /// Whether engine settings model this machine's Python: the scale and
+    /// the hand-off's costs each within 10% of the machine's.
+    pub fn modelled_by(&self, settings: &Settings) -> bool {
+        let Some(m) = self.models_it else {
+            return false;
+        };
+        let near =
+            |ran: f64, machine: f64| ran > 0.0 && (ran / machine - 1.0).abs() <= MODELLED_WITHIN;
+        near(settings.python_cost_scale, m.python_cost_scale)
+            && near(settings.receive_ms, m.receive_ms)
+            && m.send_ms.is_none_or(|send| near(settings.send_ms, send))
     }
 
     /// `settings` with the Python costs and the hand-off's at the factor
     /// (the send cost only where the hand-off has sending threads to spend
-    /// it).
-    pub fn scale(&self, settings: &mut Settings) {
-        let (receive, send) = self.hand_off_ms();
-        settings.python_cost_scale = self.factor;
-        settings.receive_ms = receive;
-        if settings.transport != Transport::Pipe {
-            settings.send_ms = send;
+    /// it); None when the factor is outside what the engine can run at.
+    pub fn scaled(&self, settings: &Settings) -> Option<Settings> {
+        let m = self.models_it?;
+        let mut s = settings.clone();
+        s.python_cost_scale = m.python_cost_scale;
+        s.receive_ms = m.receive_ms;
+        if let Some(send) = m.send_ms {
+            s.send_ms = send;
         }
+        Some(s)
     }
 
     /// One sentence: what PyTorch's start cost here against the figures.
     pub fn measured_text(&self) -> String {
         format!(
-            "PyTorch's loop spent {:.1} ms of CPU forking each worker and a worker {:.1} ms setting itself up \
-             (medians of {} workers), x{:.2} of the {} and {} ms the engine's figures were measured at",
+            "PyTorch's loop spent {:.1} ms of CPU forking each worker (x{:.2} of the engine's figure, {} ms) \
+             and a worker {:.1} ms setting itself up (x{:.2} of {} ms), medians of {} worker starts: x{:.2} together",
             self.measured.fork_ms,
+            self.fork_ratio,
+            crate::text::setting(self.figures_fork_ms),
             self.measured.setup_ms,
+            self.setup_ratio,
+            crate::text::setting(self.figures_setup_ms),
             self.measured.workers,
             self.factor,
-            crate::text::setting(self.figures_fork_ms),
-            crate::text::setting(self.figures_setup_ms),
         )
     }
 }
@@ -109,30 +183,93 @@ mod tests {
         }
     }
 
+    fn speed(fork_ms: f64, setup_ms: f64, transport: Transport) -> Option<PythonSpeed> {
+        PythonSpeed::of(start(fork_ms, setup_ms), transport)
+    }
+
     #[test]
     fn the_factor_is_this_machines_start_against_the_figures() {
-        let same = PythonSpeed::of(start(FIGURES_FORK_MS, FIGURES_SETUP_MS)).unwrap();
-        assert_eq!(same.factor, 1.0);
-        assert!(same.modelled_by(1.0));
+        let defaults = Settings::chapter_defaults();
+        let same = speed(FIGURES_FORK_MS, FIGURES_SETUP_MS, defaults.transport).unwrap();
+        assert_eq!(
+            (same.fork_ratio, same.setup_ratio, same.factor),
+            (1.0, 1.0, 1.0)
+        );
+        assert!(same.modelled_by(&defaults));
         // The machine of 2026-12-02: 12.0 and 16.5 ms.
-        let faster = PythonSpeed::of(start(12.0, 16.5)).unwrap();
-        assert_eq!(faster.factor, 0.68);
-        assert!(!faster.modelled_by(1.0) && faster.modelled_by(0.7));
-        assert!(!faster.modelled_by(0.0), "scale 0 models no Python at all");
-        assert_eq!(faster.hand_off_ms(), (0.29, 0.24));
-        let mut s = Settings::chapter_defaults();
-        faster.scale(&mut s);
+        let faster = speed(12.0, 16.5, defaults.transport).unwrap();
+        assert_eq!(
+            (faster.fork_ratio, faster.setup_ratio, faster.factor),
+            (0.67, 0.69, 0.68)
+        );
+        assert!(!faster.modelled_by(&defaults));
+        let s = faster.scaled(&defaults).unwrap();
         assert_eq!(
             (s.python_cost_scale, s.receive_ms, s.send_ms),
             (0.68, 0.29, 0.24)
         );
-        // The pipe has no sending threads: its send cost stays as it was.
-        let mut s = Settings::chapter_defaults();
-        s.transport = Transport::Pipe;
-        let send = s.send_ms;
-        faster.scale(&mut s);
-        assert_eq!(s.send_ms, send);
-        assert!(PythonSpeed::of(start(0.0, 16.5)).is_none());
-        assert!(PythonSpeed::of(start(f64::NAN, 16.5)).is_none());
+        assert!(faster.modelled_by(&s));
+        let mut none = s.clone();
+        none.python_cost_scale = 0.0;
+        assert!(
+            !faster.modelled_by(&none),
+            "scale 0 models no Python at all"
+        );
+        let mut receive_off = s.clone();
+        receive_off.receive_ms = defaults.receive_ms;
+        assert!(
+            !faster.modelled_by(&receive_off),
+            "the hand-off's costs count as well as the scale"
+        );
+        assert!(speed(0.0, 16.5, defaults.transport).is_none());
+        assert!(speed(f64::NAN, 16.5, defaults.transport).is_none());
+    }
+
+    #[test]
+    fn the_pipe_keeps_its_send_cost_for_it_has_no_sending_threads() {
+        let mut pipe = Settings::chapter_defaults();
+        pipe.transport = Transport::Pipe;
+        pipe.send_ms = 0.0;
+        let faster = speed(12.0, 16.5, Transport::Pipe).unwrap();
+        assert_eq!(faster.models_it.unwrap().send_ms, None);
+        let s = faster.scaled(&pipe).unwrap();
+        assert_eq!(s.send_ms, 0.0);
+        assert!(faster.modelled_by(&s));
+    }
+
+    #[test]
+    fn a_factor_the_engine_cannot_run_at_models_nothing() {
+        let defaults = Settings::chapter_defaults();
+        // Two places would round these to 0 (no Python costs at all) and
+        // past the scale's limit.
+        for (fork, setup) in [(0.00001, 0.00001), (1e6, 1e6)] {
+            let s = speed(fork, setup, defaults.transport).unwrap();
+            assert_eq!(s.models_it, None, "{fork} ms");
+            assert_eq!(s.scaled(&defaults), None);
+            assert!(!s.modelled_by(&defaults));
+        }
+    }
+
+    #[test]
+    fn a_machine_busier_than_five_percent_reads_busy() {
+        let mut s = speed(12.0, 16.5, Transport::SharedFd).unwrap();
+        assert!(!s.read_busy(), "not measured");
+        s.busy = Some(0.03);
+        assert!(!s.read_busy());
+        s.busy = Some(0.4);
+        assert!(s.read_busy());
+    }
+
+    #[test]
+    fn one_ratio_far_from_the_other_shows_beside_a_factor_of_one() {
+        let s = speed(
+            0.7 * FIGURES_FORK_MS,
+            1.43 * FIGURES_SETUP_MS,
+            Transport::SharedFd,
+        )
+        .unwrap();
+        assert_eq!((s.fork_ratio, s.setup_ratio, s.factor), (0.7, 1.43, 1.0));
+        let text = s.measured_text();
+        assert!(text.contains("x0.70") && text.contains("x1.43"), "{text}");
     }
 }

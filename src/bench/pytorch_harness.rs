@@ -362,7 +362,10 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             sharing_strategy: out.sharing_strategy,
             start_method: out.start_method,
             start,
+            elsewhere_busy: None,
         }),
+        engine_model: None,
+        calibrated_to_pytorch: None,
     };
     // What the answer became must pass what a run file read back passes.
     super::run_check::check_run(&run).map_err(|problem| HarnessError::OutOfRange {

@@ -79,17 +79,59 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
             )?;
         }
     }
-    if let Some(start) = run.reference.as_ref().and_then(|r| r.start) {
+    if let Some(reference) = &run.reference {
+        check_reference(run, reference)?;
+    }
+    if let Some(factor) = run.calibrated_to_pytorch {
+        if run.reference.is_some() {
+            return Err("field 'calibrated_to_pytorch': a PyTorch run is not calibrated, the embedded half beside it is".into());
+        }
+        let range = super::python_speed::LEAST_FACTOR..=super::settings::MAX_PYTHON_COST_SCALE;
+        if !range.contains(&factor) {
+            return Err(format!(
+                "field 'calibrated_to_pytorch': {factor} is not a factor from {} to {}",
+                range.start(),
+                range.end()
+            ));
+        }
+    }
+    if run.reference.is_some() && run.engine_model.is_some() {
+        return Err("field 'engine_model': a PyTorch run has no embedded engine model".into());
+    }
+    Ok(())
+}
+
+/// What a PyTorch run says of its harness: a start that is CPU time a
+/// run could have spent, over no more worker starts than its results ran,
+/// and a share of the other CPUs from 0 to 1.
+fn check_reference(run: &BenchRun, reference: &super::ReferenceEngine) -> Result<(), String> {
+    if let Some(start) = reference.start {
         for (name, ms) in [("fork_ms", start.fork_ms), ("setup_ms", start.setup_ms)] {
             if !(ms > 0.0 && ms <= MAX_ROW_MS) {
                 return Err(format!(
-                    "field 'reference.start.{name}': {ms} is not a CPU time above 0 ms"
+                    "field 'reference.start.{name}': {ms} is not a CPU time above 0 and at most {MAX_ROW_MS} ms"
                 ));
             }
         }
-        if start.workers == 0 {
-            return Err("field 'reference.start.workers': 0, where a start was measured".into());
+        // Each configuration run started its worker count once.
+        let started: usize = run
+            .results
+            .iter()
+            .map(|r| r.workers * r.repeats.len().max(1))
+            .sum();
+        if start.workers == 0 || start.workers > started {
+            return Err(format!(
+                "field 'reference.start.workers': {} worker starts, where the run's results started from 1 to {started}",
+                start.workers
+            ));
         }
+    }
+    if let Some(busy) = reference.elsewhere_busy
+        && !(0.0..=1.0).contains(&busy)
+    {
+        return Err(format!(
+            "field 'reference.elsewhere_busy': {busy} is not a share from 0 to 1"
+        ));
     }
     Ok(())
 }
@@ -221,10 +263,43 @@ mod tests {
             (|r| r.settings.cpus = Some(5000), "settings.cpus"),
             (
                 |r| with_start(r, -3.0, 18.0, 8),
-                "reference.start.fork_ms': -3 is not a CPU time above 0 ms",
+                "reference.start.fork_ms': -3 is not a CPU time above 0 and at most",
             ),
             (|r| with_start(r, 12.0, 0.0, 8), "reference.start.setup_ms'"),
             (|r| with_start(r, 12.0, 18.0, 0), "reference.start.workers'"),
+            (
+                |r| with_start(r, 12.0, 2e9, 8),
+                "reference.start.setup_ms': 2000000000 is not a CPU time above 0 and at most",
+            ),
+            (
+                |r| with_start(r, 12.0, 18.0, 100_000),
+                "reference.start.workers': 100000 worker starts, where the run's results started from 1 to",
+            ),
+            (
+                |r| {
+                    with_start(r, 12.0, 18.0, 8);
+                    r.reference.as_mut().unwrap().elsewhere_busy = Some(1.5);
+                },
+                "reference.elsewhere_busy': 1.5",
+            ),
+            (
+                |r| r.calibrated_to_pytorch = Some(0.0),
+                "calibrated_to_pytorch': 0 is not a factor from 0.01 to 100",
+            ),
+            (
+                |r| {
+                    with_start(r, 12.0, 18.0, 8);
+                    r.calibrated_to_pytorch = Some(0.7);
+                },
+                "calibrated_to_pytorch': a PyTorch run is not calibrated",
+            ),
+            (
+                |r| {
+                    with_start(r, 12.0, 18.0, 8);
+                    r.engine_model = Some("2026-12-02".into());
+                },
+                "engine_model': a PyTorch run has no",
+            ),
         ];
         for (break_it, field) in cases {
             let mut run = fixture();

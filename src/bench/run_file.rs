@@ -142,6 +142,15 @@ pub struct BenchRun {
     /// The engine that measured, when it was not the embedded one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<ReferenceEngine>,
+    /// The embedded engine's model that measured, by the date it landed
+    /// (`calibration::ENGINE_MODEL`): runs of two models are two engines.
+    /// Absent in PyTorch's runs and in run files made before runs named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_model: Option<String>,
+    /// With `--calibrate-to-pytorch`: the factor of PyTorch's start, in the
+    /// run beside this one, that set its Python and hand-off costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated_to_pytorch: Option<f64>,
 }
 
 /// What produced a run's measurements when it was not the embedded engine.
@@ -159,6 +168,12 @@ pub struct ReferenceEngine {
     /// runs without workers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<PythonStart>,
+    /// The share (0 to 1) of the machine's CPUs the run did not use that
+    /// other processes took while it ran: a loaded machine slows Python's
+    /// start even on other CPUs. Absent where the run used every CPU, and
+    /// in run files made before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elsewhere_busy: Option<f64>,
 }
 
 /// The CPU PyTorch spent starting its worker processes, the medians over a
@@ -171,7 +186,8 @@ pub struct PythonStart {
     pub fork_ms: f64,
     /// A worker's process CPU from its fork to `worker_init_fn`, in ms.
     pub setup_ms: f64,
-    /// Worker processes measured.
+    /// Worker starts measured (a worker count once per configuration run
+    /// that started them).
     pub workers: usize,
 }
 

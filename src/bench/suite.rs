@@ -107,6 +107,8 @@ fn suite_on(
         outside_load_cost_ns: Some(rounds::outside_load_cost_ns()),
         results: Vec::new(),
         reference: None,
+        engine_model: Some(super::calibration::ENGINE_MODEL.into()),
+        calibrated_to_pytorch: None,
     };
     let mut embedded = Embedded {
         settings,
@@ -177,7 +179,10 @@ pub fn run_reference_suite(
             outside_load_cost_ns: Some(load_cost),
             results: Vec::new(),
             reference: None,
+            engine_model: None,
+            calibrated_to_pytorch: None,
         };
+        let elsewhere = Elsewhere::start(&cpus_used);
         let mut machine = SystemMachine::new(cpus_used, interrupt::interrupted);
         let results = rounds::run_rounds(
             round_plan(settings),
@@ -189,6 +194,7 @@ pub fn run_reference_suite(
         let mut first = harness.first.expect("the first round ran");
         if let Some(reference) = &mut first.reference {
             reference.start = super::pytorch_harness::start_over_rounds(&harness.starts);
+            reference.elsewhere_busy = elsewhere.share();
         }
         Ok(BenchRun {
             created_at: Utc::now(),
@@ -198,6 +204,43 @@ pub fn run_reference_suite(
             ..first
         })
     })
+}
+
+/// How busy the machine's CPUs outside a run's were while it ran: other
+/// processes' share of them (the run's own processes are pinned to its
+/// CPUs and spend nothing there).
+struct Elsewhere {
+    cpus: Vec<usize>,
+    before: Option<String>,
+    started: std::time::Instant,
+}
+
+impl Elsewhere {
+    fn start(cpus_used: &[usize]) -> Self {
+        let before = sys::proc_stat();
+        let cpus = before
+            .as_deref()
+            .map(outside_load::parse_proc_stat)
+            .unwrap_or_default()
+            .into_keys()
+            .filter(|c| !cpus_used.contains(c))
+            .collect();
+        Elsewhere {
+            cpus,
+            before,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// None where the run used every CPU or `/proc/stat` could not be read.
+    fn share(&self) -> Option<f64> {
+        let (before, after) = (self.before.as_deref()?, sys::proc_stat()?);
+        if self.cpus.is_empty() {
+            return None;
+        }
+        let wall_ns = self.started.elapsed().as_nanos() as u64;
+        outside_load::busy_share(before, &after, &self.cpus, wall_ns, 0, sys::clock_tick_ns())
+    }
 }
 
 /// PyTorch's DataLoader, a harness run per round.

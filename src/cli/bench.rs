@@ -189,13 +189,14 @@ pub struct BenchArgs {
     pub transport: TransportArg,
     /// Loop CPU in milliseconds for taking in each batch from a worker
     /// process (the real DataLoader's decoding, descriptor fetch and tensor
-    /// rebuild, measured on PyTorch 2.15); 0 for none. Thread workers pay none
+    /// rebuild, measured on PyTorch 2.15); 0 for none. Refused with thread
+    /// workers, which have no hand-off
     #[arg(long, default_value_t = crate::bench::PYTORCH_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub receive_ms: f64,
     /// Worker CPU in milliseconds for handing off each batch through the
     /// worker's helper threads (the real DataLoader's feeder and resource
-    /// sharer, measured on PyTorch 2.15); 0 for none. `pipe` and thread
-    /// workers have no helpers and pay none
+    /// sharer, measured on PyTorch 2.15); 0 for none. Refused with `pipe`
+    /// and thread workers, which have no helper threads
     #[arg(long, default_value_t = crate::bench::PYTORCH_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub send_ms: f64,
     /// Switch interval in milliseconds of the modelled interpreter locks
@@ -209,13 +210,15 @@ pub struct BenchArgs {
     /// Scale of the modelled Python CPU beyond the hand-off, measured on
     /// PyTorch 2.15: each sample's call into __getitem__ and its tensor,
     /// default_collate, the index queues' pickling, the loop's and workers'
-    /// bookkeeping; 1 as measured, 0 for none. Thread workers pay none
+    /// bookkeeping; 1 as measured, 0 for none, up to 100. Refused with
+    /// thread workers, which have none
     #[arg(long, default_value_t = crate::bench::PYTHON_COST_SCALE, allow_negative_numbers = true, value_parser = python_scale)]
     pub python_cost_scale: f64,
     /// With --engine both: run the embedded half with its Python costs and
     /// its hand-off's receive and send costs scaled to this machine, by the
-    /// factor PyTorch's start measured in the same run (the line "Python
-    /// here" of the comparison)
+    /// factor PyTorch's start measured just before (the comparison's line
+    /// "Python here"). It sets --python-cost-scale, --receive-ms and
+    /// --send-ms, so it takes none of them, and needs a worker count above 0
     #[arg(long, conflicts_with_all = ["python_cost_scale", "receive_ms", "send_ms"])]
     pub calibrate_to_pytorch: bool,
     /// Which engine measures: this tool's own, the real PyTorch DataLoader

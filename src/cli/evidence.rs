@@ -79,7 +79,7 @@ pub enum ReproduceEngineArg {
     Embedded,
     /// The real torch.utils.data.DataLoader (the reference)
     Pytorch,
-    /// The embedded engine, then PyTorch, and the two side by side
+    /// PyTorch, then the embedded engine, and the two side by side
     Both,
 }
 
@@ -110,6 +110,12 @@ pub struct ReproduceArgs {
     /// both back to back (each recorded, then compared side by side)
     #[arg(long, value_enum, default_value_t = ReproduceEngineArg::Embedded)]
     pub engine: ReproduceEngineArg,
+    /// With --engine both: run the embedded half with its Python costs and
+    /// its hand-off's scaled to this machine by the factor PyTorch's start
+    /// measured in the run just before it (the comparison's line "Python
+    /// here"); the chapter's tables need a worker count above 0
+    #[arg(long)]
+    pub calibrate_to_pytorch: bool,
     /// The Python that runs the PyTorch harness
     #[arg(long, value_name = "PATH", default_value = "python3")]
     pub python: PathBuf,

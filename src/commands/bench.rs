@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::app::compare::{self, RunComparison};
 use crate::app::{Project, record};
 use crate::atomic;
-use crate::bench::{BenchRun, PythonSpeed, Settings, export};
+use crate::bench::{BenchRun, Settings, export};
 use crate::cli::{BenchArgs, Cpus, EngineArg};
 use crate::error::{Error, Outcome, Result};
 use crate::output::flags::{
@@ -70,10 +70,13 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
             "--out and --record keep one run; with --engine both there are two".into(),
         ));
     }
-    if args.calibrate_to_pytorch && args.engine != EngineArg::Both {
-        return Err(Error::Usage(
-            "--calibrate-to-pytorch scales the embedded engine to PyTorch's run beside it: use it with --engine both".into(),
-        ));
+    if args.calibrate_to_pytorch {
+        if args.engine != EngineArg::Both {
+            return Err(Error::Usage(
+                "--calibrate-to-pytorch scales the embedded engine to PyTorch's run beside it: use it with --engine both".into(),
+            ));
+        }
+        crate::output::flags::refuse_calibrating_without_workers(&settings)?;
     }
     if args.engine == EngineArg::Both && args.wide {
         return Err(Error::Usage(
@@ -94,11 +97,14 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
             // file keeps their defaults, so the two runs differ in them.
             let on_pytorch = settings.as_pytorch_runs_them();
             let pytorch = run_on_pytorch(&on_pytorch, &args.python, flags, decided)?;
-            let mut settings = settings;
-            if args.calibrate_to_pytorch {
-                calibrate_to(&pytorch, &mut settings)?;
-            }
-            let embedded = run_with_progress(&settings, decided).map_err(flags)?;
+            let (settings, calibrated) = if args.calibrate_to_pytorch {
+                let (s, factor) = crate::output::flags::calibrated_to(&pytorch, &settings)?;
+                (s, Some(factor))
+            } else {
+                (settings, None)
+            };
+            let mut embedded = run_with_progress(&settings, decided).map_err(flags)?;
+            embedded.calibrated_to_pytorch = calibrated;
             out.emit(&BothEngines::new(&pytorch, &embedded), args.format.into())?;
             return Ok(Outcome::Ok);
         }
@@ -158,18 +164,6 @@ fn record_target(
         }));
     }
     Ok(Some(chapter))
-}
-
-/// `--calibrate-to-pytorch`: the embedded half's Python costs, and its
-/// hand-off's, at the factor PyTorch's start measured in `pytorch`.
-fn calibrate_to(pytorch: &BenchRun, settings: &mut Settings) -> Result<()> {
-    let speed = PythonSpeed::of_run(pytorch).ok_or_else(|| {
-            Error::Usage(
-                "--calibrate-to-pytorch: PyTorch's run measured no worker start to scale by (it needs a worker count above 0 in --workers)".into(),
-            )
-        })?;
-    speed.scale(settings);
-    Ok(())
 }
 
 /// `--not-comparable` as the core's word for it.

@@ -70,12 +70,25 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
             "--out and --plot write one run; with --engine both there are two".into(),
         ));
     }
+    if args.calibrate_to_pytorch {
+        if args.engine != ReproduceEngineArg::Both {
+            return Err(Error::Usage(
+                "--calibrate-to-pytorch scales the embedded engine to PyTorch's run beside it: use it with --engine both".into(),
+            ));
+        }
+        for (chapter, settings) in &plan.chapters {
+            crate::output::flags::refuse_calibrating_without_workers(settings)
+                .map_err(|e| Error::Usage(format!("{}: {e}", chapter.key)))?;
+        }
+    }
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
     let mut runner = CommandLineRunner {
         python: &args.python,
         record: !args.no_record,
         flags: &flags,
+        calibrate: args.calibrate_to_pytorch,
+        pytorch_beside: None,
     };
     let done = reproduce::reproduce(project, plan, &engines(args.engine), &mut runner)?;
     write_files(&done, &args)?;
@@ -132,6 +145,10 @@ struct CommandLineRunner<'a> {
     record: bool,
     /// Names the flag behind a settings error.
     flags: &'a dyn Fn(Error) -> Error,
+    /// `--calibrate-to-pytorch`: the embedded run takes its Python costs
+    /// from PyTorch's run of the same chapter, which runs first.
+    calibrate: bool,
+    pytorch_beside: Option<BenchRun>,
 }
 
 impl Runner for CommandLineRunner<'_> {
@@ -158,8 +175,23 @@ impl Runner for CommandLineRunner<'_> {
         decided: Decided<'_>,
     ) -> Result<BenchRun> {
         match engine {
+            ReproduceEngine::Embedded if self.calibrate => {
+                let pytorch = self.pytorch_beside.take().ok_or_else(|| {
+                    Error::Usage("--calibrate-to-pytorch: PyTorch's run did not come first".into())
+                })?;
+                let (scaled, factor) = crate::output::flags::calibrated_to(&pytorch, settings)?;
+                let mut run = run_with_progress(&scaled, decided).map_err(self.flags)?;
+                run.calibrated_to_pytorch = Some(factor);
+                Ok(run)
+            }
             ReproduceEngine::Embedded => run_with_progress(settings, decided).map_err(self.flags),
-            ReproduceEngine::Pytorch => run_on_pytorch(settings, self.python, self.flags, decided),
+            ReproduceEngine::Pytorch => {
+                let run = run_on_pytorch(settings, self.python, self.flags, decided)?;
+                if self.calibrate {
+                    self.pytorch_beside = Some(run.clone());
+                }
+                Ok(run)
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //! flag, and the errors every command's flags can fix. Only the command
 //! line names flags; the core's errors are typed so that this file can.
 
-use crate::bench::{Knob, Settings, Transport, WorkerKind};
+use crate::bench::{BenchRun, Knob, PythonSpeed, Settings, Transport, WorkerKind};
 use crate::error::{Error, Result};
 
 /// Adds the flag that fixes an error common to every command.
@@ -169,4 +169,43 @@ pub fn refuse_model_knobs_for_pytorch(settings: &Settings) -> Result<()> {
         "the embedded engine's model, which --engine pytorch does not run",
         " or use --engine both",
     )
+}
+
+/// `--calibrate-to-pytorch`, checked before anything runs: PyTorch starts
+/// workers to measure only at a worker count above 0.
+pub fn refuse_calibrating_without_workers(settings: &Settings) -> Result<()> {
+    if settings.workers.iter().all(|&w| w == 0) {
+        return Err(Error::Usage(
+            "--calibrate-to-pytorch needs a worker count above 0 in --workers: with no workers PyTorch starts none to measure".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `--calibrate-to-pytorch`: `settings` with the embedded half's Python
+/// costs, and its hand-off's, at the factor PyTorch's start measured in
+/// `pytorch`, and that factor. Says on standard error when the machine was
+/// busy enough to move the factor.
+pub fn calibrated_to(pytorch: &BenchRun, settings: &Settings) -> Result<(Settings, f64)> {
+    let speed = PythonSpeed::of_run(pytorch, settings).ok_or_else(|| {
+        Error::Usage(
+            "--calibrate-to-pytorch: PyTorch's run measured no worker start to scale by (it needs a worker count above 0 in --workers)".into(),
+        )
+    })?;
+    let scaled = speed.scaled(settings).ok_or_else(|| {
+        Error::Usage(format!(
+            "--calibrate-to-pytorch: PyTorch's start here was x{} of the engine's figures, outside the x{} to x{} that --python-cost-scale takes; the embedded half did not run",
+            crate::text::setting(speed.factor),
+            crate::text::setting(crate::bench::python_speed::LEAST_FACTOR),
+            crate::text::setting(crate::bench::settings::MAX_PYTHON_COST_SCALE),
+        ))
+    })?;
+    if speed.read_busy() {
+        eprintln!(
+            "research_companion: --calibrate-to-pytorch: other processes took {:.0}% of the CPUs while PyTorch ran, which slows Python's start: the factor x{} may read the load as well as this machine",
+            speed.busy.unwrap_or(0.0) * 100.0,
+            crate::text::setting(speed.factor)
+        );
+    }
+    Ok((scaled, speed.factor))
 }

@@ -61,7 +61,7 @@ impl Render for RunComparison {
             let _ = writeln!(s, "- {name}: `{}` ({})", l.source, l.engine);
         }
         for d in &self.run_differences {
-            let _ = writeln!(s, "- differ in {d}");
+            let _ = writeln!(s, "- the runs differ: {d}");
         }
         if let Some(note) = &self.python_speed {
             let _ = writeln!(s, "- {}", python_speed_text(note));
@@ -205,27 +205,52 @@ fn runs_text(c: &RunComparison) -> String {
 }
 
 /// How this machine's Python stood against the engine's figures, in words:
-/// with the flags that model it where the engine run did not.
+/// what the engine ran with, the flags that model the machine where it did
+/// not, and a warning where a busy machine may have moved the factor.
 fn python_speed_text(note: &PythonSpeedNote) -> String {
     let s = &note.speed;
-    let scale = crate::text::setting(note.engine_scale);
-    if note.modelled {
-        return format!(
-            "Python here: {}; the engine ran its Python costs at x{scale}, as this machine's",
-            s.measured_text()
-        );
-    }
-    let (receive, send) = s.hand_off_ms();
-    format!(
-        "Python here: {}; the engine ran its Python costs at x{scale}, so rows that lean on them \
-         (small batches, short costs, workers crowding the CPUs) may differ for that reason; \
-         `--python-cost-scale {} --receive-ms {} --send-ms {}` models this machine \
-         (`--calibrate-to-pytorch` with `bench --engine both`)",
+    let setting = crate::text::setting;
+    let ran = &note.engine_ran;
+    let mut text = format!(
+        "Python here: {}; the engine ran its Python costs at x{}, {} ms loop CPU to take in a batch{}",
         s.measured_text(),
-        crate::text::setting(s.factor),
-        crate::text::setting(receive),
-        crate::text::setting(send),
-    )
+        setting(ran.python_cost_scale),
+        setting(ran.receive_ms),
+        ran.send_ms
+            .map(|send| format!(" and {} ms worker CPU to hand one off", setting(send)))
+            .unwrap_or_default(),
+    );
+    match (&s.models_it, note.modelled) {
+        (None, _) => text.push_str(&format!(
+            "; no setting models a factor of x{}, which is outside the x{} to x{} that --python-cost-scale takes",
+            setting(s.factor),
+            setting(crate::bench::python_speed::LEAST_FACTOR),
+            setting(crate::bench::settings::MAX_PYTHON_COST_SCALE),
+        )),
+        (Some(_), true) => text.push_str(match note.calibrated_to {
+            Some(_) => ", calibrated to this machine's by --calibrate-to-pytorch",
+            None => ", as this machine's",
+        }),
+        (Some(m), false) => text.push_str(&format!(
+            ", so rows that lean on them (small batches, short costs, workers crowding the CPUs) may differ \
+             for that reason; `--python-cost-scale {} --receive-ms {}{}` models this machine \
+             (`--calibrate-to-pytorch` with `bench --engine both`)",
+            setting(m.python_cost_scale),
+            setting(m.receive_ms),
+            m.send_ms
+                .map(|send| format!(" --send-ms {}", setting(send)))
+                .unwrap_or_default(),
+        )),
+    }
+    if s.read_busy() {
+        text.push_str(&format!(
+            ". Other processes took {:.0}% of the CPUs (the run's, or the others) while PyTorch ran, and load slows Python's start \
+             even on CPUs the run did not use: the factor may read the load as well as the machine, so \
+             measure it again on a quiet machine before calibrating to it",
+            s.busy.unwrap_or(0.0) * 100.0
+        ));
+    }
+    text
 }
 
 /// One configuration, both runs' numbers and their ratios, and what

@@ -78,6 +78,8 @@ fn chapter_like_run() -> BenchRun {
         outside_load_cost_ns: None,
         results,
         reference: None,
+        engine_model: None,
+        calibrated_to_pytorch: None,
     }
 }
 
