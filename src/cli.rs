@@ -59,7 +59,8 @@ pub fn parse() -> Cli {
                 text = text.replace(value.as_str(), &crate::text::visible(&shown));
             }
             let text = crate::text::visible(&one_line(&text)).into_owned();
-            eprintln!("{}", crate::text::redact_urls_in(&text));
+            // Named as every other error of the tool is.
+            eprintln!("research_companion: {}", crate::text::redact_urls_in(&text));
             std::process::exit(e.exit_code());
         }
     }

@@ -978,13 +978,21 @@ fn a_usage_error_is_one_line_on_stderr_with_exit_status_2() {
         vec!["bench", "--rounds", "0"],
         vec!["snapshot", "add"],
         vec!["reproduce", "06", "--budget", "-1"],
+        vec![
+            "bench",
+            "--engine",
+            "both",
+            "--calibrate-to-pytorch",
+            "--receive-ms",
+            "0.3",
+        ],
     ] {
         let out = p.cmd().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
         assert!(
-            err.starts_with("error: ") && err.ends_with("see --help)\n"),
+            err.starts_with("research_companion: error: ") && err.ends_with("see --help)\n"),
             "{err}"
         );
     }
