@@ -183,24 +183,35 @@ const MIN_TIMEOUT_S: f64 = 0.001;
 /// The longest, in seconds (about 115 days).
 const MAX_TIMEOUT_S: f64 = 1e7;
 
+/// The time limit RESEARCH_COMPANION_HARNESS_TIMEOUT sets, if it sets one:
+/// unset or empty, none. Checked before a run starts, so that a bad value
+/// fails at once rather than after the progress line.
+pub fn timeout_from_env() -> Result<Option<Duration>> {
+    let Ok(v) = std::env::var(HARNESS_TIMEOUT_ENV) else {
+        return Ok(None);
+    };
+    if v.trim().is_empty() {
+        return Ok(None);
+    }
+    match v.trim().parse::<f64>() {
+        Ok(secs) if (MIN_TIMEOUT_S..=MAX_TIMEOUT_S).contains(&secs) => {
+            Ok(Some(Duration::from_secs_f64(secs)))
+        }
+        _ => Err(HarnessError::BadTimeout {
+            value: v,
+            min: MIN_TIMEOUT_S,
+            max: MAX_TIMEOUT_S,
+        }
+        .into()),
+    }
+}
+
 /// The time and output the harness may take for `s`, and whether the
 /// environment set the time rather than the run's size.
 fn bounds(s: &Settings) -> Result<(Bounds, bool)> {
-    let (time, from_env) = match std::env::var(HARNESS_TIMEOUT_ENV) {
-        Ok(v) => match v.trim().parse::<f64>() {
-            Ok(secs) if (MIN_TIMEOUT_S..=MAX_TIMEOUT_S).contains(&secs) => {
-                (Duration::from_secs_f64(secs), true)
-            }
-            _ => {
-                return Err(HarnessError::BadTimeout {
-                    value: v,
-                    min: MIN_TIMEOUT_S,
-                    max: MAX_TIMEOUT_S,
-                }
-                .into());
-            }
-        },
-        Err(_) => (time_limit(s), false),
+    let (time, from_env) = match timeout_from_env()? {
+        Some(time) => (time, true),
+        None => (time_limit(s), false),
     };
     let bounds = Bounds {
         time,

@@ -85,6 +85,7 @@ pub fn run_on_pytorch(
     flags: impl Fn(Error) -> Error,
     decided: Decided<'_>,
 ) -> Result<BenchRun> {
+    crate::bench::pytorch_harness::timeout_from_env()?;
     catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",

@@ -527,7 +527,20 @@ mod harness {
                 "the Python is not what is wrong: {}",
                 stderr(&out)
             );
+            assert!(
+                !stderr(&out).contains("running "),
+                "refused before the run says it starts: {}",
+                stderr(&out)
+            );
         }
+        // Set but empty is unset: the harness runs (and this one fails).
+        let out = finish(start(&p, &fake_python(&p, "exit 3"), Some(" ")));
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            !stderr(&out).contains("not a number of seconds"),
+            "{}",
+            stderr(&out)
+        );
     }
 
     #[test]
