@@ -94,11 +94,37 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
                 range.end()
             ));
         }
+        // Calibrating sets the scale to the factor: a run at another scale
+        // was not calibrated to it.
+        if (s.python_cost_scale - factor).abs() > 0.005 {
+            return Err(format!(
+                "field 'calibrated_to_pytorch': {factor}, but the run's settings.python_cost_scale is {}, which calibrating would have set to it",
+                s.python_cost_scale
+            ));
+        }
+    }
+    if let Some(model) = &run.engine_model
+        && !is_model_date(model)
+    {
+        return Err(format!(
+            "field 'engine_model': {} is not a model's date (YYYY-MM-DD)",
+            crate::text::visible(model)
+        ));
     }
     if run.reference.is_some() && run.engine_model.is_some() {
         return Err("field 'engine_model': a PyTorch run has no embedded engine model".into());
     }
     Ok(())
+}
+
+/// `2026-12-02`: the form `calibration::ENGINE_MODEL` names a model in.
+fn is_model_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// What a PyTorch run says of its harness: a start that is CPU time a
@@ -119,9 +145,14 @@ fn check_reference(run: &BenchRun, reference: &super::ReferenceEngine) -> Result
             .iter()
             .map(|r| r.workers * r.repeats.len().max(1))
             .sum();
-        if start.workers == 0 || start.workers > started {
+        if start.workers == 0 {
+            return Err(
+                "field 'reference.start.workers': 0, where a start measured counts at least 1 worker start".into(),
+            );
+        }
+        if start.workers > started {
             return Err(format!(
-                "field 'reference.start.workers': {} worker starts, where the run's results started from 1 to {started}",
+                "field 'reference.start.workers': {} worker starts, more than the {started} the run's results started",
                 start.workers
             ));
         }
@@ -273,7 +304,7 @@ mod tests {
             ),
             (
                 |r| with_start(r, 12.0, 18.0, 100_000),
-                "reference.start.workers': 100000 worker starts, where the run's results started from 1 to",
+                "reference.start.workers': 100000 worker starts, more than the",
             ),
             (
                 |r| {
@@ -284,7 +315,15 @@ mod tests {
             ),
             (
                 |r| r.calibrated_to_pytorch = Some(0.0),
-                "calibrated_to_pytorch': 0 is not a factor from 0.01 to 100",
+                "calibrated_to_pytorch': 0 is not a factor from 0.05 to 100",
+            ),
+            (
+                |r| r.calibrated_to_pytorch = Some(0.7),
+                "calibrated_to_pytorch': 0.7, but the run's settings.python_cost_scale is 0,",
+            ),
+            (
+                |r| r.engine_model = Some("2026-13-45; rm".into()),
+                "engine_model': 2026-13-45; rm is not a model's date",
             ),
             (
                 |r| {
