@@ -294,7 +294,17 @@ fn base_footer(run: &BenchRun) -> String {
         // processes forked, and with its own hand-off.
         // It inherits the CPUs and the timer slack.
         let start = super::PythonSpeed::of_run(run, s)
-            .map(|speed| format!("\n   starting the workers: {}", speed.measured_text()))
+            .map(|speed| {
+                let busy = speed
+                    .busy_text()
+                    .map(|b| {
+                        format!(
+                            " ({b}, which slows Python's start: the factor may read the load as well as this machine)"
+                        )
+                    })
+                    .unwrap_or_default();
+                format!("\n   starting the workers: {}{busy}", speed.measured_text())
+            })
             .unwrap_or_default();
         return format!(
             "{} batches per configuration ({} warm-up), measured by the {reference}, \

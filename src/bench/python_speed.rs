@@ -19,9 +19,10 @@ use super::settings::{MAX_PYTHON_COST_SCALE, Settings};
 /// machine.
 const MODELLED_WITHIN: f64 = 0.10;
 
-/// The smallest factor the engine can run at: below it, two places round
-/// to 0, which means no Python costs at all.
-pub const LEAST_FACTOR: f64 = 0.01;
+/// The smallest factor a setting models: below it, the hand-off's costs at
+/// the two places the flags take round to 0 ms (no such cost at all), and
+/// a run with them would still not be this machine.
+pub const LEAST_FACTOR: f64 = 0.05;
 
 /// This machine's Python against the figures' machine.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -38,11 +39,14 @@ pub struct PythonSpeed {
     /// The geometric mean of the two ratios, to two places: what
     /// `--python-cost-scale` would be to model this machine.
     pub factor: f64,
-    /// The highest share of the machine's CPUs other processes took while
-    /// PyTorch ran (its own CPUs' outside load, and the CPUs it did not
-    /// use); None where neither was measured.
+    /// The higher share other processes took while PyTorch ran: of its own
+    /// CPUs (the median over its configurations) or of the CPUs it did not
+    /// use; None where neither was measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub busy: Option<f64>,
+    /// Whether `busy` is the share of the CPUs the run did not use.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub busy_elsewhere: bool,
     /// The engine settings that model this machine: what
     /// `--calibrate-to-pytorch` runs; None when the factor is outside what
     /// the engine can run at (`LEAST_FACTOR` to the scale's limit).
@@ -76,6 +80,11 @@ impl PythonSpeed {
             .filter_map(|c| c.summary.outside)
             .collect();
         let own = (!own.is_empty()).then(|| super::stats::median(own));
+        speed.busy_elsewhere = match (own, reference.elsewhere_busy) {
+            (Some(own), Some(elsewhere)) => elsewhere > own,
+            (None, Some(_)) => true,
+            _ => false,
+        };
         speed.busy = own
             .into_iter()
             .chain(reference.elsewhere_busy)
@@ -92,9 +101,9 @@ impl PythonSpeed {
         if !(factor.is_finite() && factor > 0.0) {
             return None;
         }
-        let factor = two_places(factor);
+        let (raw, factor) = (factor, two_places(factor));
         let models_it = (LEAST_FACTOR..=MAX_PYTHON_COST_SCALE)
-            .contains(&factor)
+            .contains(&raw)
             .then(|| ModelledCosts {
                 python_cost_scale: factor,
                 receive_ms: two_places(PYTORCH_RECEIVE_MS * factor),
@@ -109,6 +118,7 @@ impl PythonSpeed {
             setup_ratio: two_places(setup),
             factor,
             busy: None,
+            busy_elsewhere: false,
             models_it,
         })
     }
@@ -120,6 +130,22 @@ impl PythonSpeed {
     /// x0.7 to x0.8).
     pub fn read_busy(&self) -> bool {
         self.busy.is_some_and(outside_load::is_disturbed)
+    }
+
+    /// Who took how much while PyTorch ran, in words, when it was enough to
+    /// move the factor: `other processes took 99% of the CPUs the run did
+    /// not use`.
+    pub fn busy_text(&self) -> Option<String> {
+        let busy = self.busy.filter(|_| self.read_busy())?;
+        Some(format!(
+            "other processes took {:.0}% of {} while PyTorch ran",
+            busy * 100.0,
+            if self.busy_elsewhere {
+                "the CPUs the run did not use"
+            } else {
+                "the run's own CPUs"
+            }
+        ))
     }
 
     /// Whether engine settings model this machine's Python: the scale and
@@ -152,23 +178,47 @@ impl PythonSpeed {
     /// One sentence: what PyTorch's start cost here against the figures.
     pub fn measured_text(&self) -> String {
         format!(
-            "PyTorch's loop spent {:.1} ms of CPU forking each worker (x{:.2} of the engine's figure, {} ms) \
-             and a worker {:.1} ms setting itself up (x{:.2} of {} ms), medians of {} worker starts: x{:.2} together",
-            self.measured.fork_ms,
-            self.fork_ratio,
+            "PyTorch's loop spent {} ms of CPU forking each worker ({} of the engine's figure, {} ms) \
+             and a worker {} ms setting itself up ({} of {} ms), medians of {} worker starts: {} together",
+            ms_text(self.measured.fork_ms),
+            ratio_text(self.fork_ratio),
             crate::text::setting(self.figures_fork_ms),
-            self.measured.setup_ms,
-            self.setup_ratio,
+            ms_text(self.measured.setup_ms),
+            ratio_text(self.setup_ratio),
             crate::text::setting(self.figures_setup_ms),
             self.measured.workers,
-            self.factor,
+            ratio_text(self.factor),
         )
     }
 }
 
-/// `x` rounded to two decimal places, as the factor and the flags print.
+/// `x` rounded to two decimal places, as the factor and the flags print;
+/// below 0.01, to two significant digits, so that a tiny factor does not
+/// read as none.
 fn two_places(x: f64) -> f64 {
+    if x > 0.0 && x < 0.01 {
+        let scale = 10f64.powi(1 - x.log10().floor() as i32);
+        return (x * scale).round() / scale;
+    }
     (x * 100.0).round() / 100.0
+}
+
+/// A CPU time as the line prints it: one place, or the value when smaller.
+fn ms_text(ms: f64) -> String {
+    if ms > 0.0 && ms < 0.05 {
+        crate::text::setting(ms)
+    } else {
+        format!("{ms:.1}")
+    }
+}
+
+/// A ratio as the line prints it: `x0.68`, or `x0.00042` when tiny.
+fn ratio_text(x: f64) -> String {
+    if x > 0.0 && x < 0.01 {
+        format!("x{}", crate::text::setting(x))
+    } else {
+        format!("x{x:.2}")
+    }
 }
 
 #[cfg(test)]
@@ -240,14 +290,31 @@ mod tests {
     #[test]
     fn a_factor_the_engine_cannot_run_at_models_nothing() {
         let defaults = Settings::chapter_defaults();
-        // Two places would round these to 0 (no Python costs at all) and
-        // past the scale's limit.
-        for (fork, setup) in [(0.00001, 0.00001), (1e6, 1e6)] {
+        // Too small for the hand-off's costs to print as more than 0 ms,
+        // and past the scale's limit.
+        for (fork, setup) in [(0.00001, 0.00001), (0.1, 0.1), (1e6, 1e6)] {
             let s = speed(fork, setup, defaults.transport).unwrap();
             assert_eq!(s.models_it, None, "{fork} ms");
             assert_eq!(s.scaled(&defaults), None);
             assert!(!s.modelled_by(&defaults));
         }
+    }
+
+    #[test]
+    fn a_tiny_factor_reads_as_tiny_not_as_none() {
+        let s = speed(0.00001, 0.00001, Transport::SharedFd).unwrap();
+        assert!(s.factor > 0.0 && s.factor < 0.001, "{}", s.factor);
+        let text = s.measured_text();
+        assert!(text.contains("x0.00000048 together"), "{text}");
+        // The least factor that models the machine still has costs to set.
+        let least = speed(
+            LEAST_FACTOR * FIGURES_FORK_MS,
+            LEAST_FACTOR * FIGURES_SETUP_MS,
+            Transport::SharedFd,
+        )
+        .unwrap();
+        let m = least.models_it.unwrap();
+        assert!(m.receive_ms > 0.0 && m.send_ms.unwrap() > 0.0, "{m:?}");
     }
 
     #[test]
@@ -258,6 +325,11 @@ mod tests {
         assert!(!s.read_busy());
         s.busy = Some(0.4);
         assert!(s.read_busy());
+        s.busy_elsewhere = true;
+        assert_eq!(
+            s.busy_text().unwrap(),
+            "other processes took 40% of the CPUs the run did not use while PyTorch ran"
+        );
     }
 
     #[test]

@@ -194,16 +194,14 @@ pub fn calibrated_to(pytorch: &BenchRun, settings: &Settings) -> Result<(Setting
     })?;
     let scaled = speed.scaled(settings).ok_or_else(|| {
         Error::Usage(format!(
-            "--calibrate-to-pytorch: PyTorch's start here was x{} of the engine's figures, outside the x{} to x{} that --python-cost-scale takes; the embedded half did not run",
+            "--calibrate-to-pytorch: PyTorch's start here was x{} of the engine's figures, and {}; the embedded half did not run",
             crate::text::setting(speed.factor),
-            crate::text::setting(crate::bench::python_speed::LEAST_FACTOR),
-            crate::text::setting(crate::bench::settings::MAX_PYTHON_COST_SCALE),
+            super::run_comparison::no_setting_models(speed.factor),
         ))
     })?;
-    if speed.read_busy() {
+    if let Some(busy) = speed.busy_text() {
         eprintln!(
-            "research_companion: --calibrate-to-pytorch: other processes took {:.0}% of the CPUs while PyTorch ran, which slows Python's start: the factor x{} may read the load as well as this machine",
-            speed.busy.unwrap_or(0.0) * 100.0,
+            "research_companion: --calibrate-to-pytorch: {busy}, which slows Python's start: the factor x{} may read the load as well as this machine",
             crate::text::setting(speed.factor)
         );
     }

@@ -221,12 +221,10 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
             .unwrap_or_default(),
     );
     match (&s.models_it, note.modelled) {
-        (None, _) => text.push_str(&format!(
-            "; no setting models a factor of x{}, which is outside the x{} to x{} that --python-cost-scale takes",
-            setting(s.factor),
-            setting(crate::bench::python_speed::LEAST_FACTOR),
-            setting(crate::bench::settings::MAX_PYTHON_COST_SCALE),
-        )),
+        (None, _) => {
+            text.push_str("; ");
+            text.push_str(&no_setting_models(s.factor));
+        }
         (Some(_), true) => text.push_str(match note.calibrated_to {
             Some(_) => ", calibrated to this machine's by --calibrate-to-pytorch",
             None => ", as this machine's",
@@ -242,15 +240,31 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
                 .unwrap_or_default(),
         )),
     }
-    if s.read_busy() {
+    if let Some(busy) = s.busy_text() {
         text.push_str(&format!(
-            ". Other processes took {:.0}% of the CPUs (the run's, or the others) while PyTorch ran, and load slows Python's start \
-             even on CPUs the run did not use: the factor may read the load as well as the machine, so \
-             measure it again on a quiet machine before calibrating to it",
-            s.busy.unwrap_or(0.0) * 100.0
+            ". But {busy}, and load slows Python's start even on CPUs the run did not use: \
+             the factor may read the load as well as the machine, so measure it again on a quiet \
+             machine before calibrating to it"
         ));
     }
     text
+}
+
+/// Why no setting models a factor outside what the engine's flags can
+/// model, in words.
+pub fn no_setting_models(factor: f64) -> String {
+    if factor < crate::bench::python_speed::LEAST_FACTOR {
+        format!(
+            "no setting models a factor below x{}: at the two places --receive-ms and --send-ms take, the hand-off's costs would be 0",
+            crate::text::setting(crate::bench::python_speed::LEAST_FACTOR)
+        )
+    } else {
+        format!(
+            "no setting models a factor of x{}, above the x{} --python-cost-scale takes at most",
+            crate::text::setting(factor),
+            crate::text::setting(crate::bench::settings::MAX_PYTHON_COST_SCALE)
+        )
+    }
 }
 
 /// One configuration, both runs' numbers and their ratios, and what

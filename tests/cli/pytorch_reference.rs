@@ -392,6 +392,15 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
         "{}",
         stdout(&out)
     );
+    // The answer is of a busy machine: the footer says so beside the start.
+    assert!(
+        stdout(&out).contains(
+            "x0.50 together (other processes took 70% of the run's own CPUs while PyTorch ran, \
+             which slows Python's start: the factor may read the load as well as this machine)"
+        ),
+        "{}",
+        stdout(&out)
+    );
     // Beside an engine run at the figures' scale, the comparison says the
     // rows may differ for it and gives the flags that model this machine;
     // beside one run with them, that it modelled it.
@@ -443,9 +452,8 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
     // The recorded answer is of a busy machine (other processes took 70%
     // and more of its CPU): the factor may read the load, and says so.
     assert!(
-        text.contains(
-            "Other processes took 70% of the CPUs (the run's, or the others) while PyTorch ran"
-        ) && text.contains("measure it again on a quiet machine before calibrating to it"),
+        text.contains("But other processes took 70% of the run's own CPUs while PyTorch ran")
+            && text.contains("measure it again on a quiet machine before calibrating to it"),
         "{text}"
     );
     assert!(
@@ -530,7 +538,7 @@ fn a_start_no_setting_can_model_is_said_and_never_calibrated_to() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("outside the x0.01 to x100 that --python-cost-scale takes"),
+        stderr(&out).contains("no setting models a factor of x48112.52, above the x100 --python-cost-scale takes at most"),
         "{}",
         stderr(&out)
     );
