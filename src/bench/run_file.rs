@@ -214,7 +214,13 @@ impl BenchRun {
             None if self.settings.python_cost_scale <= 0.0 => {
                 "the embedded engine (a model of the DataLoader, its Python costs off)".into()
             }
-            None => "the embedded engine (a model of the DataLoader)".into(),
+            None => match self.calibrated_to_pytorch {
+                Some(f) => format!(
+                    "the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's start beside it, x{})",
+                    crate::text::setting(f)
+                ),
+                None => "the embedded engine (a model of the DataLoader)".into(),
+            },
         }
     }
 

@@ -111,7 +111,7 @@ pub struct ReproduceArgs {
     #[arg(long, value_enum, default_value_t = ReproduceEngineArg::Embedded)]
     pub engine: ReproduceEngineArg,
     /// With --engine both: run the embedded half with its Python costs and
-    /// its hand-off's scaled to this machine by the factor PyTorch's start
+    /// its hand-off's costs scaled to this machine by the factor PyTorch's start
     /// measured in the run just before it (the comparison's line "Python
     /// here"); the chapter's tables need a worker count above 0
     #[arg(long)]

@@ -81,6 +81,10 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
                 .map_err(|e| Error::Usage(format!("{}: {e}", chapter.key)))?;
         }
     }
+    if on_pytorch {
+        // A bad time limit fails before a chapter says it starts.
+        crate::bench::pytorch_harness::timeout_from_env()?;
+    }
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
     let mut runner = CommandLineRunner {
@@ -154,7 +158,7 @@ struct CommandLineRunner<'a> {
 impl Runner for CommandLineRunner<'_> {
     fn starting(&mut self, chapter: &Chapter, settings: &Settings) {
         eprintln!(
-            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches a round, {} rounds at least (more while a claim is undecided, within {} s)",
+            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches a round, {} round(s) at least (more while a claim is undecided, within {} s)",
             chapter.key,
             list(&settings.producers),
             settings.cost_ms,
@@ -296,9 +300,13 @@ fn verdicts_apart_text(apart: &[VerdictApart], decided: bool) -> String {
 /// A run's line: the chapter, the engine when not the embedded one, the
 /// verdicts counted, and its record.
 fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
-    let engine = match r.engine {
-        ReproduceEngine::Embedded => "",
-        ReproduceEngine::Pytorch => " on PyTorch",
+    let engine = match (r.engine, r.run.calibrated_to_pytorch) {
+        (ReproduceEngine::Embedded, None) => String::new(),
+        (ReproduceEngine::Embedded, Some(f)) => format!(
+            " on the engine calibrated to PyTorch's start (x{})",
+            crate::text::setting(f)
+        ),
+        (ReproduceEngine::Pytorch, _) => " on PyTorch".to_string(),
     };
     let recorded = r.stored.as_ref().map_or("not recorded".to_string(), |s| {
         format!("recorded {}", s.record.run_id)
@@ -509,6 +517,60 @@ mod tests {
     #[test]
     fn reproduce_prints_text_as_it_did() {
         insta::assert_snapshot!(outputs(crate::output::Format::Text).join("\n-----\n"));
+    }
+
+    /// Returns the recorded run as if `--calibrate-to-pytorch` had run it
+    /// at x0.64.
+    struct Calibrated;
+
+    impl Runner for Calibrated {
+        fn run(&mut self, _: &Settings, _: ReproduceEngine, _: Decided<'_>) -> Result<BenchRun> {
+            let mut run = recorded_run();
+            run.settings.python_cost_scale = 0.64;
+            run.calibrated_to_pytorch = Some(0.64);
+            Ok(run)
+        }
+
+        fn record_as(&self, _: ReproduceEngine) -> Option<&'static str> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_calibrated_run_says_so_in_its_summary_and_its_evidence_heading() {
+        let project = project();
+        let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
+        let plan = reproduce::ReproducePlan {
+            chapters: vec![(chapter, Settings::chapter_defaults())],
+            skipped: Vec::new(),
+            problems: Vec::new(),
+        };
+        let done = reproduce::reproduce(
+            &project,
+            plan,
+            &[ReproduceEngine::Embedded],
+            &mut Calibrated,
+        )
+        .unwrap();
+        let text = ReproduceView {
+            done: &done,
+            wide: false,
+            cells: false,
+        }
+        .text()
+        .unwrap();
+        assert!(
+            text.starts_with(
+                "pytorch-from-first-principles/06 on the engine calibrated to PyTorch's start (x0.64)  6 claims"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "Evidence from the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's start beside it, x0.64)"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
