@@ -522,6 +522,40 @@ fn a_start_no_setting_can_model_is_said_and_never_calibrated_to() {
     let python = answer_with_start(&p, 1_000_000, 1_000_000, None);
     let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Beside an engine run, the comparison says so and suggests no flags.
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--batches",
+            "2",
+            "--workers",
+            "0,2",
+            "--cost-ms",
+            "0.1",
+        ])
+        .args([
+            "--consumer-ms",
+            "0.1",
+            "--budget",
+            "0",
+            "--out",
+            "e.run.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = p
+        .cmd()
+        .args(["compare", "pt.run.yaml", "e.run.yaml"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("no setting models a factor of x48112.52")
+            && !text.contains("models this machine"),
+        "{text}"
+    );
     let out = p
         .cmd()
         .args([
