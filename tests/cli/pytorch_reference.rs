@@ -375,6 +375,27 @@ fn busy_answer_of_version_4() -> serde_json::Value {
     answer
 }
 
+/// A short run of the embedded engine (2 batches, workers 0 and 2, costs
+/// of 0.1 ms) written to `name`, with `extra` flags.
+fn short_engine_run(p: &Project, name: &str, extra: &[&str]) {
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--batches",
+            "2",
+            "--workers",
+            "0,2",
+            "--cost-ms",
+            "0.1",
+        ])
+        .args(["--consumer-ms", "0.1", "--budget", "0", "--out", name])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 #[test]
 fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figures() {
     let _g = lock();
@@ -404,24 +425,7 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
     // Beside an engine run at the figures' scale, the comparison says the
     // rows may differ for it and gives the flags that model this machine;
     // beside one run with them, that it modelled it.
-    let engine = |name: &str, extra: &[&str]| {
-        let out = p
-            .cmd()
-            .args([
-                "bench",
-                "--batches",
-                "2",
-                "--workers",
-                "0,2",
-                "--cost-ms",
-                "0.1",
-            ])
-            .args(["--consumer-ms", "0.1", "--budget", "0", "--out", name])
-            .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    };
+    let engine = |name: &str, extra: &[&str]| short_engine_run(&p, name, extra);
     engine("figures.run.yaml", &[]);
     let flags = [
         "--python-cost-scale",
@@ -523,28 +527,7 @@ fn a_start_no_setting_can_model_is_said_and_never_calibrated_to() {
     let out = bench_with(&p, &python, &["--out", "pt.run.yaml", "--budget", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // Beside an engine run, the comparison says so and suggests no flags.
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--batches",
-            "2",
-            "--workers",
-            "0,2",
-            "--cost-ms",
-            "0.1",
-        ])
-        .args([
-            "--consumer-ms",
-            "0.1",
-            "--budget",
-            "0",
-            "--out",
-            "e.run.yaml",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    short_engine_run(&p, "e.run.yaml", &[]);
     let out = p
         .cmd()
         .args(["compare", "pt.run.yaml", "e.run.yaml"])
