@@ -160,11 +160,12 @@ impl PythonSpeedNote {
         let speed = PythonSpeed::of_run(pytorch, s)?;
         Some(PythonSpeedNote {
             speed,
-            engine_ran: ModelledCosts {
-                python_cost_scale: s.python_cost_scale,
-                receive_ms: s.receive_ms,
-                send_ms: (s.transport != crate::bench::Transport::Pipe).then_some(s.send_ms),
-            },
+            engine_ran: ModelledCosts::new(
+                s.python_cost_scale,
+                s.receive_ms,
+                s.send_ms,
+                s.transport,
+            ),
             modelled: speed.modelled_by(s),
             calibrated_to: engine.calibrated_to_pytorch,
         })

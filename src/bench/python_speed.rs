@@ -64,6 +64,24 @@ pub struct ModelledCosts {
     pub send_ms: Option<f64>,
 }
 
+impl ModelledCosts {
+    /// The costs `python_cost_scale`, `receive_ms` and `send_ms` as a run
+    /// over `transport` uses them: the send cost only where the hand-off
+    /// has sending threads (not the pipe).
+    pub fn new(
+        python_cost_scale: f64,
+        receive_ms: f64,
+        send_ms: f64,
+        transport: Transport,
+    ) -> Self {
+        ModelledCosts {
+            python_cost_scale,
+            receive_ms,
+            send_ms: (transport != Transport::Pipe).then_some(send_ms),
+        }
+    }
+}
+
 impl PythonSpeed {
     /// A PyTorch run's, from the start its harness measured, beside the
     /// engine settings `engine` (the run to model it in); None for a run
@@ -104,11 +122,13 @@ impl PythonSpeed {
         let (raw, factor) = (factor, two_places(factor));
         let models_it = (LEAST_FACTOR..=MAX_PYTHON_COST_SCALE)
             .contains(&raw)
-            .then(|| ModelledCosts {
-                python_cost_scale: factor,
-                receive_ms: two_places(PYTORCH_RECEIVE_MS * factor),
-                send_ms: (transport != Transport::Pipe)
-                    .then(|| two_places(PYTORCH_SEND_MS * factor)),
+            .then(|| {
+                ModelledCosts::new(
+                    factor,
+                    two_places(PYTORCH_RECEIVE_MS * factor),
+                    two_places(PYTORCH_SEND_MS * factor),
+                    transport,
+                )
             });
         Some(PythonSpeed {
             measured,
