@@ -112,7 +112,8 @@ pub fn against_band(m: &Magnitude, low: f64, high: f64) -> Reading {
     against_range(1.0 / m.within, m.within, low, high)
 }
 
-fn against_range(lo: f64, hi: f64, low: f64, high: f64) -> Reading {
+/// An interval [low, high] against the acceptable values lo..=hi.
+pub(crate) fn against_range(lo: f64, hi: f64, low: f64, high: f64) -> Reading {
     if low >= lo && high <= hi {
         Reading::Inside
     } else if high < lo || low > hi {

@@ -16,6 +16,7 @@ pub mod in_words;
 pub mod interval;
 pub mod plot;
 pub mod render;
+pub mod shift;
 pub mod tables;
 pub mod verdict;
 
