@@ -29,7 +29,7 @@ pub use chapters::{
     MAX_FETCH_SECONDS, NewChapterArgs, SnapshotCommand, VerifyArgs,
 };
 pub use evidence::{CompareArgs, DiffArgs, DiffFormat, ReproduceArgs, ReproduceEngineArg};
-pub use formats::{DocFormat, ListFormat};
+pub use formats::{BandArgs, DocFormat, ListFormat};
 pub use notebook::{
     NotebookAddArgs, NotebookCheckArgs, NotebookCommand, NotebookReportArgs, NotebookRunArgs,
     ReportFormat,

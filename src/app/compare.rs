@@ -7,8 +7,10 @@ use serde::Serialize;
 
 use super::Project;
 use super::runs::{self, RunSource};
-use crate::bench::{BenchRun, ModelledCosts, ProducerKind, PythonSpeed};
+use crate::bench::{BenchRun, ConfigResult, ModelledCosts, ProducerKind, PythonSpeed};
 use crate::error::{Error, Result};
+use crate::published::interval::Reading;
+use crate::published::shift::{self, Shift};
 
 /// Where a run came from and what it was.
 #[derive(Debug, Clone, Serialize)]
@@ -62,8 +64,104 @@ pub struct PairedRow {
     pub wait_frac: Pair,
     /// Whether ex/s differs by more than both runs' spread.
     pub spread: Spread,
+    /// The ex/s ratio and the wait_frac difference over the rounds, each
+    /// with its 95% interval read against its band.
+    pub over_rounds: RowOverRounds,
     /// What differs enough to matter, in words (empty when nothing does).
     pub differences: Vec<String>,
+}
+
+/// How far apart the two sides of a row may be and still count as the
+/// same: ex/s (and wait, and work) within 1/ratio..ratio of each other,
+/// wait_frac within ± wait_frac.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bands {
+    pub ratio: f64,
+    pub wait_frac: f64,
+}
+
+impl Default for Bands {
+    fn default() -> Self {
+        Bands {
+            ratio: RATIO_APART,
+            wait_frac: WAIT_FRAC_APART,
+        }
+    }
+}
+
+/// A row's two figures over rounds: None where either run has too few
+/// undisturbed rounds of the configuration for a 95% interval.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct RowOverRounds {
+    /// ex/s B/A.
+    pub ex_per_s_ratio: Option<Judged>,
+    /// wait_frac B - A.
+    pub wait_frac_difference: Option<Judged>,
+}
+
+/// A 95% interval and how it stands against its band.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Judged {
+    pub interval: Shift,
+    pub reading: Agreement,
+}
+
+/// What an interval says about a band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// The whole interval is within the band: the runs agree.
+    Within,
+    /// None of it is: the runs differ, beyond their noise.
+    Apart,
+    /// It reaches both sides of the band's edge: the rounds cannot tell.
+    CannotTell,
+}
+
+impl Agreement {
+    fn of(reading: Reading) -> Self {
+        match reading {
+            Reading::Inside => Agreement::Within,
+            Reading::Outside => Agreement::Apart,
+            Reading::Straddles => Agreement::CannotTell,
+        }
+    }
+
+    /// In words, as the tables print it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Agreement::Within => "within",
+            Agreement::Apart => "apart",
+            Agreement::CannotTell => "cannot tell",
+        }
+    }
+}
+
+/// A configuration's value of `figure` in each round with an undisturbed
+/// run of it.
+fn round_values(c: &ConfigResult, figure: fn(&crate::bench::Row) -> f64) -> Vec<f64> {
+    c.rounds()
+        .into_iter()
+        .filter_map(|n| crate::bench::stats::round_row(c, n))
+        .map(|row| figure(&row))
+        .collect()
+}
+
+/// The row's ex/s ratio and wait_frac difference over the rounds of `a`
+/// and `b`, against `bands`.
+fn over_rounds(a: &ConfigResult, b: &ConfigResult, bands: Bands) -> RowOverRounds {
+    let ex = |c| round_values(c, |r| r.ex_per_s);
+    let frac = |c| round_values(c, |r| r.wait_frac);
+    let judged = |interval: Shift, lo, hi| Judged {
+        interval,
+        reading: Agreement::of(interval.against(lo, hi)),
+    };
+    RowOverRounds {
+        ex_per_s_ratio: shift::ratio_interval(&ex(a), &ex(b))
+            .map(|i| judged(i, 1.0 / bands.ratio, bands.ratio)),
+        wait_frac_difference: shift::shift_interval(&frac(a), &frac(b))
+            .map(|i| judged(i, -bands.wait_frac, bands.wait_frac)),
+    }
 }
 
 /// How two runs' ex/s of a configuration stand against their spread over
@@ -126,6 +224,10 @@ pub struct RunComparison {
     /// figures, and whether the engine run modelled that.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub python_speed: Option<PythonSpeedNote>,
+    /// What the rows' differences are held to.
+    pub bands: Bands,
+    /// How the rows' intervals over rounds are made.
+    pub interval_method: &'static str,
 }
 
 /// PyTorch's Python on the machine of the comparison against the machine
@@ -266,19 +368,31 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
 }
 
 /// What differs enough to matter between the two sides of a row.
-fn row_differences(p: &PairedRow) -> Vec<String> {
+fn row_differences(p: &PairedRow, bands: Bands) -> Vec<String> {
     let mut out = Vec::new();
-    let apart = |r: Option<f64>| r.is_some_and(|r| !(1.0 / RATIO_APART..=RATIO_APART).contains(&r));
+    let apart = |r: Option<f64>| r.is_some_and(|r| !(1.0 / bands.ratio..=bands.ratio).contains(&r));
+    // The medians alone can differ by noise: where the rounds give an
+    // interval that does not say the same, the difference says so.
+    let noise = |j: Option<Judged>| match j.map(|j| j.reading) {
+        Some(Agreement::CannotTell) => " (but its 95% interval over rounds cannot tell)",
+        Some(Agreement::Within) => " (but its 95% interval over rounds is within the band)",
+        _ => "",
+    };
     if apart(p.ex_per_s.ratio) {
-        out.push(format!("ex/s x{:.2}", p.ex_per_s.ratio.unwrap_or(0.0)));
+        out.push(format!(
+            "ex/s x{:.2}{}",
+            p.ex_per_s.ratio.unwrap_or(0.0),
+            noise(p.over_rounds.ex_per_s_ratio)
+        ));
     }
     let (wait, work, frac) = (p.wait_mean_ms, p.work_ms, p.wait_frac);
-    if (frac.b - frac.a).abs() > WAIT_FRAC_APART {
+    if (frac.b - frac.a).abs() > bands.wait_frac {
         out.push(format!(
-            "wait_frac {:.2} vs {:.2} ({:+.2})",
+            "wait_frac {:.2} vs {:.2} ({:+.2}){}",
             frac.a,
             frac.b,
-            frac.b - frac.a
+            frac.b - frac.a,
+            noise(p.over_rounds.wait_frac_difference)
         ));
     }
     // The split of the step: the same step time can be waiting in one run
@@ -301,23 +415,45 @@ fn row_differences(p: &PairedRow) -> Vec<String> {
 }
 
 /// Compares the runs `a` and `b` name (each a run file or a recorded run
-/// id; `project` is opened only for an id).
-pub fn compare(a: &str, b: &str, project: impl Fn() -> Result<Project>) -> Result<RunComparison> {
+/// id; `project` is opened only for an id), holding their rows to `bands`.
+pub fn compare(
+    a: &str,
+    b: &str,
+    bands: Bands,
+    project: impl Fn() -> Result<Project>,
+) -> Result<RunComparison> {
     let run_a = load(a, &project)?;
     let run_b = load(b, &project)?;
-    Ok(compare_runs(a, &run_a, b, &run_b))
+    Ok(compare_within(a, &run_a, b, &run_b, bands))
 }
 
-/// Pairs every configuration of `a` with its twin in `b`; `sa` and `sb`
-/// say where each run came from.
+/// [`compare_within`] at the default bands.
 pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunComparison {
+    compare_within(sa, a, sb, b, Bands::default())
+}
+
+/// Pairs every configuration of `a` with its twin in `b`, holding their
+/// differences to `bands`; `sa` and `sb` say where each run came from.
+pub fn compare_within(
+    sa: &str,
+    a: &BenchRun,
+    sb: &str,
+    b: &BenchRun,
+    bands: Bands,
+) -> RunComparison {
     let mut rows = Vec::new();
     let mut unpaired = Vec::new();
-    for ra in a.results.iter().map(|r| &r.summary) {
-        let Some(rb) = b.row(ra.producer, ra.workers) else {
+    for ca in &a.results {
+        let ra = &ca.summary;
+        let Some(cb) = b
+            .results
+            .iter()
+            .find(|c| c.producer == ra.producer && c.workers == ra.workers)
+        else {
             unpaired.push(format!("{} workers={} (A only)", ra.producer, ra.workers));
             continue;
         };
+        let rb = &cb.summary;
         let mut row = PairedRow {
             producer: ra.producer,
             workers: ra.workers,
@@ -327,9 +463,10 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
             work_ms: Pair::new(ra.work_ms, rb.work_ms),
             wait_frac: Pair::new(ra.wait_frac, rb.wait_frac),
             spread: spread(a, b, ra.producer, ra.workers),
+            over_rounds: over_rounds(ca, cb, bands),
             differences: Vec::new(),
         };
-        row.differences = row_differences(&row);
+        row.differences = row_differences(&row, bands);
         if row.spread == Spread::Beyond {
             row.differences
                 .push("ex/s beyond both runs' spread over their rounds".into());
@@ -390,6 +527,8 @@ pub fn compare_runs(sa: &str, a: &BenchRun, sb: &str, b: &BenchRun) -> RunCompar
         rows,
         unpaired,
         python_speed: PythonSpeedNote::of(a, b),
+        bands,
+        interval_method: shift::METHOD,
     }
 }
 
@@ -424,6 +563,80 @@ mod tests {
         assert!(single.rows.iter().all(|r| r.spread == Spread::Unknown));
         assert_eq!(single.b.disturbed_runs, None, "its load was not measured");
         assert_eq!(single.a.disturbed_runs, Some(0));
+    }
+
+    /// Six rounds at ex/s x`scale` (2% spread) and wait_frac moved by
+    /// `shift` plus a spread of `spread` from the lowest round to the
+    /// highest.
+    fn rounds_frac(scale: f64, shift: f64, spread: f64) -> BenchRun {
+        in_rounds(run_like(&chapter06_tables(), 1), 6, move |round, row| {
+            let step = (round as f64 - 1.0) / 5.0;
+            row.ex_per_s *= scale * (1.0 + 0.02 * step);
+            row.wait_frac = (row.wait_frac + shift + spread * (step - 0.5)).clamp(0.0, 1.0);
+        })
+    }
+
+    #[test]
+    fn rows_over_rounds_read_within_apart_or_cannot_tell_against_the_bands() {
+        let bands = Bands {
+            ratio: 1.10,
+            wait_frac: 0.05,
+        };
+        let a = rounds_frac(1.0, 0.0, 0.01);
+        let row = |b: &BenchRun| compare_within("a", &a, "b", b, bands).rows[1].over_rounds;
+        // 3% faster and 0.01 more waiting, with little spread: the same.
+        let close = row(&rounds_frac(1.03, 0.01, 0.01));
+        let ex = close.ex_per_s_ratio.unwrap();
+        assert_eq!(ex.reading, Agreement::Within);
+        assert!((ex.interval.estimate - 1.03).abs() < 0.01, "{ex:?}");
+        assert_eq!(
+            close.wait_frac_difference.unwrap().reading,
+            Agreement::Within
+        );
+        // 20% faster and 0.15 more waiting: apart, beyond the noise.
+        let far = row(&rounds_frac(1.20, 0.15, 0.01));
+        assert_eq!(far.ex_per_s_ratio.unwrap().reading, Agreement::Apart);
+        assert_eq!(far.wait_frac_difference.unwrap().reading, Agreement::Apart);
+        // 0.05 more waiting with a spread of 0.10: the rounds cannot tell.
+        let noisy = row(&rounds_frac(1.0, 0.05, 0.10));
+        assert_eq!(
+            noisy.wait_frac_difference.unwrap().reading,
+            Agreement::CannotTell
+        );
+        // One round: no interval at all.
+        let single = compare_within("a", &a, "b", &run_like(&chapter06_tables(), 1), bands);
+        assert!(
+            single
+                .rows
+                .iter()
+                .all(|r| r.over_rounds.ex_per_s_ratio.is_none()
+                    && r.over_rounds.wait_frac_difference.is_none())
+        );
+    }
+
+    #[test]
+    fn a_median_difference_the_rounds_cannot_tell_from_noise_says_so() {
+        let a = rounds_frac(1.0, 0.0, 0.02);
+        // The medians 0.06 apart, against a band of 0.05, with a spread of
+        // 0.30 around them.
+        let b = rounds_frac(1.0, 0.06, 0.30);
+        let bands = Bands {
+            ratio: 1.10,
+            wait_frac: 0.05,
+        };
+        let c = compare_within("a", &a, "b", &b, bands);
+        let d = &c.rows[1].differences;
+        assert!(
+            d.iter().any(|d| d.starts_with("wait_frac")
+                && d.ends_with("(but its 95% interval over rounds cannot tell)")),
+            "{d:?}"
+        );
+        // At the default bands the same rows differ in nothing.
+        assert!(
+            compare_runs("a", &a, "b", &b).rows[1]
+                .differences
+                .is_empty()
+        );
     }
 
     #[test]

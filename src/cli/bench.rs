@@ -246,6 +246,9 @@ pub struct BenchArgs {
     pub wide: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
     pub format: BenchFormat,
+    // With --engine both: how far apart the engines' rows may be.
+    #[command(flatten)]
+    pub bands: super::formats::BandArgs,
     /// Write the whole run (settings, environment, rows, histograms) as YAML
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

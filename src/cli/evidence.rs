@@ -68,6 +68,8 @@ pub struct CompareArgs {
     /// The second run, compared with the first (ratios are B ÷ A)
     #[arg(value_name = "RUN_B")]
     pub b: String,
+    #[command(flatten)]
+    pub bands: super::formats::BandArgs,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]
     pub format: ListFormat,
 }

@@ -1,8 +1,8 @@
 //! What several groups of commands share: the output formats of listings
 //! and documents, and the range every numeric option is held to.
 
-use clap::ValueEnum;
 use clap::builder::{RangedU64ValueParser, TypedValueParser};
+use clap::{Args, ValueEnum};
 
 use crate::output::Format;
 
@@ -87,4 +87,56 @@ pub fn title_text(text: &str) -> Result<String, String> {
         None if text.trim().is_empty() => Err("is empty".into()),
         None => Ok(text.to_string()),
     }
+}
+
+/// How far apart two runs' rows may be and still count as the same.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct BandArgs {
+    /// Rows count as the same while ex/s B/A (and wait, and work) is within
+    /// 1/X..X, and the 95% interval over rounds is read against it
+    /// [default: 1.2]
+    #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = ratio_band)]
+    pub ratio_band: Option<f64>,
+    /// Rows count as the same while wait_frac B-A is within ±D, and the 95%
+    /// interval over rounds is read against it [default: 0.1]
+    #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = wait_frac_band)]
+    pub wait_frac_band: Option<f64>,
+}
+
+impl BandArgs {
+    /// Whether either band was given.
+    pub fn given(&self) -> bool {
+        self.ratio_band.is_some() || self.wait_frac_band.is_some()
+    }
+
+    /// The bands, the defaults where not given.
+    pub fn bands(&self) -> crate::app::compare::Bands {
+        let d = crate::app::compare::Bands::default();
+        crate::app::compare::Bands {
+            ratio: self.ratio_band.unwrap_or(d.ratio),
+            wait_frac: self.wait_frac_band.unwrap_or(d.wait_frac),
+        }
+    }
+}
+
+/// `--ratio-band`: a ratio above 1 and at most 10.
+fn ratio_band(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || v <= 1.0 || v > 10.0 {
+        return Err(format!(
+            "must be a ratio above 1 and at most 10 (1.1 for within 10%), got {s}"
+        ));
+    }
+    Ok(v)
+}
+
+/// `--wait-frac-band`: a difference of fractions above 0 and at most 1.
+fn wait_frac_band(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !v.is_finite() || v <= 0.0 || v > 1.0 {
+        return Err(format!(
+            "must be a difference of wait fractions above 0 and at most 1, got {s}"
+        ));
+    }
+    Ok(v)
 }

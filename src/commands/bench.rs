@@ -78,6 +78,11 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         }
         crate::output::flags::refuse_calibrating_without_workers(&settings)?;
     }
+    if args.engine != EngineArg::Both && args.bands.given() {
+        return Err(Error::Usage(
+            "--ratio-band and --wait-frac-band hold two runs' rows to a band: use them with --engine both (or with `compare`)".into(),
+        ));
+    }
     if args.engine == EngineArg::Both && args.wide {
         return Err(Error::Usage(
             "--wide adds one run's columns; with --engine both there are two: run each engine on its own with --wide".into(),
@@ -105,7 +110,10 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
             };
             let mut embedded = run_with_progress(&settings, decided).map_err(flags)?;
             embedded.calibrated_to_pytorch = calibrated;
-            out.emit(&BothEngines::new(&pytorch, &embedded), args.format.into())?;
+            out.emit(
+                &BothEngines::new(&pytorch, &embedded, args.bands.bands()),
+                args.format.into(),
+            )?;
             return Ok(Outcome::Ok);
         }
     };
@@ -197,11 +205,11 @@ struct BothEngines<'a> {
 }
 
 impl<'a> BothEngines<'a> {
-    fn new(pytorch: &'a BenchRun, embedded: &'a BenchRun) -> Self {
+    fn new(pytorch: &'a BenchRun, embedded: &'a BenchRun, bands: compare::Bands) -> Self {
         BothEngines {
             pytorch,
             embedded,
-            side_by_side: compare::compare_runs("pytorch", pytorch, "embedded", embedded),
+            side_by_side: compare::compare_within("pytorch", pytorch, "embedded", embedded, bands),
         }
     }
 }
@@ -264,8 +272,11 @@ mod tests {
     fn printed(format: Format) -> String {
         let (embedded, pytorch) = runs();
         let mut out = Out::in_memory();
-        out.emit(&BothEngines::new(&pytorch, &embedded), format)
-            .unwrap();
+        out.emit(
+            &BothEngines::new(&pytorch, &embedded, compare::Bands::default()),
+            format,
+        )
+        .unwrap();
         String::from_utf8(out.into_bytes()).unwrap()
     }
 

@@ -11,7 +11,7 @@ pub fn run(
     project: impl Fn() -> Result<Project>,
     args: CompareArgs,
 ) -> Result<Outcome> {
-    let comparison = compare::compare(&args.a, &args.b, project)?;
+    let comparison = compare::compare(&args.a, &args.b, args.bands.bands(), project)?;
     out.emit(&comparison, args.format.into())?;
     Ok(Outcome::Ok)
 }

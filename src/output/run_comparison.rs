@@ -7,7 +7,9 @@
 use std::fmt::Write as _;
 
 use super::Render;
-use crate::app::compare::{self, Pair, PairedRow, PythonSpeedNote, RunComparison, Spread};
+use crate::app::compare::{
+    Agreement, Bands, Judged, Pair, PairedRow, PythonSpeedNote, RunComparison, Spread,
+};
 use crate::error::{Error, Result};
 
 impl Render for RunComparison {
@@ -23,7 +25,7 @@ impl Render for RunComparison {
                     r.producer, "workers", "ex/s", "", "wait_mean", "", "work", "", "wait_frac"
                 );
             }
-            s.push_str(&row_text(r));
+            s.push_str(&row_text(r, self.bands));
         }
         if !self.unpaired.is_empty() {
             let _ = writeln!(
@@ -39,10 +41,10 @@ impl Render for RunComparison {
             .count();
         let _ = writeln!(
             s,
-            "\n{} configuration(s) compared, {apart} differ (ex/s or wait/work beyond x{}, wait_frac by more than {:.2}, or ex/s beyond both runs' spread over their rounds)",
+            "\n{} configuration(s) compared, {apart} differ (ex/s or wait/work beyond x{}, wait_frac by more than {}, or ex/s beyond both runs' spread over their rounds)",
             self.rows.len(),
-            compare::RATIO_APART,
-            compare::WAIT_FRAC_APART
+            crate::text::setting(self.bands.ratio),
+            crate::text::setting(self.bands.wait_frac)
         );
         let count = |w: Spread| self.rows.iter().filter(|r| r.spread == w).count();
         let _ = writeln!(
@@ -52,6 +54,7 @@ impl Render for RunComparison {
             count(Spread::Within),
             count(Spread::Unknown)
         );
+        s.push_str(&over_rounds_summary(self));
         Ok(s)
     }
 
@@ -67,20 +70,27 @@ impl Render for RunComparison {
             let _ = writeln!(s, "- {}", python_speed_text(note));
         }
         s.push_str(
-            "\n| producer | workers | ex/s A | ex/s B | ex/s B/A | wait_mean A | wait_mean B | work A | work B | wait_frac A | wait_frac B | wait_frac B-A |\n",
+            "\n| producer | workers | ex/s A | ex/s B | ex/s B/A | ex/s B/A, 95% over rounds | wait_mean A | wait_mean B | work A | work B | wait_frac A | wait_frac B | wait_frac B-A | wait_frac B-A, 95% over rounds |\n",
         );
         s.push_str("| --- |");
-        s.push_str(&" ---: |".repeat(11));
+        s.push_str(&" ---: |".repeat(13));
         s.push('\n');
+        let judged = |j: Option<Judged>, text: fn(&Judged) -> String| {
+            j.map_or_else(
+                || "-".to_string(),
+                |j| format!("{} ({})", text(&j), j.reading.text()),
+            )
+        };
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:+.2} |",
+                "| {} | {} | {:.0} | {:.0} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.2} | {:+.2} | {} |",
                 r.producer,
                 r.workers,
                 r.ex_per_s.a,
                 r.ex_per_s.b,
                 ratio_text(&r.ex_per_s),
+                judged(r.over_rounds.ex_per_s_ratio, ratio_interval_text),
                 r.wait_mean_ms.a,
                 r.wait_mean_ms.b,
                 r.work_ms.a,
@@ -88,6 +98,7 @@ impl Render for RunComparison {
                 r.wait_frac.a,
                 r.wait_frac.b,
                 r.wait_frac.difference,
+                judged(r.over_rounds.wait_frac_difference, difference_interval_text),
             );
         }
         if !self.unpaired.is_empty() {
@@ -97,6 +108,8 @@ impl Render for RunComparison {
                 self.unpaired.join(", ")
             );
         }
+        s.push('\n');
+        s.push_str(&over_rounds_summary(self));
         Ok(s)
     }
 
@@ -105,6 +118,14 @@ impl Render for RunComparison {
         let fail = |e: csv::Error| Error::Other(format!("cannot write CSV: {e}"));
         w.write_record(COMPARISON_CSV_HEADER).map_err(fail)?;
         let ratio = |p: &Pair| p.ratio.map(|r| format!("{r:.4}")).unwrap_or_default();
+        let bound = |j: Option<Judged>, end: fn(&crate::published::shift::Shift) -> f64| {
+            j.map(|j| format!("{:.4}", end(&j.interval)))
+                .unwrap_or_default()
+        };
+        let reading = |j: Option<Judged>| {
+            j.map(|j| j.reading.text().replace(' ', "_"))
+                .unwrap_or_default()
+        };
         for r in &self.rows {
             w.write_record([
                 self.a.source.clone(),
@@ -123,6 +144,12 @@ impl Render for RunComparison {
                 format!("{:.4}", r.wait_frac.a),
                 format!("{:.4}", r.wait_frac.b),
                 format!("{:.4}", r.wait_frac.difference),
+                bound(r.over_rounds.ex_per_s_ratio, |i| i.low),
+                bound(r.over_rounds.ex_per_s_ratio, |i| i.high),
+                reading(r.over_rounds.ex_per_s_ratio),
+                bound(r.over_rounds.wait_frac_difference, |i| i.low),
+                bound(r.over_rounds.wait_frac_difference, |i| i.high),
+                reading(r.over_rounds.wait_frac_difference),
             ])
             .map_err(fail)?;
         }
@@ -136,7 +163,7 @@ impl Render for RunComparison {
 /// The CSV header of two runs side by side: which run is A and which B on
 /// every row, then each figure of both with its ratio (the wait fraction
 /// with its difference).
-const COMPARISON_CSV_HEADER: [&str; 16] = [
+const COMPARISON_CSV_HEADER: [&str; 22] = [
     "a",
     "b",
     "producer",
@@ -153,7 +180,108 @@ const COMPARISON_CSV_HEADER: [&str; 16] = [
     "wait_frac_a",
     "wait_frac_b",
     "wait_frac_difference",
+    "ex_per_s_ratio_low",
+    "ex_per_s_ratio_high",
+    "ex_per_s_ratio_reading",
+    "wait_frac_difference_low",
+    "wait_frac_difference_high",
+    "wait_frac_difference_reading",
 ];
+
+/// An interval of ratios as the tables print it: `0.98 to 1.07`.
+fn ratio_interval_text(j: &Judged) -> String {
+    format!("{:.2} to {:.2}", j.interval.low, j.interval.high)
+}
+
+/// An interval of differences: `-0.02 to +0.06`.
+fn difference_interval_text(j: &Judged) -> String {
+    format!("{:+.2} to {:+.2}", j.interval.low, j.interval.high)
+}
+
+/// A row's intervals over rounds, in words, under its numbers: none when
+/// the runs have too few rounds of it.
+fn over_rounds_line(r: &PairedRow, bands: Bands) -> Option<String> {
+    let o = &r.over_rounds;
+    if o.ex_per_s_ratio.is_none() && o.wait_frac_difference.is_none() {
+        return None;
+    }
+    let part = |j: Option<Judged>, name: &str, text: fn(&Judged) -> String, band: String| {
+        j.map_or_else(
+            || format!("{name} no interval"),
+            |j| {
+                let relation = match j.reading {
+                    Agreement::Within => "inside",
+                    Agreement::Apart => "outside",
+                    Agreement::CannotTell => "across an edge of",
+                };
+                format!(
+                    "{name} {}: {} ({relation} {band})",
+                    text(&j),
+                    j.reading.text()
+                )
+            },
+        )
+    };
+    Some(format!(
+        "95% over rounds: {}; {}",
+        part(
+            o.ex_per_s_ratio,
+            "ex/s B/A",
+            ratio_interval_text,
+            format!("x{}", crate::text::setting(bands.ratio))
+        ),
+        part(
+            o.wait_frac_difference,
+            "wait_frac B-A",
+            difference_interval_text,
+            format!("\u{b1}{}", crate::text::setting(bands.wait_frac))
+        ),
+    ))
+}
+
+/// How many rows each interval reads within its band, apart from it, or
+/// cannot tell, and how many have no interval.
+fn over_rounds_summary(c: &RunComparison) -> String {
+    let judged = c
+        .rows
+        .iter()
+        .filter(|r| {
+            r.over_rounds.ex_per_s_ratio.is_some() || r.over_rounds.wait_frac_difference.is_some()
+        })
+        .count();
+    if judged == 0 {
+        return format!(
+            "no 95% intervals over rounds: a configuration needs at least 4 undisturbed rounds in each run (3 and 5 will do); `--rounds 6` leaves room for a disturbed one\n"
+        );
+    }
+    let counts = |pick: fn(&PairedRow) -> Option<Judged>| {
+        let n = |a: Agreement| {
+            c.rows
+                .iter()
+                .filter(|r| pick(r).is_some_and(|j| j.reading == a))
+                .count()
+        };
+        let none = c.rows.iter().filter(|r| pick(r).is_none()).count();
+        let mut s = format!(
+            "within in {}, apart in {}, cannot tell in {}",
+            n(Agreement::Within),
+            n(Agreement::Apart),
+            n(Agreement::CannotTell)
+        );
+        if none > 0 {
+            s.push_str(&format!(", no interval in {none}"));
+        }
+        s
+    };
+    format!(
+        "95% over rounds, by {}: ex/s B/A against x{}: {}; wait_frac B-A against \u{b1}{}: {}\n",
+        c.interval_method,
+        crate::text::setting(c.bands.ratio),
+        counts(|r| r.over_rounds.ex_per_s_ratio),
+        crate::text::setting(c.bands.wait_frac),
+        counts(|r| r.over_rounds.wait_frac_difference),
+    )
+}
 
 /// A ratio as the tables print it: `x1.07`, or `-` where A is 0.
 fn ratio_text(p: &Pair) -> String {
@@ -269,7 +397,7 @@ pub fn no_setting_models(factor: f64) -> String {
 
 /// One configuration, both runs' numbers and their ratios, and what
 /// differs.
-fn row_text(r: &PairedRow) -> String {
+fn row_text(r: &PairedRow, bands: Bands) -> String {
     let ratio = ratio_text;
     let mut s = format!(
         "{:>7}  {:>7.0} {:>7.0} {:>7}  {:>7.1} {:>7.1} {:>7}  {:>6.1} {:>6.1} {:>7}  {:>5.2} {:>5.2} {:>+6.2}\n",
@@ -287,6 +415,9 @@ fn row_text(r: &PairedRow) -> String {
         r.wait_frac.b,
         r.wait_frac.difference,
     );
+    if let Some(line) = over_rounds_line(r, bands) {
+        let _ = writeln!(s, "{:>9}{line}", "");
+    }
     for d in &r.differences {
         let _ = writeln!(s, "{:>9}differs: {d}", "");
     }

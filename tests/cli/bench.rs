@@ -598,6 +598,18 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--producer", "yield"], "invalid value 'yield'".into()),
         (vec!["--cpus", "0"], "expected a number of CPUs from 1 to 4096, or `all`".into()),
         (vec!["--cpus", "4096"], "--cpus 4096: this process may use".into()),
+        (
+            vec!["--ratio-band", "1"],
+            "'--ratio-band <X>': must be a ratio above 1 and at most 10 (1.1 for within 10%), got 1".into(),
+        ),
+        (
+            vec!["--wait-frac-band", "-0.05"],
+            "'--wait-frac-band <D>': must be a difference of wait fractions above 0 and at most 1, got -0.05".into(),
+        ),
+        (
+            vec!["--ratio-band", "1.1"],
+            "--ratio-band and --wait-frac-band hold two runs' rows to a band: use them with --engine both".into(),
+        ),
     ] {
         let out = p.cmd().arg("bench").args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -148,6 +148,139 @@ fn compare_json_names_what_differs_and_what_is_unpaired() {
     assert_eq!(spin0["ex_per_s"]["ratio"], 1.0);
 }
 
+/// The fixture run in six rounds: every round's ex/s at `scale` times the
+/// fixture's, 1% apart from round to round, and its wait_frac moved by
+/// `frac` (the spin rows moved by `frac` plus a spread of 0.3 over the
+/// rounds).
+fn in_six_rounds(p: &Project, name: &str, scale: f64, frac: f64) -> std::path::PathBuf {
+    use research_companion::bench::{ProducerKind, stats};
+    let mut run = fixture_run();
+    for c in &mut run.results {
+        let first = c.repeats[0].clone();
+        let spread = if c.producer == ProducerKind::Spin {
+            0.3
+        } else {
+            0.0
+        };
+        c.repeats = (1..=6)
+            .map(|round| {
+                let mut r = first.clone();
+                let step = (round as f64 - 1.0) / 5.0;
+                r.round = Some(round);
+                r.row.ex_per_s *= scale * (1.0 + 0.05 * step);
+                r.row.wait_frac = (r.row.wait_frac + frac + spread * (step - 0.5)).clamp(0.0, 1.0);
+                r.row.outside = Some(0.01);
+                r
+            })
+            .collect();
+        c.summary = stats::summarize(&c.repeats);
+    }
+    run.settings.rounds = 6;
+    p.write(name, run.to_yaml().unwrap())
+}
+
+#[test]
+fn compare_reads_each_rows_interval_over_rounds_against_the_bands() {
+    let p = Project::seeded();
+    let a = in_six_rounds(&p, "a.run.yaml", 1.0, 0.0);
+    let b = in_six_rounds(&p, "b.run.yaml", 1.3, 0.02);
+    let compare = |extra: &[&str]| {
+        let out = p
+            .cmd()
+            .arg("compare")
+            .arg(&a)
+            .arg(&b)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&compare(&["--ratio-band", "1.1", "--format", "json"])).unwrap();
+    assert_eq!(json["bands"]["ratio"], 1.1);
+    assert_eq!(json["bands"]["wait_frac"], 0.1, "the default band");
+    let row = |producer: &str, workers: u64| {
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["producer"] == producer && r["workers"] == workers)
+            .unwrap()["over_rounds"]
+            .clone()
+    };
+    // 30% faster in every round, beyond the 5% spread: apart.
+    let ex = &row("sleep", 2)["ex_per_s_ratio"];
+    assert_eq!(ex["reading"], "apart", "{ex}");
+    assert_eq!(ex["interval"]["rounds_a"], 6);
+    let low = ex["interval"]["low"].as_f64().unwrap();
+    assert!((1.2..1.3).contains(&low), "{ex}");
+    // 0.02 more waiting: within 0.1 where the rounds agree, and too noisy
+    // to tell where they spread by 0.3.
+    assert_eq!(row("sleep", 2)["wait_frac_difference"]["reading"], "within");
+    assert_eq!(
+        row("spin", 2)["wait_frac_difference"]["reading"],
+        "cannot_tell"
+    );
+    let text = compare(&["--ratio-band", "1.1"]);
+    assert!(text.contains("95% over rounds: ex/s B/A 1."), "{text}");
+    assert!(
+        text.contains(": apart (outside x1.1); wait_frac B-A "),
+        "{text}"
+    );
+    assert!(
+        text.contains(": cannot tell (across an edge of \u{b1}0.1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ex/s B/A against x1.1: within in 0, apart in 10, cannot tell in 0; wait_frac B-A against \u{b1}0.1: within in 5, apart in 0, cannot tell in 5"),
+        "{text}"
+    );
+    // The fixture itself has one round: no interval, and the text says what
+    // one needs.
+    let out = p
+        .cmd()
+        .arg("compare")
+        .arg(fixture_run_path())
+        .arg(&b)
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(!text.contains("95% over rounds:"), "{text}");
+    assert!(
+        text.contains("no 95% intervals over rounds: a configuration needs at least 4 undisturbed rounds in each run"),
+        "{text}"
+    );
+    // A band out of range is refused, named, in one line.
+    for (args, says) in [
+        (
+            ["--ratio-band", "0.9"],
+            "'--ratio-band <X>': must be a ratio above 1",
+        ),
+        (
+            ["--wait-frac-band", "nan"],
+            "'--wait-frac-band <D>': must be a difference",
+        ),
+        (
+            ["--wait-frac-band", "-0.1"],
+            "'--wait-frac-band <D>': must be a difference",
+        ),
+    ] {
+        let out = p
+            .cmd()
+            .arg("compare")
+            .arg(&a)
+            .arg(&b)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stderr(&out);
+        assert!(e.contains(says), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}
+
 #[test]
 fn compare_refuses_what_is_not_a_run() {
     let p = Project::seeded();
