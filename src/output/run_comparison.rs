@@ -162,7 +162,8 @@ impl Render for RunComparison {
 
 /// The CSV header of two runs side by side: which run is A and which B on
 /// every row, then each figure of both with its ratio (the wait fraction
-/// with its difference).
+/// with its difference), then the ratio's and the difference's 95%
+/// intervals over rounds with their readings (empty without one).
 const COMPARISON_CSV_HEADER: [&str; 22] = [
     "a",
     "b",
@@ -250,9 +251,8 @@ fn over_rounds_summary(c: &RunComparison) -> String {
         })
         .count();
     if judged == 0 {
-        return format!(
-            "no 95% intervals over rounds: a configuration needs at least 4 undisturbed rounds in each run (3 and 5 will do); `--rounds 6` leaves room for a disturbed one\n"
-        );
+        return "no 95% intervals over rounds: a configuration needs at least 4 undisturbed rounds in each run (3 and 5 will do); `--rounds 6` leaves room for a disturbed one\n"
+            .to_string();
     }
     let counts = |pick: fn(&PairedRow) -> Option<Judged>| {
         let n = |a: Agreement| {
