@@ -77,6 +77,17 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
                 r.workers,
                 &format!("{at}.repeats[{j}].row"),
             )?;
+            // Rounds count from 1 and a run adds rounds up to the most a
+            // run may make: another number would make a round of its own
+            // in every interval over rounds.
+            if let Some(n) = rep.round
+                && !(1..=super::settings::MAX_ROUNDS).contains(&n)
+            {
+                return Err(format!(
+                    "field '{at}.repeats[{j}].round': {n} is not a round from 1 to {}",
+                    super::settings::MAX_ROUNDS
+                ));
+            }
         }
     }
     if let Some(reference) = &run.reference {
@@ -289,6 +300,14 @@ mod tests {
             (
                 |r| r.results[1].repeats[0].row.wait_frac = 1.5,
                 "results[1].repeats[0].row.wait_frac",
+            ),
+            (
+                |r| r.results[1].repeats[0].round = Some(0),
+                "results[1].repeats[0].round': 0 is not a round from 1 to 100",
+            ),
+            (
+                |r| r.results[1].repeats[0].round = Some(101),
+                "results[1].repeats[0].round': 101 is not a round from 1 to 100",
             ),
             (|r| r.cpus_used.clear(), "cpus_used"),
             (|r| r.settings.cpus = Some(5000), "settings.cpus"),
