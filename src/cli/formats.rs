@@ -93,12 +93,13 @@ pub fn title_text(text: &str) -> Result<String, String> {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct BandArgs {
     /// Rows count as the same while ex/s B/A (and wait, and work) is within
-    /// 1/X..X, and the 95% interval over rounds is read against it
-    /// [default: 1.2]
+    /// 1/X..X, and the 95% interval over rounds is read against it (bench:
+    /// with --engine both only) [default: 1.2]
     #[arg(long, value_name = "X", allow_negative_numbers = true, value_parser = ratio_band)]
     pub ratio_band: Option<f64>,
     /// Rows count as the same while wait_frac B-A is within ±D, and the 95%
-    /// interval over rounds is read against it [default: 0.1]
+    /// interval over rounds is read against it (bench: with --engine both
+    /// only) [default: 0.1]
     #[arg(long, value_name = "D", allow_negative_numbers = true, value_parser = wait_frac_band)]
     pub wait_frac_band: Option<f64>,
 }

@@ -25,7 +25,7 @@ impl Render for RunComparison {
                     r.producer, "workers", "ex/s", "", "wait_mean", "", "work", "", "wait_frac"
                 );
             }
-            s.push_str(&row_text(r, self.bands));
+            s.push_str(&row_text(r, self.bands, any_interval(self)));
         }
         if !self.unpaired.is_empty() {
             let _ = writeln!(
@@ -201,10 +201,16 @@ fn difference_interval_text(j: &Judged) -> String {
 
 /// A row's intervals over rounds, in words, under its numbers: none when
 /// the runs have too few rounds of it.
-fn over_rounds_line(r: &PairedRow, bands: Bands) -> Option<String> {
+fn over_rounds_line(r: &PairedRow, bands: Bands, any: bool) -> Option<String> {
     let o = &r.over_rounds;
     if o.ex_per_s_ratio.is_none() && o.wait_frac_difference.is_none() {
-        return None;
+        // Among rows that have one, a row without says why.
+        return any.then(|| {
+            format!(
+                "95% over rounds: none, from {} and {} undisturbed rounds ({})",
+                o.rounds_a, o.rounds_b, ROUNDS_NEEDED
+            )
+        });
     }
     let part = |j: Option<Judged>, name: &str, text: fn(&Judged) -> String, band: String| {
         j.map_or_else(
@@ -224,12 +230,14 @@ fn over_rounds_line(r: &PairedRow, bands: Bands) -> Option<String> {
         )
     };
     Some(format!(
-        "95% over rounds: {}; {}",
+        "95% over rounds ({} and {}): {}; {}",
+        o.rounds_a,
+        o.rounds_b,
         part(
             o.ex_per_s_ratio,
             "ex/s B/A",
             ratio_interval_text,
-            format!("x{}", crate::text::setting(bands.ratio))
+            ratio_band_text(bands.ratio)
         ),
         part(
             o.wait_frac_difference,
@@ -240,19 +248,21 @@ fn over_rounds_line(r: &PairedRow, bands: Bands) -> Option<String> {
     ))
 }
 
+/// What rounds an interval needs, in words.
+const ROUNDS_NEEDED: &str = "a configuration needs 4 undisturbed rounds in each run for one (or 3 and 5, 2 and 8, 1 and 39)";
+
+/// A ratio band as its two edges: `x0.91 to x1.1`.
+fn ratio_band_text(ratio: f64) -> String {
+    format!("x{:.2} to x{}", 1.0 / ratio, crate::text::setting(ratio))
+}
+
 /// How many rows each interval reads within its band, apart from it, or
 /// cannot tell, and how many have no interval.
 fn over_rounds_summary(c: &RunComparison) -> String {
-    let judged = c
-        .rows
-        .iter()
-        .filter(|r| {
-            r.over_rounds.ex_per_s_ratio.is_some() || r.over_rounds.wait_frac_difference.is_some()
-        })
-        .count();
-    if judged == 0 {
-        return "no 95% intervals over rounds: a configuration needs at least 4 undisturbed rounds in each run (3 and 5 will do); `--rounds 6` leaves room for a disturbed one\n"
-            .to_string();
+    if !any_interval(c) {
+        return format!(
+            "no 95% intervals over rounds: {ROUNDS_NEEDED}; `--rounds 6` in both leaves room for a disturbed one\n"
+        );
     }
     let counts = |pick: fn(&PairedRow) -> Option<Judged>| {
         let n = |a: Agreement| {
@@ -274,9 +284,10 @@ fn over_rounds_summary(c: &RunComparison) -> String {
         s
     };
     format!(
-        "95% over rounds, by {}: ex/s B/A against x{}: {}; wait_frac B-A against \u{b1}{}: {}\n",
+        "95% over rounds, by {}: ex/s B/A against {}: {}; wait_frac B-A against \u{b1}{}: {}\n\
+         (within: the whole interval inside the band; apart: all of it outside, a difference larger than the band beyond the rounds' noise; cannot tell: it crosses an edge, so more rounds or a quieter machine are needed)\n",
         c.interval_method,
-        crate::text::setting(c.bands.ratio),
+        ratio_band_text(c.bands.ratio),
         counts(|r| r.over_rounds.ex_per_s_ratio),
         crate::text::setting(c.bands.wait_frac),
         counts(|r| r.over_rounds.wait_frac_difference),
@@ -397,7 +408,14 @@ pub fn no_setting_models(factor: f64) -> String {
 
 /// One configuration, both runs' numbers and their ratios, and what
 /// differs.
-fn row_text(r: &PairedRow, bands: Bands) -> String {
+/// Whether any row has an interval over rounds.
+fn any_interval(c: &RunComparison) -> bool {
+    c.rows.iter().any(|r| {
+        r.over_rounds.ex_per_s_ratio.is_some() || r.over_rounds.wait_frac_difference.is_some()
+    })
+}
+
+fn row_text(r: &PairedRow, bands: Bands, any: bool) -> String {
     let ratio = ratio_text;
     let mut s = format!(
         "{:>7}  {:>7.0} {:>7.0} {:>7}  {:>7.1} {:>7.1} {:>7}  {:>6.1} {:>6.1} {:>7}  {:>5.2} {:>5.2} {:>+6.2}\n",
@@ -415,7 +433,7 @@ fn row_text(r: &PairedRow, bands: Bands) -> String {
         r.wait_frac.b,
         r.wait_frac.difference,
     );
-    if let Some(line) = over_rounds_line(r, bands) {
+    if let Some(line) = over_rounds_line(r, bands, any) {
         let _ = writeln!(s, "{:>9}{line}", "");
     }
     for d in &r.differences {

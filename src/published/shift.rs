@@ -177,6 +177,12 @@ mod tests {
         // Too few to reach 95%: 3 and 4 orderings number 35.
         assert!(shift_rank(3, 4).is_none());
         assert!(shift_rank(1, 10).is_none());
+        // One round against many: 1 and 39 is the least (exactly 95%), as
+        // is 2 and 8.
+        assert_eq!(shift_rank(1, 39).unwrap().0, 1);
+        assert!(shift_rank(1, 38).is_none());
+        assert_eq!(shift_rank(2, 8).unwrap().0, 1);
+        assert!(shift_rank(2, 7).is_none());
         assert!(shift_rank(0, 10).is_none());
         // Many rounds: still at least 95%.
         let (_, coverage) = shift_rank(100, 100).unwrap();
