@@ -99,15 +99,10 @@ pub fn shift_interval(a: &[f64], b: &[f64]) -> Option<Shift> {
         .collect();
     d.sort_by(f64::total_cmp);
     let n = d.len();
-    let estimate = if n % 2 == 1 {
-        d[n / 2]
-    } else {
-        (d[n / 2 - 1] + d[n / 2]) / 2.0
-    };
     Some(Shift {
         low: d[k - 1],
         high: d[n - k],
-        estimate,
+        estimate: super::interval::median_of_sorted(&d),
         coverage,
         rounds_a: a.len(),
         rounds_b: b.len(),
