@@ -718,7 +718,10 @@ mod tests {
         );
         assert_eq!(
             c.run_differences,
-            vec!["engine: pytorch 2.15.0 vs embedded (model of 2026-12-02)".to_string()]
+            vec![format!(
+                "engine: pytorch 2.15.0 vs embedded (model of {})",
+                crate::bench::calibration::ENGINE_MODEL
+            )]
         );
         // Thread workers run no Python costs: a scale they recorded is none,
         // and one of 0 elsewhere is the same; one of 2 is not.

@@ -13,8 +13,9 @@ use std::time::Duration;
 /// The model these figures make, by the date it landed; every run of the
 /// embedded engine names it (`engine_model` in the run file), so that a
 /// record made before a change of model does not read as one made after.
-/// Change it with any figure or cost the model spends.
-pub const ENGINE_MODEL: &str = "2026-12-02";
+/// Change it with any figure or cost the model spends; a second model the
+/// same day is `YYYY-MM-DD.2`.
+pub const ENGINE_MODEL: &str = "2026-12-02.2";
 
 /// The DataLoader loop's CPU per batch received from a worker process, in
 /// ms (decoding the message, fetching the descriptor, rebuilding the
@@ -194,12 +195,15 @@ impl AfterCost {
 /// Per sample of a sleeping producer, after its sleep: `time.sleep`
 /// returning (taking the lock back) and the sample's Python with caches
 /// gone cold. The slope is the least-squares fit of the sleep figures
-/// above (13 us per ms); the level keeps 55 us at 2 ms, the figure that
-/// matched chapter 06's sleeping workers against PyTorch on a quiet machine
-/// (docs/engine.md, "Starting the workers") where the busier calibration
-/// gives 63 to 69 us.
+/// above (13 us per ms). The level: 55 us at 2 ms matched chapter 06's
+/// sleeping workers against PyTorch on a quiet machine (docs/engine.md,
+/// "Starting the workers"), where the busier calibration gives 63 to 69
+/// us; that figure carried the workers' cold per-batch path too, which
+/// [`INDEX_AWAY`] now spends (about 0.28 ms a batch of 32 there, the
+/// workers waiting some 9 ms for each index), so the level is 9 us lower:
+/// 46 us at 2 ms, the same worker CPU per batch at chapter 06's settings.
 pub const SLEEP_WAKE: AfterCost = AfterCost {
-    base_ns: 29_000.0,
+    base_ns: 20_000.0,
     per_ms_ns: 13_000.0,
 };
 /// Per sample of a spinning producer, after its spin: the sample's Python
@@ -261,6 +265,29 @@ impl AwayCost {
 /// path finding its caches cold after the loop was away from it.
 pub const RECEIVE_AWAY: AwayCost = AwayCost {
     most_ns: 360_000.0,
+    time_constant_ns: 5_000_000.0,
+};
+
+// The same for a worker's per-batch path (the index get, `default_collate`,
+// the put, the feeder's pickling) while the worker waits for its next
+// index: measured on PyTorch 2.15, one CPU (`taskset -c 0`), 2026-12-02,
+// the machine partly busy, each worker logging its process CPU and the wall
+// clock around every `__getitem__` (batch 4 at 0.25 ms, 2 and 8 workers,
+// sleeping and spinning, consumers 0 to 12 ms; batch 32 at 2 ms, 8 sleeping
+// workers, consumers 0 and 8 ms; 3 repeats, medians over the batches after
+// the fourth). A batch's CPU, from its first sample to the next batch's,
+// rises by 240 to 450 µs between a few milliseconds idle before it and more
+// than ten, most of that by 11 ms, as the receive path's does. The script
+// is in docs/engine.md ("The workers away from their per-batch path").
+
+/// Worker, per batch: its per-batch path finding its caches cold after the
+/// worker waited for its index, spread over the index get, collating and
+/// the put in proportion to what each costs warm
+/// (`PythonCosts::with_away_spread`): the measurement says how much a
+/// batch costs, not in which step. The level is the middle of the measured
+/// rise, the time constant the receive path's.
+pub const INDEX_AWAY: AwayCost = AwayCost {
+    most_ns: 330_000.0,
     time_constant_ns: 5_000_000.0,
 };
 

@@ -15,9 +15,9 @@
 use std::time::Duration;
 
 use super::calibration::{
-    AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, FIRST_BATCHES, INDEX_PICKLE,
-    INLINE_NEXT, LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE, SPIN_COLD,
-    STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET,
+    AwayCost, COLLATE_CALL, COLLATE_INLINE, COLLATE_SHARED, FIRST_BATCHES, INDEX_AWAY,
+    INDEX_PICKLE, INLINE_NEXT, LOOP_HAND_OUT, LOOP_RELEASE, RECEIVE_AWAY, SAMPLE_CALL, SLEEP_WAKE,
+    SPIN_COLD, STACK_INLINE, STACK_SHARED, TENSOR_CALL, TENSOR_FULL, WORKER_FORK, WORKER_INDEX_GET,
     WORKER_RESULT_PUT, WORKER_START,
 };
 use super::config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
@@ -38,6 +38,10 @@ pub enum Producing {
 pub struct PythonCosts {
     /// Worker, held, when an index arrives: `index_queue.get` unpickling it.
     pub index_get: Duration,
+    /// Worker, held, on top of its per-batch steps: its per-batch path
+    /// finding its caches cold, more the longer it waited for the index
+    /// since its last batch went out (spread by [`Self::with_away_spread`]).
+    pub index_away: AwayCost,
     /// Per sample, held: the fetcher's call into `__getitem__` and the
     /// dataset's Python around the producer's cost.
     pub sample: Duration,
@@ -98,6 +102,7 @@ impl PythonCosts {
         match producing {
             Producing::Worker => PythonCosts {
                 index_get: WORKER_INDEX_GET.at(b, f, s),
+                index_away: INDEX_AWAY.scaled(s),
                 sample: SAMPLE_CALL.at(1, f, s),
                 wake,
                 tensor: TENSOR_FULL.at(1, f, s),
@@ -151,13 +156,33 @@ impl PythonCosts {
         }
     }
 
-    /// A worker's main thread's CPU per batch, every step together.
+    /// A worker's main thread's CPU per batch, every step together, the
+    /// least it can be: with no time away from its per-batch path.
     pub fn worker_per_batch(&self, batch_size: usize) -> Duration {
         self.index_get
             + (self.sample + self.wake + self.tensor) * batch_size as u32
             + self.collate
             + self.stack
             + self.result_put
+    }
+
+    /// These costs with `away`, a worker's per-batch path gone cold, spread
+    /// over that path's held steps (the index get, collating, the put) in
+    /// proportion to what each costs warm: the cold path costs more where
+    /// it has more to run.
+    pub fn with_away_spread(&self, away: Duration) -> Self {
+        let steps = [self.index_get, self.collate, self.result_put];
+        let warm: Duration = steps.iter().sum();
+        if away.is_zero() || warm.is_zero() {
+            return *self;
+        }
+        let share = |d: Duration| away.mul_f64(d.as_secs_f64() / warm.as_secs_f64());
+        PythonCosts {
+            index_get: self.index_get + share(self.index_get),
+            collate: self.collate + share(self.collate),
+            result_put: self.result_put + share(self.result_put),
+            ..*self
+        }
     }
 
     /// Whether the loop starts every worker before it hands out the first
@@ -248,6 +273,35 @@ mod tests {
         // to go cold.
         assert_eq!(inline.receive_away, AwayCost::default());
         assert!(worker.receive_away.after(None) > Duration::ZERO);
+        // Only a worker waits for an index.
+        assert_eq!(inline.index_away, AwayCost::default());
+        assert!(worker.index_away.after(None) > Duration::ZERO);
+    }
+
+    #[test]
+    fn a_cold_per_batch_path_costs_more_where_it_has_more_to_run() {
+        let warm = PythonCosts::of(&spec(1.0, 4, 64), Producing::Worker);
+        let away = warm.index_away.after(Some(Duration::from_millis(20)));
+        assert!(away > Duration::from_micros(300), "{away:?}");
+        let cold = warm.with_away_spread(away);
+        // The whole cost lands on the batch, none of it on a sample.
+        assert_eq!(cold.worker_per_batch(4) - warm.worker_per_batch(4), away);
+        assert_eq!(
+            (cold.sample, cold.wake, cold.tensor),
+            (warm.sample, warm.wake, warm.tensor)
+        );
+        // Each held step grows by its share: collating costs the most warm,
+        // so it grows the most.
+        let grew = |c: Duration, w: Duration| (c - w).as_secs_f64() / w.as_secs_f64();
+        let (i, c, p) = (
+            grew(cold.index_get, warm.index_get),
+            grew(cold.collate, warm.collate),
+            grew(cold.result_put, warm.result_put),
+        );
+        // Equal shares, to the nanosecond each step is rounded to.
+        assert!((i - c).abs() < 1e-4 && (c - p).abs() < 1e-4, "{i} {c} {p}");
+        assert!(cold.collate - warm.collate > cold.index_get - warm.index_get);
+        assert_eq!(warm.with_away_spread(Duration::ZERO), warm);
     }
 
     #[test]
@@ -273,5 +327,6 @@ mod tests {
         );
         assert!(!old.starts_all_first(), "scale 0 keeps the old start order");
         assert_eq!(old.receive_away.after(None), Duration::ZERO);
+        assert_eq!(old.index_away.after(None), Duration::ZERO);
     }
 }

@@ -118,7 +118,7 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
         && !is_model_date(model)
     {
         return Err(format!(
-            "field 'engine_model': {} is not a model's date (YYYY-MM-DD)",
+            "field 'engine_model': {} is not a model's date (YYYY-MM-DD, or YYYY-MM-DD.N for the Nth that day)",
             crate::text::visible(model)
         ));
     }
@@ -128,14 +128,23 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
     Ok(())
 }
 
-/// `2026-12-02`: the form `calibration::ENGINE_MODEL` names a model in.
+/// `2026-12-02`, or `2026-12-02.2` for the second model that landed that
+/// day: the form `calibration::ENGINE_MODEL` names a model in.
 fn is_model_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 10
+    let (date, nth) = match s.split_once('.') {
+        Some((date, nth)) => (date, Some(nth)),
+        None => (s, None),
+    };
+    let b = date.as_bytes();
+    let date_ok = b.len() == 10
         && b.iter().enumerate().all(|(i, c)| match i {
             4 | 7 => *c == b'-',
             _ => c.is_ascii_digit(),
-        })
+        });
+    let nth_ok = nth.is_none_or(|n| {
+        matches!(n.parse::<u8>(), Ok(2..=99)) && !n.starts_with('0') && !n.starts_with('+')
+    });
+    date_ok && nth_ok
 }
 
 /// What a PyTorch run says of its harness: a start that is CPU time a
@@ -345,6 +354,10 @@ mod tests {
                 "engine_model': 2026-13-45; rm is not a model's date",
             ),
             (
+                |r| r.engine_model = Some("2026-12-02.1".into()),
+                "engine_model': 2026-12-02.1 is not a model's date",
+            ),
+            (
                 |r| {
                     with_start(r, 12.0, 18.0, 8);
                     r.calibrated_to_pytorch = Some(0.7);
@@ -364,6 +377,24 @@ mod tests {
             break_it(&mut run);
             let err = check_run(&run).unwrap_err();
             assert!(err.contains(field), "{field}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_model_is_named_by_its_day_and_then_by_its_order_that_day() {
+        for good in ["2026-12-02", "2026-12-02.2", "2026-12-02.17"] {
+            assert!(is_model_date(good), "{good}");
+        }
+        for bad in [
+            "2026-12-2",
+            "2026-12-02.",
+            "2026-12-02.1",
+            "2026-12-02.02",
+            "2026-12-02.+3",
+            "2026-12-02.x",
+            "2026-12-02.100",
+        ] {
+            assert!(!is_model_date(bad), "{bad}");
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::io;
 use std::os::unix::fs::FileExt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::result_feeder::HandOff;
 use super::wire::{self, Frame, STOP, WorkerStats};
@@ -37,6 +37,10 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     // What its first batches cost beyond the ones after, spent on the
     // first.
     let mut first_batches = costs.first_batches;
+    // When the last batch went out: how long the worker has been away from
+    // its per-batch path when the next index comes (none before the first,
+    // whose cold start is in `first_batches`).
+    let mut last_out: Option<Instant> = None;
     loop {
         let Ok(index) = wire::read_index(&mut stdin) else {
             return hand_off.finish(); // the parent went away
@@ -56,9 +60,14 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
         // Producing and handing over is the main thread's Python work;
         // waiting for the next index is a blocking call that lets go.
         let extra = std::mem::take(&mut first_batches);
+        let away = last_out.map_or(Duration::ZERO, |out| {
+            costs.index_away.after(Some(out.elapsed()))
+        });
         python(gil.as_deref(), || {
-            produce_and_hand_over(&spec, index, gil.as_deref(), &costs, extra, &mut hand_off)
+            let costs = &costs.with_away_spread(away);
+            produce_and_hand_over(&spec, index, gil.as_deref(), costs, extra, &mut hand_off)
         })?;
+        last_out = Some(Instant::now());
     }
 }
 
