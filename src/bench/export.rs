@@ -239,8 +239,15 @@ fn load_footer(run: &BenchRun) -> String {
             spreads.iter().copied().fold(0.0, f64::max) * 100.0
         ),
     };
+    // A disturbed run that was run again once the machine was quiet leaves
+    // no row to mark.
+    let marked = match (disturbed, run.left_disturbed().0) {
+        (0, _) => "",
+        (_, 0) => " (each run again once it was quiet: no row marked)",
+        _ => " (marked * in the wide tables)",
+    };
     format!(
-        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}% (marked * in the wide tables){}\n",
+        "{rounds}; outside load: other processes took up to {:.1}% of {}, {disturbed} configuration run(s) over {:.0}%{marked}{}\n",
         highest.unwrap_or(0.0) * 100.0,
         super::outside_load::cpus_in_words(&run.cpus_used),
         super::outside_load::DISTURBED_ABOVE * 100.0,
@@ -375,4 +382,53 @@ fn base_footer(run: &BenchRun) -> String {
             None => "engine model not named (an older run file)".to_string(),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{chapter06_tables, in_rounds, run_like};
+
+    /// Chapter 06's run in four quiet rounds, with one more run of its first
+    /// configuration in round 2, disturbed (`outside` 30%).
+    fn with_a_disturbed_run(left_disturbed: bool) -> BenchRun {
+        let mut run = in_rounds(run_like(&chapter06_tables(), 1), 4, |_, _| {});
+        let c = &mut run.results[0];
+        let mut busy = c.repeats[1].clone();
+        busy.row.outside = Some(0.3);
+        busy.row.disturbed = true;
+        if left_disturbed {
+            // Every round of it disturbed: nothing quiet to take instead.
+            for r in &mut c.repeats {
+                r.row.outside = Some(0.3);
+                r.row.disturbed = true;
+            }
+        } else {
+            c.repeats.push(busy);
+        }
+        c.summary = crate::bench::stats::summarize(&c.repeats);
+        run
+    }
+
+    #[test]
+    fn the_footer_points_at_marked_rows_only_when_a_row_is_marked() {
+        let rerun = load_footer(&with_a_disturbed_run(false));
+        assert!(
+            rerun.contains(
+                "1 configuration run(s) over 5% (each run again once it was quiet: no row marked)"
+            ),
+            "{rerun}"
+        );
+        assert!(!rerun.contains("marked *"), "{rerun}");
+        let left = load_footer(&with_a_disturbed_run(true));
+        assert!(
+            left.contains("over 5% (marked * in the wide tables)"),
+            "{left}"
+        );
+        let quiet = load_footer(&in_rounds(run_like(&chapter06_tables(), 1), 4, |_, _| {}));
+        assert!(
+            quiet.ends_with("0 configuration run(s) over 5%\n"),
+            "{quiet}"
+        );
+    }
 }
