@@ -74,6 +74,12 @@ pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<Chapter
         let mut s = status::chapter_status(ch, records);
         s.changed_since_research =
             super::changes::since_research(project, ch, records).map(|c| c.summary());
+        if let Some(latest) = &mut s.latest_experiment
+            && let Some(record) = records.iter().find(|r| r.run_id == latest.run_id)
+            && let Ok(recorded) = super::runs::experiment(project, record.clone())
+        {
+            latest.departs = departures(&recorded.run);
+        }
         match super::notebook::status(project, ch, records) {
             Ok(n) => s.notebook = n,
             Err(e) => unreadable.push(format!("{}: {e}", ch.key)),
@@ -82,6 +88,39 @@ pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<Chapter
     })?;
     overview.problems.extend(unreadable);
     Ok(overview)
+}
+
+/// How a recorded run's settings depart from the embedded defaults in
+/// ways its verdicts may rest on, one phrase each: fewer batches a
+/// configuration, the Python costs scaled (or calibrated to PyTorch's
+/// start), or the real DataLoader measuring instead of the engine.
+pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
+    let defaults = crate::bench::Settings::chapter_defaults();
+    let s = &run.settings;
+    let mut out = Vec::new();
+    if s.batches < defaults.batches {
+        out.push(format!(
+            "{} batches a configuration, not the default {}: a shorter window, with the workers' start a larger part of it",
+            s.batches, defaults.batches
+        ));
+    }
+    if let Some(reference) = &run.reference {
+        out.push(format!(
+            "measured by the {reference}, not the embedded engine"
+        ));
+    } else if let Some(factor) = run.calibrated_to_pytorch {
+        out.push(format!(
+            "the engine's Python costs at x{}, calibrated to PyTorch's start on that machine",
+            crate::text::setting(factor)
+        ));
+    } else if (s.python_cost_scale - defaults.python_cost_scale).abs() > 1e-9 {
+        out.push(format!(
+            "the engine's Python costs at x{}, not as measured (x{})",
+            crate::text::setting(s.python_cost_scale),
+            crate::text::setting(defaults.python_cost_scale)
+        ));
+    }
+    out
 }
 
 /// The chapter's research runs that examined another revision than the

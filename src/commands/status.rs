@@ -66,6 +66,15 @@ impl Render for ChapterStatus {
                 }
             ));
         }
+        if let Some(e) = &self.latest_experiment
+            && !e.departs.is_empty()
+        {
+            // Its verdicts stand, but on settings other than the defaults.
+            line.push_str(&format!(
+                "    the latest experiment ran with {}\n",
+                visible(&e.departs.join("; "))
+            ));
+        }
         for later in &self.undecided_later {
             line.push_str(&format!(
                 "    a later experiment decided nothing and is not counted: {}\n",

@@ -224,6 +224,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             env_id: crate::env::short_id(&r.environment.env_id),
             logical_cpus: r.environment.identity.logical_cpus,
             disturbed: disturbed_mark(r),
+            departs: Vec::new(),
         }),
         undecided_later: super::undecided_since_evidence(records)
             .into_iter()
@@ -326,6 +327,12 @@ pub struct ExperimentFreshness {
     /// [`super::RunLoad::mark`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
+    /// How its settings depart from the embedded defaults in ways its
+    /// verdicts may rest on (a shorter window, Python costs scaled or
+    /// calibrated, another engine), one phrase each; read from its run
+    /// file by the app layer, empty when there is none or it is unreadable.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub departs: Vec<String>,
 }
 
 /// One environment's latest experiment verdicts.

@@ -673,3 +673,37 @@ fn evidence_from_two_environments_is_given_per_environment() {
         "{report}"
     );
 }
+
+#[test]
+fn status_says_when_the_latest_experiment_ran_short_or_with_scaled_python_costs() {
+    let p = Project::seeded();
+    // The chapter's experiment, on a 3-batch window and at half the
+    // measured Python costs: still evidence, but not on the defaults.
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--batches",
+            "3",
+            "--python-cost-scale",
+            "0.5",
+            "--record",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&p.cmd().arg("status").output().unwrap());
+    assert!(
+        text.contains(
+            "the latest experiment ran with 3 batches a configuration, not the default 90: a shorter window, with the workers' start a larger part of it; the engine's Python costs at x0.5, not as measured (x1)"
+        ),
+        "{text}"
+    );
+    let json = stdout(
+        &p.cmd()
+            .args(["status", "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    assert!(json.contains("\"departs\""), "{json}");
+}
