@@ -93,7 +93,8 @@ pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<Chapter
 /// How a recorded run's settings depart from the embedded defaults in
 /// ways its verdicts may rest on, one phrase each: fewer batches a
 /// configuration, the Python costs scaled (or calibrated to PyTorch's
-/// start), or the real DataLoader measuring instead of the engine.
+/// start; not where the run's workers spend none), or the real DataLoader
+/// measuring instead of the engine.
 pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
     let defaults = crate::bench::Settings::chapter_defaults();
     let s = &run.settings;
@@ -113,7 +114,9 @@ pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
             "the engine's Python costs at x{}, calibrated to PyTorch's start on that machine",
             crate::text::setting(factor)
         ));
-    } else if (s.python_cost_scale - defaults.python_cost_scale).abs() > 1e-9 {
+    } else if !s.model_knobs_not_run().contains(&"python_cost_scale")
+        && (s.python_cost_scale - defaults.python_cost_scale).abs() > 1e-9
+    {
         out.push(format!(
             "the engine's Python costs at x{}, not as measured (x{})",
             crate::text::setting(s.python_cost_scale),
