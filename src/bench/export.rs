@@ -211,7 +211,24 @@ pub fn csv(run: &BenchRun) -> Result<String> {
 
 /// A few lines under the tables: how the run was made.
 pub fn footer(run: &BenchRun) -> String {
-    base_footer(run) + &load_footer(run)
+    base_footer(run) + &load_footer(run) + &model_footer(run)
+}
+
+/// Where the embedded engine's rows are known to depart from the real
+/// DataLoader's in size, under the tables: with no training step its loop
+/// takes batches in more cheaply than PyTorch's (docs/engine.md, "Without a
+/// training step").
+fn model_footer(run: &BenchRun) -> String {
+    let s = &run.settings;
+    let with_workers = run.results.iter().any(|r| r.workers > 0);
+    if run.reference.is_some()
+        || s.consumer_ms != 0.0
+        || s.worker_kind != super::WorkerKind::Process
+        || !with_workers
+    {
+        return String::new();
+    }
+    "model limit: with no training step (a consumer of 0 ms) the engine's loop takes batches in more cheaply than PyTorch's, and its ex/s with workers ran up to x1.37 of the real DataLoader's (docs/engine.md, \"Without a training step\"); the pytorch engine measures it\n".to_string()
 }
 
 /// The rounds and the outside load, under the tables: what the rows are
@@ -430,5 +447,23 @@ mod tests {
             quiet.ends_with("0 configuration run(s) over 5%\n"),
             "{quiet}"
         );
+    }
+
+    #[test]
+    fn a_run_without_a_training_step_says_its_ex_s_with_workers_runs_high() {
+        let mut run = run_like(&chapter06_tables(), 1);
+        assert_eq!(model_footer(&run), "", "a training step of 8 ms");
+        run.settings.consumer_ms = 0.0;
+        assert!(
+            footer(&run).contains("model limit: with no training step (a consumer of 0 ms)"),
+            "{}",
+            footer(&run)
+        );
+        // Only the 0-worker rows: nothing handed off, nothing to say.
+        let mut inline = run.clone();
+        inline.results.retain(|r| r.workers == 0);
+        assert_eq!(model_footer(&inline), "");
+        // The real DataLoader measured it.
+        assert_eq!(model_footer(&crate::testing::measured_by_pytorch(run)), "");
     }
 }

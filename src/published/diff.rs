@@ -78,7 +78,11 @@ pub struct ClaimResult {
     /// rows whose split between wait and work turns on where the
     /// scheduler's time slice runs out, which small differences between the
     /// model and the real DataLoader move (docs/engine.md, "Engine against
-    /// PyTorch"). Names the row: `spin, 8 workers on 1 CPU`.
+    /// PyTorch"). Names the row: `spin, 8 workers on 1 CPU`. Also set when
+    /// the metric reads the ex/s of a row with process workers in a run
+    /// with no training step, where the engine's loop is cheaper than
+    /// PyTorch's (docs/engine.md, "Without a training step"): `sleep, 8
+    /// workers, no training step`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,
     /// Set when the metric reads the ex/s of a configuration with workers
@@ -419,6 +423,10 @@ fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
         })
 }
 
+/// What a model limit's row ends with when the run had no training step
+/// (`--consumer-ms 0`).
+pub const NO_TRAINING_STEP: &str = "no training step";
+
 /// The model limit a claim's evidence falls under (see
 /// [`ClaimResult::model_limit`]): the first such row the metric reads.
 fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
@@ -426,21 +434,32 @@ fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
         return None; // the real DataLoader measured it
     }
     let cpus = run.cpus_used.len();
-    claims::cells_used(metric)
-        .into_iter()
-        .find(|(producer, workers, column)| {
-            // With the loop, as many CPU-bound workers as CPUs already
-            // queue for a CPU.
-            producer.needs_cpu()
-                && *workers >= cpus
-                && (column.starts_with("wait") || column == "work")
-        })
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let cells = claims::cells_used(metric);
+    let oversubscribed = cells.iter().find(|(producer, workers, column)| {
+        // With the loop, as many CPU-bound workers as CPUs already
+        // queue for a CPU.
+        producer.needs_cpu() && *workers >= cpus && (column.starts_with("wait") || column == "work")
+    });
+    if let Some((producer, workers, _)) = oversubscribed {
+        return Some(format!(
+            "{producer}, {workers} worker{} on {cpus} CPU{}",
+            plural(*workers),
+            plural(cpus)
+        ));
+    }
+    // With no training step the engine's loop takes batches in more
+    // cheaply than PyTorch's, so its ex/s with workers runs high
+    // (docs/engine.md, "Without a training step").
+    let no_step = run.settings.consumer_ms == 0.0
+        && run.settings.worker_kind == crate::bench::WorkerKind::Process;
+    cells
+        .iter()
+        .find(|(_, workers, column)| no_step && *workers > 0 && column == "ex_s")
         .map(|(producer, workers, _)| {
-            let plural = |n: usize| if n == 1 { "" } else { "s" };
             format!(
-                "{producer}, {workers} worker{} on {cpus} CPU{}",
-                plural(workers),
-                plural(cpus)
+                "{producer}, {workers} worker{}, {NO_TRAINING_STEP}",
+                plural(*workers)
             )
         })
 }
@@ -592,6 +611,32 @@ mod tests {
         // Throughput, and producers that sleep, are not what the limit is about.
         assert_eq!(model_limit("spin.w8.ex_s / spin.w0.ex_s", &on(1)), None);
         assert_eq!(model_limit("sleep.w8.wait_mean", &on(1)), None);
+    }
+
+    #[test]
+    fn without_a_training_step_the_engines_ex_s_with_workers_carries_the_model_limit() {
+        let tables = chapter06_tables();
+        let mut run = run_like(&tables, 1);
+        run.settings.consumer_ms = 0.0;
+        assert_eq!(
+            model_limit("sleep.w8.ex_s / sleep.w0.ex_s", &run).as_deref(),
+            Some("sleep, 8 workers, no training step")
+        );
+        // The 0-worker row has no hand-off to be cheap in, and the wait is
+        // all of the step on both engines.
+        assert_eq!(model_limit("sleep.w0.ex_s", &run), None);
+        assert_eq!(model_limit("sleep.w8.wait_frac", &run), None);
+        // The time-slice limit names its own row first.
+        assert_eq!(
+            model_limit("spin.w8.work / spin.w8.ex_s", &run).as_deref(),
+            Some("spin, 8 workers on 1 CPU")
+        );
+        // A training step, the real DataLoader, or thread workers: no limit.
+        run.settings.consumer_ms = 8.0;
+        assert_eq!(model_limit("sleep.w8.ex_s", &run), None);
+        run.settings.consumer_ms = 0.0;
+        run.settings.worker_kind = crate::bench::WorkerKind::Thread;
+        assert_eq!(model_limit("sleep.w8.ex_s", &run), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::text::visible;
 use std::fmt::Write as _;
 
-use super::diff::{ClaimResult, PublishedDiff};
+use super::diff::{ClaimResult, NO_TRAINING_STEP, PublishedDiff};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain, VerdictFlag, short_ratio};
 use crate::text::{Align, aligned};
 
@@ -310,6 +310,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
                 short_ratio(band)
             )
         }
+        VerdictFlag::ModelLimit(row) if row.ends_with(NO_TRAINING_STEP) => "the embedded engine measured it, and with no training step its loop takes batches in more cheaply than PyTorch's: with workers its ex/s ran up to x1.37 of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
         VerdictFlag::QuoteMissing => format!(
@@ -503,6 +504,20 @@ mod tests {
             .iter()
             .map(|run| diff_run(&tables, &[], Some(&claims), &edited, run))
             .collect()
+    }
+
+    #[test]
+    fn each_model_limit_is_explained_by_its_own_cause() {
+        let r = every_verdict()[0].claims[0].clone();
+        let why = |row: &str| explained(&VerdictFlag::ModelLimit(row.into()), &r);
+        let slice = why("spin, 8 workers on 1 CPU");
+        assert!(slice.contains("time slice"), "{slice}");
+        let no_step = why("sleep, 8 workers, no training step");
+        assert!(
+            no_step.contains("with no training step its loop takes batches in more cheaply"),
+            "{no_step}"
+        );
+        assert!(!no_step.contains("time slice"), "{no_step}");
     }
 
     #[test]

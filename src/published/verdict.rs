@@ -95,9 +95,11 @@ pub enum VerdictFlag {
     /// The direction held, and the interval of measured / published over
     /// the rounds straddles the size band: (low, high).
     MagnitudeUncertain(f64, f64),
-    /// The evidence is the embedded engine's, in a row where the model's
-    /// split between wait and work is least like the DataLoader's; names
-    /// the row (`spin, 8 workers on 1 CPU`).
+    /// The evidence is the embedded engine's, in a row where the model is
+    /// least like the DataLoader: its split between wait and work with
+    /// CPU-bound workers outnumbering the CPUs, or its ex/s with no
+    /// training step; names the row (`spin, 8 workers on 1 CPU`, `sleep, 8
+    /// workers, no training step`).
     ModelLimit(String),
     /// The metric reads the ex/s of a configuration whose window, measured
     /// from the loader's creation, is largely the time to its first batch;
@@ -153,7 +155,7 @@ impl VerdictFlag {
                 "the direction holds; the interval of the ratio measured / published straddles the claim's band, so the rounds cannot say whether the size holds"
             }
             VerdictFlag::ModelLimit(_) => {
-                "measured by the embedded engine in a row where its split between wait and work turns on where the scheduler's time slice runs out; the direction can be trusted further than the size, and a run on the pytorch engine checks it"
+                "measured by the embedded engine in a row where its model is known to depart from the DataLoader: CPU-bound workers that outnumber the CPUs (the split between wait and work turns on where the scheduler's time slice runs out), or no training step (the engine's loop takes batches in more cheaply than PyTorch's, so its ex/s with workers runs high); the direction can be trusted further than the size, and a run on the pytorch engine checks it"
             }
             VerdictFlag::StartInWindow(_) => {
                 "the window ex/s is measured over begins when the loader is made, and here the first batch came only after a large share of it (the workers' start: forking them, each setting itself up, their first batches made side by side): the figure says as much about starting as about running; a run of more batches per configuration weighs the start less, and the chapter does not say how long its window was"

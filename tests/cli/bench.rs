@@ -482,6 +482,10 @@ fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
         "{text}"
     );
     assert!(text.contains("verdict"), "--wide adds the verdict: {text}");
+    assert!(
+        !text.contains("model limit"),
+        "a training step: the model holds in size: {text}"
+    );
     if cfg!(debug_assertions) {
         assert!(
             stderr(&out).contains("DEBUG build"),
@@ -504,6 +508,47 @@ fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("run.yaml: already exists"));
+}
+
+#[test]
+fn bench_without_a_training_step_says_the_engines_ex_s_runs_high() {
+    let _g = lock();
+    let p = Project::seeded();
+    let args = [
+        "bench",
+        "--producer",
+        "sleep",
+        "--cost-ms",
+        "0.1",
+        "--batch-size",
+        "4",
+        "--consumer-ms",
+        "0",
+        "--batches",
+        "6",
+    ];
+    let out = p
+        .cmd()
+        .args(args)
+        .args(["--workers", "0,2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("model limit: with no training step (a consumer of 0 ms)")
+            && text.contains("ran up to x1.37 of the real DataLoader's"),
+        "{text}"
+    );
+    // With no workers there is no hand-off for the loop to be cheap in.
+    let out = p
+        .cmd()
+        .args(args)
+        .args(["--workers", "0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("model limit"), "{}", stdout(&out));
 }
 
 #[test]
