@@ -219,16 +219,13 @@ pub fn footer(run: &BenchRun) -> String {
 /// takes batches in more cheaply than PyTorch's (docs/engine.md, "Without a
 /// training step").
 fn model_footer(run: &BenchRun) -> String {
-    let s = &run.settings;
-    let with_workers = run.results.iter().any(|r| r.workers > 0);
-    if run.reference.is_some()
-        || s.consumer_ms != 0.0
-        || s.worker_kind != super::WorkerKind::Process
-        || !with_workers
-    {
+    if !run.engine_without_a_training_step() || run.results.iter().all(|r| r.workers == 0) {
         return String::new();
     }
-    "model limit: with no training step (a consumer of 0 ms) the engine's loop takes batches in more cheaply than PyTorch's, and its ex/s with workers ran up to x1.37 of the real DataLoader's (docs/engine.md, \"Without a training step\"); the pytorch engine measures it\n".to_string()
+    format!(
+        "model limit: with no training step (a consumer of 0 ms) the engine's loop takes batches in more cheaply than PyTorch's, and its ex/s with workers ran up to x{} of the real DataLoader's (docs/engine.md, \"Without a training step\"); the pytorch engine measures it\n",
+        super::NO_TRAINING_STEP_EX_S_UP_TO
+    )
 }
 
 /// The rounds and the outside load, under the tables: what the rows are

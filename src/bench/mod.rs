@@ -51,7 +51,8 @@ pub use calibration::{
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use python_speed::{ModelledCosts, PythonSpeed};
 pub use run_file::{
-    BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, ReferenceEngine, RepeatResult, Row,
+    BenchRun, ConfigResult, NO_TRAINING_STEP_EX_S_UP_TO, PythonStart, RUN_SCHEMA, ReferenceEngine,
+    RepeatResult, Row,
 };
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::{Decided, pinned, run_suite};

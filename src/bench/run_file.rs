@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::config::ProducerKind;
+use super::config::{ProducerKind, WorkerKind};
 use super::settings::Settings;
 use super::verdict::PipelineVerdict;
 use crate::env::Environment;
@@ -285,7 +285,23 @@ impl BenchRun {
     }
 }
 
+/// How far above the real DataLoader's the embedded engine's ex/s with
+/// workers ran with no training step: the highest of 16 rows, sleeping and
+/// spinning workers, batch 4 and 32, 1 and 2 CPUs, calibrated to PyTorch
+/// beside it (docs/engine.md, "Without a training step").
+pub const NO_TRAINING_STEP_EX_S_UP_TO: f64 = 1.37;
+
 impl BenchRun {
+    /// Whether the embedded engine ran this with process workers and no
+    /// training step, where its loop takes batches in more cheaply than
+    /// PyTorch's, so that its ex/s with workers runs high, up to
+    /// [`NO_TRAINING_STEP_EX_S_UP_TO`] of the real DataLoader's.
+    pub fn engine_without_a_training_step(&self) -> bool {
+        self.reference.is_none()
+            && self.settings.consumer_ms == 0.0
+            && self.settings.worker_kind == WorkerKind::Process
+    }
+
     /// The run as the YAML text of a run file.
     pub fn to_yaml(&self) -> Result<String> {
         yaml_io::to_string(self)

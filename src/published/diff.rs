@@ -451,8 +451,7 @@ fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
     // With no training step the engine's loop takes batches in more
     // cheaply than PyTorch's, so its ex/s with workers runs high
     // (docs/engine.md, "Without a training step").
-    let no_step = run.settings.consumer_ms == 0.0
-        && run.settings.worker_kind == crate::bench::WorkerKind::Process;
+    let no_step = run.engine_without_a_training_step();
     cells
         .iter()
         .find(|(_, workers, column)| no_step && *workers > 0 && column == "ex_s")

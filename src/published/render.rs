@@ -310,7 +310,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
                 short_ratio(band)
             )
         }
-        VerdictFlag::ModelLimit(row) if row.ends_with(NO_TRAINING_STEP) => "the embedded engine measured it, and with no training step its loop takes batches in more cheaply than PyTorch's: with workers its ex/s ran up to x1.37 of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it".into(),
+        VerdictFlag::ModelLimit(row) if row.ends_with(NO_TRAINING_STEP) => format!("the embedded engine measured it, and with no training step its loop takes batches in more cheaply than PyTorch's: with workers its ex/s ran up to x{} of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it", crate::bench::NO_TRAINING_STEP_EX_S_UP_TO),
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
         VerdictFlag::QuoteMissing => format!(
