@@ -132,6 +132,11 @@ pub fn markdown(run: &BenchRun, wide: bool) -> String {
         }
         out.push('\n');
     }
+    // A table pasted into a chapter keeps the limit it was measured under.
+    let limit = model_footer(run);
+    if !limit.is_empty() {
+        let _ = writeln!(out, "{limit}");
+    }
     out
 }
 
@@ -214,18 +219,14 @@ pub fn footer(run: &BenchRun) -> String {
     base_footer(run) + &load_footer(run) + &model_footer(run)
 }
 
-/// Where the embedded engine's rows are known to depart from the real
-/// DataLoader's in size, under the tables: with no training step its loop
-/// takes batches in more cheaply than PyTorch's (docs/engine.md, "Without a
-/// training step").
-fn model_footer(run: &BenchRun) -> String {
-    if !run.engine_without_a_training_step() || run.results.iter().all(|r| r.workers == 0) {
+/// Where the embedded engine's rows are not known to be the real
+/// DataLoader's in size, under the tables: with a training step shorter
+/// than any it was compared at (docs/engine.md, "Without a training step").
+pub fn model_footer(run: &BenchRun) -> String {
+    if !run.engine_under_the_shortest_step() || run.results.iter().all(|r| r.workers == 0) {
         return String::new();
     }
-    format!(
-        "model limit: with no training step (a consumer of 0 ms) the engine's loop takes batches in more cheaply than PyTorch's, and its ex/s with workers ran up to x{} of the real DataLoader's (docs/engine.md, \"Without a training step\"); the pytorch engine measures it\n",
-        super::NO_TRAINING_STEP_EX_S_UP_TO
-    )
+    format!("model limit: {}\n", run.shortest_step_text())
 }
 
 /// The rounds and the outside load, under the tables: what the rows are
@@ -447,12 +448,15 @@ mod tests {
     }
 
     #[test]
-    fn a_run_without_a_training_step_says_its_ex_s_with_workers_runs_high() {
+    fn a_run_under_the_shortest_step_compared_says_its_ex_s_is_not_known() {
         let mut run = run_like(&chapter06_tables(), 1);
         assert_eq!(model_footer(&run), "", "a training step of 8 ms");
+        run.settings.consumer_ms = 1.0;
+        assert_eq!(model_footer(&run), "", "the shortest step compared");
         run.settings.consumer_ms = 0.0;
+        assert!(markdown(&run, false).contains("model limit: with a training step under 1 ms"));
         assert!(
-            footer(&run).contains("model limit: with no training step (a consumer of 0 ms)"),
+            footer(&run).contains("model limit: with a training step under 1 ms (here 0 ms)"),
             "{}",
             footer(&run)
         );

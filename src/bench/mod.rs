@@ -51,7 +51,7 @@ pub use calibration::{
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use python_speed::{ModelledCosts, PythonSpeed};
 pub use run_file::{
-    BenchRun, ConfigResult, NO_TRAINING_STEP_EX_S_UP_TO, PythonStart, RUN_SCHEMA, ReferenceEngine,
+    BenchRun, ConfigResult, NO_TRAINING_STEP_EX_S, PythonStart, RUN_SCHEMA, ReferenceEngine,
     RepeatResult, Row,
 };
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};

@@ -4,7 +4,7 @@
 use crate::text::visible;
 use std::fmt::Write as _;
 
-use super::diff::{ClaimResult, NO_TRAINING_STEP, PublishedDiff};
+use super::diff::{ClaimResult, PublishedDiff, SHORT_STEP};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain, VerdictFlag, short_ratio};
 use crate::text::{Align, aligned};
 
@@ -310,7 +310,10 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
                 short_ratio(band)
             )
         }
-        VerdictFlag::ModelLimit(row) if row.ends_with(NO_TRAINING_STEP) => format!("the embedded engine measured it, and with no training step its loop takes batches in more cheaply than PyTorch's: with workers its ex/s ran up to x{} of the real DataLoader's; a run on the pytorch engine (the real DataLoader) checks it", crate::bench::NO_TRAINING_STEP_EX_S_UP_TO),
+        VerdictFlag::ModelLimit(row) if row.ends_with(SHORT_STEP) => {
+            let (low, high) = crate::bench::NO_TRAINING_STEP_EX_S;
+            format!("the embedded engine measured it with a training step shorter than any it was compared at with the real DataLoader; with none at all its ex/s with workers ran x{low} to x{high} of PyTorch's; a run on the pytorch engine (the real DataLoader) checks it")
+        }
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
         VerdictFlag::QuoteMissing => format!(
@@ -512,12 +515,19 @@ mod tests {
         let why = |row: &str| explained(&VerdictFlag::ModelLimit(row.into()), &r);
         let slice = why("spin, 8 workers on 1 CPU");
         assert!(slice.contains("time slice"), "{slice}");
-        let no_step = why("sleep, 8 workers, no training step");
+        let no_step = why("sleep, 8 workers, training step under 1 ms");
         assert!(
-            no_step.contains("with no training step its loop takes batches in more cheaply"),
+            no_step.contains("with none at all its ex/s with workers ran x0.93 to x1.37"),
             "{no_step}"
         );
         assert!(!no_step.contains("time slice"), "{no_step}");
+        // The legend gives the same measured range.
+        let (low, high) = crate::bench::NO_TRAINING_STEP_EX_S;
+        let legend = VerdictFlag::ModelLimit(String::new()).meaning();
+        assert!(
+            legend.contains(&format!("ran x{low} to x{high} of PyTorch's")),
+            "{legend}"
+        );
     }
 
     #[test]
