@@ -454,9 +454,9 @@ mod tests {
         run.settings.consumer_ms = 1.0;
         assert_eq!(model_footer(&run), "", "the shortest step compared");
         run.settings.consumer_ms = 0.0;
-        assert!(markdown(&run, false).contains("model limit: with a training step under 1 ms"));
+        assert!(markdown(&run, false).contains("model limit: consumer under 1 ms a batch"));
         assert!(
-            footer(&run).contains("model limit: with a training step under 1 ms (here 0 ms)"),
+            footer(&run).contains("model limit: consumer under 1 ms a batch (here 0 ms)"),
             "{}",
             footer(&run)
         );

@@ -83,7 +83,7 @@ pub struct ClaimResult {
     /// whose training step is under 1 ms, shorter than any the engine was
     /// compared at, where with no step at all its ex/s ran x0.93 to x1.37
     /// of PyTorch's (docs/engine.md, "Without a training step"): `sleep, 8
-    /// workers, training step under 1 ms`.
+    /// workers, consumer under 1 ms`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_limit: Option<String>,
     /// Set when the metric reads the ex/s of a configuration with workers
@@ -426,7 +426,7 @@ fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
 
 /// What a model limit's row ends with when the run's training step was
 /// shorter than any the engine was compared at with PyTorch.
-pub const SHORT_STEP: &str = "training step under 1 ms";
+pub const SHORT_STEP: &str = "consumer under 1 ms";
 
 /// The model limit a claim's evidence falls under (see
 /// [`ClaimResult::model_limit`]): the first such row the metric reads.
@@ -620,7 +620,7 @@ mod tests {
         run.settings.consumer_ms = 0.0;
         assert_eq!(
             model_limit("sleep.w8.ex_s / sleep.w0.ex_s", &run).as_deref(),
-            Some("sleep, 8 workers, training step under 1 ms")
+            Some("sleep, 8 workers, consumer under 1 ms")
         );
         // The 0-worker row has no hand-off to be cheap in, and the wait is
         // all of the step on both engines.

@@ -99,7 +99,7 @@ pub enum VerdictFlag {
     /// least like the DataLoader: its split between wait and work with
     /// CPU-bound workers outnumbering the CPUs, or its ex/s with no
     /// training step under 1 ms; names the row (`spin, 8 workers on 1 CPU`,
-    /// `sleep, 8 workers, training step under 1 ms`).
+    /// `sleep, 8 workers, consumer under 1 ms`).
     ModelLimit(String),
     /// The metric reads the ex/s of a configuration whose window, measured
     /// from the loader's creation, is largely the time to its first batch;
@@ -155,7 +155,7 @@ impl VerdictFlag {
                 "the direction holds; the interval of the ratio measured / published straddles the claim's band, so the rounds cannot say whether the size holds"
             }
             VerdictFlag::ModelLimit(_) => {
-                "measured by the embedded engine in a row where its model departs from the DataLoader or is not known to match it: CPU-bound workers that outnumber the CPUs (the split between wait and work turns on where the scheduler's time slice runs out), or a training step shorter than any it was compared at (with none at all, its ex/s with workers ran x0.93 to x1.37 of PyTorch's); the direction can be trusted further than the size, and a run on the pytorch engine checks it"
+                "measured by the embedded engine in a row where its model departs from the DataLoader or is not known to match it: CPU-bound workers that outnumber the CPUs (the split between wait and work turns on where the scheduler's time slice runs out), or a consumer under 1 ms a batch (compared with PyTorch only at 0 ms, where its ex/s with workers ran x0.93 to x1.37 of PyTorch's); the direction can be trusted further than the size, and a run on the pytorch engine checks it"
             }
             VerdictFlag::StartInWindow(_) => {
                 "the window ex/s is measured over begins when the loader is made, and here the first batch came only after a large share of it (the workers' start: forking them, each setting itself up, their first batches made side by side): the figure says as much about starting as about running; a run of more batches per configuration weighs the start less, and the chapter does not say how long its window was"

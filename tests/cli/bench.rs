@@ -483,7 +483,7 @@ fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
     );
     assert!(text.contains("verdict"), "--wide adds the verdict: {text}");
     assert!(
-        text.contains("model limit: with a training step under 1 ms (here 0.2 ms)"),
+        text.contains("model limit: consumer under 1 ms a batch (here 0.2 ms)"),
         "a step shorter than any compared: {text}"
     );
     if cfg!(debug_assertions) {
@@ -536,8 +536,8 @@ fn bench_under_the_shortest_step_compared_says_the_engines_ex_s_is_not_known() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("model limit: with a training step under 1 ms (here 0 ms)")
-            && text.contains("it ran x0.93 to x1.37 of PyTorch's"),
+        text.contains("model limit: consumer under 1 ms a batch (here 0 ms)")
+            && text.contains("where its ex/s with workers was x0.93 to x1.37 of PyTorch's"),
         "{text}"
     );
     // With no workers there is no hand-off for the loop to be cheap in.
