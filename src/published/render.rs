@@ -312,7 +312,7 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
         }
         VerdictFlag::ModelLimit(row) if row.ends_with(SHORT_STEP) => {
             let (low, high) = crate::bench::NO_TRAINING_STEP_EX_S;
-            format!("the embedded engine measured it with a consumer under 1 ms a batch; it was compared with the real DataLoader at 1 ms and more, where it agreed, and at 0 ms, where its ex/s with workers ran x{low} to x{high} of PyTorch's; a run on the pytorch engine (the real DataLoader) checks it")
+            format!("the embedded engine measured it with a consumer under 1 ms a batch; it was compared with the real DataLoader from 1 ms up and at 0 ms, where its ex/s with workers ran x{low} to x{high} of PyTorch's; a run on the pytorch engine (the real DataLoader) checks it")
         }
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
