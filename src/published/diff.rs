@@ -425,8 +425,14 @@ fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
 }
 
 /// What a model limit's row ends with when the run's training step was
-/// shorter than any the engine was compared at with PyTorch.
-pub const SHORT_STEP: &str = "consumer under 1 ms";
+/// shorter than any the engine was compared at with PyTorch:
+/// `consumer under 1 ms`, from the threshold the rule itself uses.
+pub fn short_step() -> String {
+    format!(
+        "consumer under {} ms",
+        crate::bench::SHORTEST_STEP_COMPARED_MS
+    )
+}
 
 /// The model limit a claim's evidence falls under (see
 /// [`ClaimResult::model_limit`]): the first such row the metric reads.
@@ -458,8 +464,9 @@ fn model_limit(metric: &str, run: &BenchRun) -> Option<String> {
         .find(|(_, workers, column)| no_step && *workers > 0 && column == "ex_s")
         .map(|(producer, workers, _)| {
             format!(
-                "{producer}, {workers} worker{}, {SHORT_STEP}",
-                plural(*workers)
+                "{producer}, {workers} worker{}, {}",
+                plural(*workers),
+                short_step()
             )
         })
 }

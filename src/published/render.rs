@@ -4,7 +4,7 @@
 use crate::text::visible;
 use std::fmt::Write as _;
 
-use super::diff::{ClaimResult, PublishedDiff, SHORT_STEP};
+use super::diff::{ClaimResult, PublishedDiff, short_step};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain, VerdictFlag, short_ratio};
 use crate::text::{Align, aligned};
 
@@ -310,9 +310,10 @@ fn explained(flag: &VerdictFlag, r: &ClaimResult) -> String {
                 short_ratio(band)
             )
         }
-        VerdictFlag::ModelLimit(row) if row.ends_with(SHORT_STEP) => {
+        VerdictFlag::ModelLimit(row) if row.ends_with(&short_step()) => {
             let (low, high) = crate::bench::NO_TRAINING_STEP_EX_S;
-            format!("the embedded engine measured it with a consumer under 1 ms a batch; it was compared with the real DataLoader from 1 ms up and at 0 ms, where its ex/s with workers ran x{low} to x{high} of PyTorch's; a run on the pytorch engine (the real DataLoader) checks it")
+            let least = crate::bench::SHORTEST_STEP_COMPARED_MS;
+            format!("the embedded engine measured it with a consumer under {least} ms a batch; it was compared with the real DataLoader from {least} ms up and at 0 ms, where its ex/s with workers ran x{low} to x{high} of PyTorch's; a run on the pytorch engine (the real DataLoader) checks it")
         }
         VerdictFlag::ModelLimit(_) => "the embedded engine measured it, and in such rows the split between wait and work turns on where the scheduler's time slice runs out, which a small difference from the real DataLoader moves; a run on the pytorch engine (the real DataLoader) checks it".into(),
         VerdictFlag::StartInWindow(_) => "the window starts when the loader is made, and that much of it passed before the first batch (the workers' start, their first batches made side by side); a run of more batches per configuration weighs it less; do that before reading the size as the chapter's".into(),
@@ -526,6 +527,11 @@ mod tests {
         let legend = VerdictFlag::ModelLimit(String::new()).meaning();
         assert!(
             legend.contains(&format!("ran x{low} to x{high} of PyTorch's")),
+            "{legend}"
+        );
+        let least = crate::bench::SHORTEST_STEP_COMPARED_MS;
+        assert!(
+            legend.contains(&format!("a consumer under {least} ms a batch")),
             "{legend}"
         );
     }
