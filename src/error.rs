@@ -86,6 +86,8 @@ pub enum Knob {
     SendMs,
     SwitchIntervalMs,
     PythonCostScale,
+    ForkCostScale,
+    SetupCostScale,
     Workers,
     Batches,
     WarmupBatches,

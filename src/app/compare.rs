@@ -269,12 +269,7 @@ impl PythonSpeedNote {
         let speed = PythonSpeed::of_run(pytorch, s)?;
         Some(PythonSpeedNote {
             speed,
-            engine_ran: ModelledCosts::new(
-                s.python_cost_scale,
-                s.receive_ms,
-                s.send_ms,
-                s.transport,
-            ),
+            engine_ran: ModelledCosts::ran(s),
             modelled: speed.modelled_by(s),
             calibrated_to: engine.calibrated_to_pytorch,
         })

@@ -15,7 +15,7 @@ use std::time::Duration;
 /// record made before a change of model does not read as one made after.
 /// Change it with any figure or cost the model spends; a second model the
 /// same day is `YYYY-MM-DD.2`.
-pub const ENGINE_MODEL: &str = "2026-12-02.2";
+pub const ENGINE_MODEL: &str = "2026-12-04";
 
 /// The DataLoader loop's CPU per batch received from a worker process, in
 /// ms (decoding the message, fetching the descriptor, rebuilding the
@@ -316,10 +316,17 @@ const ENGINE_SPAWN_MS: f64 = 0.5;
 /// hand-off threads) before it spends [`WORKER_START`], in ms.
 const ENGINE_WORKER_START_MS: f64 = 3.0;
 /// Loop, per worker started: [`FIGURES_FORK_MS`] less what the engine's own
-/// loop spends spawning a worker.
+/// loop spends spawning a worker. Scaled by `fork_cost_scale`, which
+/// `--calibrate-to-pytorch` sets to this machine's fork over
+/// [`FIGURES_FORK_MS`]: one factor for the fork and the set-up split their
+/// sum wrong where the two ratios are far apart (on an Intel machine of
+/// 2026-12-04, x0.29 to x0.32 against x0.53 to x0.57; docs/engine.md,
+/// "The start, traced").
 pub const WORKER_FORK: ShapeCost = cost((FIGURES_FORK_MS - ENGINE_SPAWN_MS) * 1e6, 0.0, 0.0);
 /// Worker, once, before it reads its first index: [`FIGURES_SETUP_MS`]
-/// less what the engine's own worker spends starting.
+/// less what the engine's own worker spends starting. Scaled by
+/// `setup_cost_scale`, this machine's set-up over [`FIGURES_SETUP_MS`]
+/// when calibrated.
 pub const WORKER_START: ShapeCost =
     cost((FIGURES_SETUP_MS - ENGINE_WORKER_START_MS) * 1e6, 0.0, 0.0);
 /// Worker, once, before its first batch goes out: its first batches
@@ -332,6 +339,12 @@ pub const WORKER_START: ShapeCost =
 /// with none or 8 ms, 2 and 8 workers, sleeping and spinning, 3 repeats
 /// each), 2026-12-01, settings' medians 6.9 to 10.4 ms, median 8.5. The
 /// engine's own workers spend no more on their first batches than later.
+/// Scaled by `setup_cost_scale`: like the set-up it is a fresh worker's
+/// cold start (new threads, first paths, copy-on-write faults), and a
+/// scheduler trace of chapter 06's eight sleeping workers on 2026-12-04
+/// put PyTorch's first batch at about 5.1 ms of worker CPU beyond a later
+/// one where the set-up ratio was x0.53 to x0.57 (8.5 ms x0.55 is 4.7 ms;
+/// the common factor, x0.40, gave 3.4).
 pub const FIRST_BATCHES: ShapeCost = cost(8_500_000.0, 0.0, 0.0);
 
 /// Worker, per batch: `default_collate`'s Python and the batch's shared

@@ -122,6 +122,14 @@ pub struct ProducerSpec {
     /// [`super::python_costs`]); 0 for none.
     #[serde(default)]
     pub python_scale: f64,
+    /// Scale of the loop's CPU forking each worker (see
+    /// [`super::calibration::WORKER_FORK`]).
+    #[serde(default)]
+    pub fork_scale: f64,
+    /// Scale of a worker's set-up and of its first batches' extra (see
+    /// [`super::calibration::WORKER_START`]).
+    #[serde(default)]
+    pub setup_scale: f64,
     /// How a worker process hands batches over (thread workers hand them
     /// over in memory).
     #[serde(default)]

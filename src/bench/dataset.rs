@@ -138,6 +138,8 @@ mod tests {
             send_ns: 0,
             switch_interval_ns: 0,
             python_scale: 0.0,
+            fork_scale: 0.0,
+            setup_scale: 0.0,
             socket_dir: None,
         }
     }

@@ -347,8 +347,9 @@ fn base_footer(run: &BenchRun) -> String {
                 crate::text::setting(s.receive_ms),
                 if s.python_cost_scale > 0.0 {
                     format!(
-                        ", Python costs x{}{}",
+                        ", Python costs x{}{}{}",
                         crate::text::setting(s.python_cost_scale),
+                        start_scales_text(s),
                         run.calibrated_to_pytorch
                             .map(|f| format!(
                                 " (calibrated to PyTorch's start beside it, x{})",
@@ -396,6 +397,20 @@ fn base_footer(run: &BenchRun) -> String {
             Some(model) => format!("engine model of {model}"),
             None => "engine model not named (an older run file)".to_string(),
         },
+    )
+}
+
+/// The workers' start where it ran at scales of its own: `, the workers'
+/// start x0.3 for the fork and x0.54 for the set-up`.
+fn start_scales_text(s: &super::Settings) -> String {
+    let ran = super::python_speed::ModelledCosts::ran(s);
+    if !ran.start_apart() {
+        return String::new();
+    }
+    format!(
+        ", the workers' start x{} for the fork and x{} for the set-up",
+        crate::text::setting(ran.fork_cost_scale),
+        crate::text::setting(ran.setup_cost_scale)
     )
 }
 

@@ -114,9 +114,9 @@ impl PythonCosts {
                 release: LOOP_RELEASE.at(b, f, s),
                 receive_away: RECEIVE_AWAY.scaled(s),
                 inline_next: Duration::ZERO,
-                fork: WORKER_FORK.at(b, f, s),
-                worker_start: WORKER_START.at(b, f, s),
-                first_batches: FIRST_BATCHES.at(b, f, s),
+                fork: WORKER_FORK.at(b, f, spec.fork_scale),
+                worker_start: WORKER_START.at(b, f, spec.setup_scale),
+                first_batches: FIRST_BATCHES.at(b, f, spec.setup_scale),
             },
             Producing::Inline => PythonCosts {
                 sample: SAMPLE_CALL.at(1, f, s),
@@ -276,6 +276,32 @@ mod tests {
         // Only a worker waits for an index.
         assert_eq!(inline.index_away, AwayCost::default());
         assert!(worker.index_away.after(None) > Duration::ZERO);
+    }
+
+    #[test]
+    fn the_start_costs_take_their_own_scales_and_the_rest_the_python_one() {
+        let mut s = Settings::chapter_defaults();
+        s.python_cost_scale = 0.4;
+        let at = |s: &Settings| {
+            PythonCosts::of(&s.pipeline(ProducerKind::Sleep, 8).spec, Producing::Worker)
+        };
+        let common = at(&s);
+        s.fork_cost_scale = Some(0.2);
+        s.setup_cost_scale = Some(0.8);
+        let apart = at(&s);
+        // The fork at half, the set-up and first batches at twice.
+        assert_eq!(apart.fork * 2, common.fork);
+        assert_eq!(apart.worker_start, common.worker_start * 2);
+        assert_eq!(apart.first_batches, common.first_batches * 2);
+        // Every other cost as before.
+        let rest = |c: &PythonCosts| PythonCosts {
+            fork: Duration::ZERO,
+            worker_start: Duration::ZERO,
+            first_batches: Duration::ZERO,
+            ..*c
+        };
+        assert_eq!(rest(&apart), rest(&common));
+        assert!(apart.starts_all_first());
     }
 
     #[test]

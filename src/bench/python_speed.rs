@@ -58,6 +58,10 @@ pub struct PythonSpeed {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ModelledCosts {
     pub python_cost_scale: f64,
+    /// The workers' start: the loop's fork and a worker's set-up (with its
+    /// first batches), each at its own ratio.
+    pub fork_cost_scale: f64,
+    pub setup_cost_scale: f64,
     pub receive_ms: f64,
     /// None for the pipe, whose workers have no sending threads.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,17 +69,42 @@ pub struct ModelledCosts {
 }
 
 impl ModelledCosts {
-    /// The costs `python_cost_scale`, `receive_ms` and `send_ms` as a run
-    /// over `transport` uses them: the send cost only where the hand-off
-    /// has sending threads (not the pipe).
+    /// What a run of `settings` ran with.
+    pub fn ran(settings: &Settings) -> Self {
+        let scale = settings.python_cost_scale;
+        ModelledCosts::new(
+            scale,
+            (
+                settings.fork_cost_scale.unwrap_or(scale),
+                settings.setup_cost_scale.unwrap_or(scale),
+            ),
+            settings.receive_ms,
+            settings.send_ms,
+            settings.transport,
+        )
+    }
+
+    /// Whether the workers' start ran at scales of its own.
+    pub fn start_apart(&self) -> bool {
+        self.fork_cost_scale != self.python_cost_scale
+            || self.setup_cost_scale != self.python_cost_scale
+    }
+
+    /// The costs `python_cost_scale`, the start's `fork_cost_scale` and
+    /// `setup_cost_scale`, `receive_ms` and `send_ms` as a run over
+    /// `transport` uses them: the send cost only where the hand-off has
+    /// sending threads (not the pipe).
     pub fn new(
         python_cost_scale: f64,
+        (fork_cost_scale, setup_cost_scale): (f64, f64),
         receive_ms: f64,
         send_ms: f64,
         transport: Transport,
     ) -> Self {
         ModelledCosts {
             python_cost_scale,
+            fork_cost_scale,
+            setup_cost_scale,
             receive_ms,
             send_ms: (transport != Transport::Pipe).then_some(send_ms),
         }
@@ -120,16 +149,19 @@ impl PythonSpeed {
             return None;
         }
         let (raw, factor) = (factor, two_places(factor));
-        let models_it = (LEAST_FACTOR..=MAX_PYTHON_COST_SCALE)
-            .contains(&raw)
-            .then(|| {
-                ModelledCosts::new(
-                    factor,
-                    two_places(PYTORCH_RECEIVE_MS * factor),
-                    two_places(PYTORCH_SEND_MS * factor),
-                    transport,
-                )
-            });
+        let start_runs = |r: f64| r > 0.0 && two_places(r) <= MAX_PYTHON_COST_SCALE;
+        let models_it = ((LEAST_FACTOR..=MAX_PYTHON_COST_SCALE).contains(&raw)
+            && start_runs(fork)
+            && start_runs(setup))
+        .then(|| {
+            ModelledCosts::new(
+                factor,
+                (two_places(fork), two_places(setup)),
+                two_places(PYTORCH_RECEIVE_MS * factor),
+                two_places(PYTORCH_SEND_MS * factor),
+                transport,
+            )
+        });
         Some(PythonSpeed {
             measured,
             figures_fork_ms: FIGURES_FORK_MS,
@@ -176,8 +208,11 @@ impl PythonSpeed {
         };
         let near =
             |ran: f64, machine: f64| ran > 0.0 && (ran / machine - 1.0).abs() <= MODELLED_WITHIN;
-        near(settings.python_cost_scale, m.python_cost_scale)
-            && near(settings.receive_ms, m.receive_ms)
+        let ran = ModelledCosts::ran(settings);
+        near(ran.python_cost_scale, m.python_cost_scale)
+            && near(ran.fork_cost_scale, m.fork_cost_scale)
+            && near(ran.setup_cost_scale, m.setup_cost_scale)
+            && near(ran.receive_ms, m.receive_ms)
             && m.send_ms.is_none_or(|send| near(settings.send_ms, send))
     }
 
@@ -188,6 +223,8 @@ impl PythonSpeed {
         let m = self.models_it?;
         let mut s = settings.clone();
         s.python_cost_scale = m.python_cost_scale;
+        s.fork_cost_scale = Some(m.fork_cost_scale);
+        s.setup_cost_scale = Some(m.setup_cost_scale);
         s.receive_ms = m.receive_ms;
         if let Some(send) = m.send_ms {
             s.send_ms = send;
@@ -293,6 +330,32 @@ mod tests {
         );
         assert!(speed(0.0, 16.5, defaults.transport).is_none());
         assert!(speed(f64::NAN, 16.5, defaults.transport).is_none());
+    }
+
+    #[test]
+    fn the_start_is_calibrated_by_its_own_two_ratios() {
+        let defaults = Settings::chapter_defaults();
+        // The Intel machine of 2026-12-04: a cheap fork, a dear set-up.
+        let intel = speed(5.4, 13.2, defaults.transport).unwrap();
+        assert_eq!(
+            (intel.fork_ratio, intel.setup_ratio, intel.factor),
+            (0.3, 0.55, 0.41)
+        );
+        let s = intel.scaled(&defaults).unwrap();
+        assert_eq!(s.python_cost_scale, 0.41);
+        assert_eq!(
+            (s.fork_cost_scale, s.setup_cost_scale),
+            (Some(0.3), Some(0.55))
+        );
+        assert!(intel.modelled_by(&s));
+        // The factor alone, on the start too, is not this machine.
+        let mut one_factor = s.clone();
+        one_factor.fork_cost_scale = None;
+        one_factor.setup_cost_scale = None;
+        assert!(!intel.modelled_by(&one_factor));
+        let ran = ModelledCosts::ran(&one_factor);
+        assert_eq!((ran.fork_cost_scale, ran.setup_cost_scale), (0.41, 0.41));
+        assert!(!ran.start_apart() && ModelledCosts::ran(&s).start_apart());
     }
 
     #[test]

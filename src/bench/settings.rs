@@ -51,12 +51,14 @@ pub const ZERO_TIMER_SLACK: &str = "0 gives the thread the kernel's default slac
 /// The knobs of the embedded engine's model, by their names in a run file:
 /// the hand-off, its costs, the interpreter locks, the Python costs, the
 /// samples' seed.
-pub const MODEL_KNOBS: [&str; 6] = [
+pub const MODEL_KNOBS: [&str; 8] = [
     "transport",
     "receive_ms",
     "send_ms",
     "switch_interval_ms",
     "python_cost_scale",
+    "fork_cost_scale",
+    "setup_cost_scale",
     "seed",
 ];
 /// Upper bound on the scale of the modelled Python costs.
@@ -129,6 +131,19 @@ pub struct Settings {
     /// 0 for none (run files written before this knob existed had none).
     #[serde(default)]
     pub python_cost_scale: f64,
+    /// Scale of the loop's CPU forking each worker, where it is not
+    /// `python_cost_scale`: `--calibrate-to-pytorch` sets it to the ratio
+    /// PyTorch's start measured for the fork (None: `python_cost_scale`,
+    /// as in run files written before this knob existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_cost_scale: Option<f64>,
+    /// Scale of a worker's set-up and of its first batches' extra CPU,
+    /// where it is not `python_cost_scale`: `--calibrate-to-pytorch` sets
+    /// it to the ratio PyTorch's start measured for the set-up (None:
+    /// `python_cost_scale`, as in run files written before this knob
+    /// existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_cost_scale: Option<f64>,
 }
 
 /// Run files written before rounds: one.
@@ -147,7 +162,7 @@ impl Settings {
     /// Python costs; the pipe has no sending threads or interpreter lock.
     pub fn model_knobs_not_run(&self) -> &'static [&'static str] {
         if self.worker_kind == super::WorkerKind::Thread {
-            &MODEL_KNOBS[..5]
+            &MODEL_KNOBS[..7]
         } else if self.transport == super::Transport::Pipe {
             &MODEL_KNOBS[2..4]
         } else {
@@ -168,6 +183,8 @@ impl Settings {
             send_ms: d.send_ms,
             switch_interval_ms: d.switch_interval_ms,
             python_cost_scale: d.python_cost_scale,
+            fork_cost_scale: d.fork_cost_scale,
+            setup_cost_scale: d.setup_cost_scale,
             seed: d.seed,
             ..self.clone()
         }
@@ -202,6 +219,8 @@ impl Settings {
             send_ms: PYTORCH_SEND_MS,
             switch_interval_ms: CPYTHON_SWITCH_INTERVAL_MS,
             python_cost_scale: PYTHON_COST_SCALE,
+            fork_cost_scale: None,
+            setup_cost_scale: None,
         }
     }
 
@@ -235,6 +254,25 @@ impl Settings {
                 PythonCostScale,
                 format!("must be a number from 0 to {MAX_PYTHON_COST_SCALE}, got {scale}"),
             ));
+        }
+        for (knob, scale) in [
+            (ForkCostScale, self.fork_cost_scale),
+            (SetupCostScale, self.setup_cost_scale),
+        ] {
+            if scale.is_some() && self.python_cost_scale == 0.0 {
+                return Err(SettingsError::new(
+                    knob,
+                    "scales a Python cost, and a Python cost scale of 0 runs none",
+                ));
+            }
+            if let Some(s) = scale
+                && !(s.is_finite() && s > 0.0 && s <= MAX_PYTHON_COST_SCALE)
+            {
+                return Err(SettingsError::new(
+                    knob,
+                    format!("must be a number above 0, up to {MAX_PYTHON_COST_SCALE}, got {s}"),
+                ));
+            }
         }
         if let Some(s) = self.budget_s
             && !(s.is_finite() && (0.0..=MAX_BUDGET_S).contains(&s))
@@ -347,6 +385,8 @@ impl Settings {
                 send_ns: config::ms_to_ns(self.send_ms),
                 switch_interval_ns: config::ms_to_ns(self.switch_interval_ms),
                 python_scale: self.python_cost_scale,
+                fork_scale: self.fork_cost_scale.unwrap_or(self.python_cost_scale),
+                setup_scale: self.setup_cost_scale.unwrap_or(self.python_cost_scale),
                 socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
@@ -413,6 +453,32 @@ mod tests {
     }
 
     #[test]
+    fn the_start_runs_at_the_python_scale_unless_given_its_own() {
+        let mut s = Settings {
+            python_cost_scale: 0.4,
+            ..Settings::chapter_defaults()
+        };
+        let spec = |s: &Settings| s.pipeline(ProducerKind::Sleep, 8).spec;
+        assert_eq!((spec(&s).fork_scale, spec(&s).setup_scale), (0.4, 0.4));
+        s.fork_cost_scale = Some(0.3);
+        s.setup_cost_scale = Some(0.55);
+        assert_eq!(s.check(), Ok(()));
+        assert_eq!((spec(&s).fork_scale, spec(&s).setup_scale), (0.3, 0.55));
+        assert_eq!(spec(&s).python_scale, 0.4, "the rest keeps its scale");
+        // A run file written before these knobs has neither: its start ran
+        // at the Python scale.
+        let mut old = serde_json::to_value(&s).unwrap();
+        let fields = old.as_object_mut().unwrap();
+        fields.remove("fork_cost_scale");
+        fields.remove("setup_cost_scale");
+        let read: Settings = serde_json::from_value(old).unwrap();
+        assert_eq!((read.fork_cost_scale, read.setup_cost_scale), (None, None));
+        // Not given, they are not written.
+        let plain = serde_json::to_value(Settings::chapter_defaults()).unwrap();
+        assert!(plain.get("fork_cost_scale").is_none());
+    }
+
+    #[test]
     fn each_bad_knob_is_named_with_its_value() {
         let base = Settings::chapter_defaults;
         let cases: Vec<(Settings, &str)> = vec![
@@ -450,6 +516,35 @@ mod tests {
                     ..base()
                 },
                 "python_cost_scale must be a number from 0 to 100, got inf",
+            ),
+            (
+                Settings {
+                    fork_cost_scale: Some(0.0),
+                    ..base()
+                },
+                "fork_cost_scale must be a number above 0, up to 100, got 0",
+            ),
+            (
+                Settings {
+                    setup_cost_scale: Some(f64::NAN),
+                    ..base()
+                },
+                "setup_cost_scale must be a number above 0, up to 100, got NaN",
+            ),
+            (
+                Settings {
+                    setup_cost_scale: Some(101.0),
+                    ..base()
+                },
+                "setup_cost_scale must be a number above 0, up to 100, got 101",
+            ),
+            (
+                Settings {
+                    python_cost_scale: 0.0,
+                    fork_cost_scale: Some(0.3),
+                    ..base()
+                },
+                "fork_cost_scale scales a Python cost, and a Python cost scale of 0 runs none",
             ),
             (
                 Settings {

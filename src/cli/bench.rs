@@ -34,6 +34,17 @@ fn python_scale(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A scale of the workers' start: above 0, finite, up to the limit.
+fn start_scale(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if !(v.is_finite() && v > 0.0 && v <= MAX_PYTHON_COST_SCALE) {
+        return Err(format!(
+            "must be a number above 0, up to {MAX_PYTHON_COST_SCALE}, got {s}"
+        ));
+    }
+    Ok(v)
+}
+
 /// `--budget`: a finite number of seconds from 0 to a day.
 pub fn budget_s(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
@@ -214,12 +225,25 @@ pub struct BenchArgs {
     /// thread workers, which have none
     #[arg(long, default_value_t = crate::bench::PYTHON_COST_SCALE, allow_negative_numbers = true, value_parser = python_scale)]
     pub python_cost_scale: f64,
+    /// Scale of the loop's CPU forking each worker (PyTorch's
+    /// Process.start()) in place of --python-cost-scale's, above 0, up to
+    /// 100: PyTorch's fork and its workers' set-up can be far apart from
+    /// one machine to another. Refused with thread workers
+    #[arg(long, allow_negative_numbers = true, value_parser = start_scale)]
+    pub fork_cost_scale: Option<f64>,
+    /// Scale of each worker's set-up after its fork and of its first
+    /// batches' extra CPU in place of --python-cost-scale's, above 0, up to
+    /// 100. Refused with thread workers
+    #[arg(long, allow_negative_numbers = true, value_parser = start_scale)]
+    pub setup_cost_scale: Option<f64>,
     /// With --engine both: run the embedded half with its Python costs and
     /// its hand-off's receive and send costs scaled to this machine, by the
     /// factor PyTorch's start measured just before (the comparison's line
-    /// "Python here"). It sets --python-cost-scale, --receive-ms and
-    /// --send-ms, so it takes none of them, and needs a worker count above 0
-    #[arg(long, conflicts_with_all = ["python_cost_scale", "receive_ms", "send_ms"])]
+    /// "Python here"), and its workers' start by the fork's and the
+    /// set-up's own ratios. It sets --python-cost-scale, --fork-cost-scale,
+    /// --setup-cost-scale, --receive-ms and --send-ms, so it takes none of
+    /// them, and needs a worker count above 0
+    #[arg(long, conflicts_with_all = ["python_cost_scale", "fork_cost_scale", "setup_cost_scale", "receive_ms", "send_ms"])]
     pub calibrate_to_pytorch: bool,
     /// Which engine measures: this tool's own, the real PyTorch DataLoader
     /// through the harness this tool ships (needs torch), or both back to

@@ -50,6 +50,8 @@ fn settings(args: &BenchArgs) -> Settings {
         send_ms: args.send_ms,
         switch_interval_ms: args.switch_interval_ms,
         python_cost_scale: args.python_cost_scale,
+        fork_cost_scale: args.fork_cost_scale,
+        setup_cost_scale: args.setup_cost_scale,
     }
 }
 

@@ -28,6 +28,8 @@ pub fn knob_flag(knob: Knob) -> &'static str {
         Knob::SendMs => "--send-ms",
         Knob::SwitchIntervalMs => "--switch-interval-ms",
         Knob::PythonCostScale => "--python-cost-scale",
+        Knob::ForkCostScale => "--fork-cost-scale",
+        Knob::SetupCostScale => "--setup-cost-scale",
         Knob::Workers => "--workers",
         Knob::Batches => "--batches",
         Knob::WarmupBatches => "--warmup-batches",
@@ -80,7 +82,9 @@ pub fn refuse_for_pytorch(settings: &Settings) -> Result<()> {
 fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, &'static str, bool)> {
     let d = settings.as_pytorch_runs_them();
     let number = |value: f64, default: f64, knob| (value != default, knob_flag(knob), value == 0.0);
-    let [transport, receive, send, switch, scale, seed] = crate::bench::settings::MODEL_KNOBS;
+    let [transport, receive, send, switch, scale, fork, setup, seed] =
+        crate::bench::settings::MODEL_KNOBS;
+    let given = |value: Option<f64>, knob| (value.is_some(), knob_flag(knob), false);
     [
         (
             transport,
@@ -106,6 +110,11 @@ fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, &'static str, bool
                 d.python_cost_scale,
                 Knob::PythonCostScale,
             ),
+        ),
+        (fork, given(settings.fork_cost_scale, Knob::ForkCostScale)),
+        (
+            setup,
+            given(settings.setup_cost_scale, Knob::SetupCostScale),
         ),
         (seed, (settings.seed != d.seed, "--seed", false)),
     ]
@@ -196,7 +205,7 @@ pub fn calibrated_to(pytorch: &BenchRun, settings: &Settings) -> Result<(Setting
         Error::Usage(format!(
             "--calibrate-to-pytorch: PyTorch's start here was x{} of the engine's figures, and {}; the embedded half did not run",
             crate::text::setting(speed.factor),
-            super::run_comparison::no_setting_models(speed.factor),
+            super::run_comparison::no_setting_models(&speed),
         ))
     })?;
     if let Some(busy) = speed.busy_text() {

@@ -343,6 +343,19 @@ fn runs_text(c: &RunComparison) -> String {
     s
 }
 
+/// The workers' start where it ran at scales of its own: `, its workers'
+/// start at x0.3 for the fork and x0.54 for the set-up`.
+fn start_text(ran: &crate::bench::ModelledCosts) -> String {
+    if !ran.start_apart() {
+        return String::new();
+    }
+    format!(
+        ", its workers' start at x{} for the fork and x{} for the set-up",
+        crate::text::setting(ran.fork_cost_scale),
+        crate::text::setting(ran.setup_cost_scale)
+    )
+}
+
 /// How this machine's Python stood against the engine's figures, in words:
 /// what the engine ran with, the flags that model the machine where it did
 /// not, and a warning where a busy machine may have moved the factor.
@@ -351,9 +364,10 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
     let setting = crate::text::setting;
     let ran = &note.engine_ran;
     let mut text = format!(
-        "Python here: {}; the engine ran its Python costs at x{}, {} ms loop CPU to take in a batch{}",
+        "Python here: {}; the engine ran its Python costs at x{}{}, {} ms loop CPU to take in a batch{}",
         s.measured_text(),
         setting(ran.python_cost_scale),
+        start_text(ran),
         setting(ran.receive_ms),
         ran.send_ms
             .map(|send| format!(" and {} ms worker CPU to hand one off", setting(send)))
@@ -362,7 +376,7 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
     match (&s.models_it, note.modelled) {
         (None, _) => {
             text.push_str("; ");
-            text.push_str(&no_setting_models(s.factor));
+            text.push_str(&no_setting_models(s));
         }
         (Some(_), true) => text.push_str(match note.calibrated_to {
             Some(_) => ", calibrated to this machine's by --calibrate-to-pytorch",
@@ -370,9 +384,18 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
         }),
         (Some(m), false) => text.push_str(&format!(
             ", so rows that lean on them (small batches, short costs, workers crowding the CPUs) may differ \
-             for that reason; `--python-cost-scale {} --receive-ms {}{}` models this machine \
+             for that reason; `--python-cost-scale {}{} --receive-ms {}{}` models this machine \
              (`--calibrate-to-pytorch` with `bench --engine both`)",
             setting(m.python_cost_scale),
+            if m.start_apart() {
+                format!(
+                    " --fork-cost-scale {} --setup-cost-scale {}",
+                    setting(m.fork_cost_scale),
+                    setting(m.setup_cost_scale)
+                )
+            } else {
+                String::new()
+            },
             setting(m.receive_ms),
             m.send_ms
                 .map(|send| format!(" --send-ms {}", setting(send)))
@@ -391,7 +414,18 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
 
 /// Why no setting models a factor outside what the engine's flags can
 /// model, in words.
-pub fn no_setting_models(factor: f64) -> String {
+pub fn no_setting_models(speed: &crate::bench::PythonSpeed) -> String {
+    let factor = speed.factor;
+    let max = crate::bench::settings::MAX_PYTHON_COST_SCALE;
+    if factor <= max && speed.fork_ratio.max(speed.setup_ratio) > max {
+        return format!(
+            "no setting models a start at x{} for the fork and x{} for the set-up, above the x{} \
+             --fork-cost-scale and --setup-cost-scale take at most",
+            crate::text::setting(speed.fork_ratio),
+            crate::text::setting(speed.setup_ratio),
+            crate::text::setting(max)
+        );
+    }
     if factor < crate::bench::python_speed::LEAST_FACTOR {
         format!(
             "no setting models a factor below x{}: at the two places --receive-ms and --send-ms take, the hand-off's costs would be 0",
@@ -451,5 +485,32 @@ mod tests {
         assert_eq!(ms_ratio_text(&Pair::new(0.04, 0.01)), "-");
         assert_eq!(ms_ratio_text(&Pair::new(0.04, 0.2)), "x5.00");
         assert_eq!(ms_ratio_text(&Pair::new(8.0, 8.4)), "x1.05");
+    }
+
+    #[test]
+    fn a_start_ratio_past_the_limit_is_named_not_the_factor() {
+        use crate::bench::{PythonSpeed, Transport, run_file::PythonStart};
+        let speed = |fork_ms, setup_ms| {
+            let start = PythonStart {
+                fork_ms,
+                setup_ms,
+                workers: 8,
+            };
+            PythonSpeed::of(start, Transport::SharedFd).unwrap()
+        };
+        // A fork 200 times the figures' and a set-up a hundredth: the factor
+        // (x1.41) runs, the fork's ratio does not.
+        let apart = speed(200.0 * 18.0, 0.01 * 24.0);
+        assert_eq!(apart.factor, 1.41);
+        assert_eq!(apart.models_it, None);
+        assert_eq!(
+            no_setting_models(&apart),
+            "no setting models a start at x200 for the fork and x0.01 for the set-up, above the x100 \
+             --fork-cost-scale and --setup-cost-scale take at most"
+        );
+        let past = speed(1e6, 1e6);
+        assert!(
+            no_setting_models(&past).contains("above the x100 --python-cost-scale takes at most")
+        );
     }
 }

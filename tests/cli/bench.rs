@@ -45,6 +45,8 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         send_ms: 0.0,
         switch_interval_ms: 0.0,
         python_cost_scale: 0.0,
+        fork_cost_scale: None,
+        setup_cost_scale: None,
     }
 }
 
@@ -610,6 +612,26 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--send-ms", "nan"], "'--send-ms <SEND_MS>': must be a number from 0 to 60000, got nan".into()),
         (vec!["--switch-interval-ms", "-5"], "'--switch-interval-ms <SWITCH_INTERVAL_MS>': must be a number from 0 to 60000, got -5".into()),
         (vec!["--workers", "0,300"], not_in("300", "0..=256")),
+        (
+            vec!["--fork-cost-scale", "0"],
+            "'--fork-cost-scale <FORK_COST_SCALE>': must be a number above 0, up to 100, got 0".into(),
+        ),
+        (
+            vec!["--setup-cost-scale", "-1"],
+            "'--setup-cost-scale <SETUP_COST_SCALE>': must be a number above 0, up to 100, got -1".into(),
+        ),
+        (
+            vec!["--setup-cost-scale", "x"],
+            "'--setup-cost-scale <SETUP_COST_SCALE>': 'x' is not a number".into(),
+        ),
+        (
+            vec!["--fork-cost-scale", "0.3", "--python-cost-scale", "0"],
+            "--fork-cost-scale scales a Python cost, and a Python cost scale of 0 runs none".into(),
+        ),
+        (
+            vec!["--calibrate-to-pytorch", "--engine", "both", "--setup-cost-scale", "0.5"],
+            "the argument '--calibrate-to-pytorch' cannot be used with '--setup-cost-scale".into(),
+        ),
         (vec!["--prefetch-factor", "0"], not_in("0", "1..=64")),
         (vec!["--batches", "0"], not_in("0", "1..=1000000")),
         (vec!["--batches", "1e12"], "invalid value '1e12' for '--batches".into()),
@@ -682,6 +704,10 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
                 "pipe",
             ],
             "--transport, --python-cost-scale set the model",
+        ),
+        (
+            vec!["--worker-kind", "thread", "--fork-cost-scale", "0.3"],
+            "--fork-cost-scale sets the model of the DataLoader's process workers, which --worker-kind thread does not run; drop it",
         ),
         (
             vec![

@@ -881,6 +881,30 @@ fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured(
         "{}",
         stdout(&out)
     );
+    // A cheap fork and a dear set-up: the start runs at the two ratios,
+    // the rest at the factor, and both outputs say so.
+    let apart = answer_with_start(&p, 6, 15, None);
+    let out = calibrated(&apart, &extra);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &json["embedded"]["settings"];
+    assert_eq!(
+        (
+            &s["python_cost_scale"],
+            &s["fork_cost_scale"],
+            &s["setup_cost_scale"]
+        ),
+        (&0.46.into(), &0.33.into(), &0.63.into()),
+        "{s}"
+    );
+    assert_eq!(json["side_by_side"]["python_speed"]["modelled"], true);
+    let out = calibrated(&apart, &RECORDED);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Python costs x0.46, the workers' start x0.33 for the fork and x0.63 for the set-up (calibrated")
+            && text.contains("its workers' start at x0.33 for the fork and x0.63 for the set-up"),
+        "{text}"
+    );
 
     // Only beside PyTorch, and not with the knobs it sets.
     for (extra, says) in [
