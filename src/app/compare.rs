@@ -321,9 +321,30 @@ fn label(source: &str, run: &BenchRun) -> RunLabel {
 /// is no difference; where the other run set it away from the value the
 /// first recorded, one line says what that run's model ran with.
 fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
+    // A start scale not given ran at the Python cost scale: where either
+    // run gave one, the other's is the scale it ran at.
+    let (fork, setup) = [&a.settings, &b.settings]
+        .iter()
+        .fold((false, false), |(f, s), x| {
+            (
+                f || x.fork_cost_scale.is_some(),
+                s || x.setup_cost_scale.is_some(),
+            )
+        });
+    let ran = |s: &crate::bench::Settings| {
+        let mut s = s.clone();
+        let scale = s.python_cost_scale;
+        if fork {
+            s.fork_cost_scale.get_or_insert(scale);
+        }
+        if setup {
+            s.setup_cost_scale.get_or_insert(scale);
+        }
+        s
+    };
     let (Ok(serde_json::Value::Object(sa)), Ok(serde_json::Value::Object(sb))) = (
-        serde_json::to_value(&a.settings),
-        serde_json::to_value(&b.settings),
+        serde_json::to_value(ran(&a.settings)),
+        serde_json::to_value(ran(&b.settings)),
     ) else {
         return Vec::new();
     };
@@ -740,6 +761,29 @@ mod tests {
             "{:?}",
             c.run_differences
         );
+    }
+
+    #[test]
+    fn a_start_scale_not_given_compares_as_the_python_scale_it_ran_at() {
+        let mut plain = run_like(&chapter06_tables(), 1);
+        plain.settings.python_cost_scale = 0.3;
+        let mut given = plain.clone();
+        given.settings.fork_cost_scale = Some(0.3);
+        given.settings.setup_cost_scale = Some(0.3);
+        let c = compare_runs("plain", &plain, "given", &given);
+        assert!(
+            !c.run_differences.iter().any(|d| d.contains("cost_scale")),
+            "the same start: {:?}",
+            c.run_differences
+        );
+        given.settings.setup_cost_scale = Some(0.6);
+        let c = compare_runs("plain", &plain, "given", &given);
+        let scales: Vec<&String> = c
+            .run_differences
+            .iter()
+            .filter(|d| d.contains("cost_scale"))
+            .collect();
+        assert_eq!(scales, [&"setup_cost_scale: 0.3 vs 0.6".to_string()]);
     }
 
     #[test]
