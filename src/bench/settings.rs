@@ -146,6 +146,15 @@ pub struct Settings {
     pub setup_cost_scale: Option<f64>,
 }
 
+/// The first item `items` holds more than once.
+fn twice<T: PartialEq>(items: &[T]) -> Option<&T> {
+    items
+        .iter()
+        .enumerate()
+        .find(|(i, x)| items[..*i].contains(x))
+        .map(|(_, x)| x)
+}
+
 /// Run files written before rounds: one.
 fn one_round() -> usize {
     1
@@ -262,7 +271,7 @@ impl Settings {
             if scale.is_some() && self.python_cost_scale == 0.0 {
                 return Err(SettingsError::new(
                     knob,
-                    "scales a Python cost, and a Python cost scale of 0 runs none",
+                    "scales a Python cost, and a Python cost scale of 0 runs none: drop it, or give a Python cost scale above 0",
                 ));
             }
             if let Some(s) = scale
@@ -345,6 +354,14 @@ impl Settings {
         }
         if self.producers.is_empty() {
             return Err(SettingsError::new(Producers, "needs at least one producer"));
+        }
+        // A configuration listed twice would run twice under one name, and
+        // its rows could not be told apart.
+        if let Some(w) = twice(&self.workers) {
+            return Err(SettingsError::new(Workers, format!("lists {w} twice")));
+        }
+        if let Some(p) = twice(&self.producers) {
+            return Err(SettingsError::new(Producers, format!("lists {p} twice")));
         }
         if self.cpus == Some(0) {
             return Err(SettingsError::new(Cpus, "must be at least 1, got 0"));
@@ -544,7 +561,21 @@ mod tests {
                     fork_cost_scale: Some(0.3),
                     ..base()
                 },
-                "fork_cost_scale scales a Python cost, and a Python cost scale of 0 runs none",
+                "fork_cost_scale scales a Python cost, and a Python cost scale of 0 runs none: drop it, or give a Python cost scale above 0",
+            ),
+            (
+                Settings {
+                    workers: vec![0, 2, 0],
+                    ..base()
+                },
+                "workers lists 0 twice",
+            ),
+            (
+                Settings {
+                    producers: vec![ProducerKind::Sleep, ProducerKind::Sleep],
+                    ..base()
+                },
+                "producers lists sleep twice",
             ),
             (
                 Settings {

@@ -563,18 +563,33 @@ mod tests {
         s
     }
 
+    #[test]
+    fn a_table_with_a_worker_count_twice_is_malformed_not_read() {
+        let rows = vec![vec![0.0, 454.0, 62.8, 7.8], vec![0.0, 449.0, 28.1, 43.2]];
+        let p = parse(&render(&[(ProducerKind::Spin, rows)], false));
+        assert!(p.tables.is_empty());
+        let problem = &p.malformed[0].problem;
+        assert!(problem.contains("workers lists 0 twice"), "{problem}");
+    }
+
     proptest! {
         #[test]
         fn generated_tables_parse_back_to_the_same_numbers(
             tables in proptest::collection::vec(
                 (
                     proptest::sample::select(vec![ProducerKind::Sleep, ProducerKind::Spin, ProducerKind::SpinWall]),
-                    // Worker counts are whole and within the knob's bounds.
-                    proptest::collection::vec(
-                        (0usize..=256, proptest::collection::vec(0.0f64..5000.0, 3))
-                            .prop_map(|(w, rest)| std::iter::once(w as f64).chain(rest).collect::<Vec<f64>>()),
+                    // Worker counts are whole, within the knob's bounds, and
+                    // each names one row.
+                    proptest::collection::btree_map(
+                        0usize..=256,
+                        proptest::collection::vec(0.0f64..5000.0, 3),
                         1..6,
-                    ),
+                    )
+                    .prop_map(|rows| {
+                        rows.into_iter()
+                            .map(|(w, rest)| std::iter::once(w as f64).chain(rest).collect::<Vec<f64>>())
+                            .collect::<Vec<_>>()
+                    }),
                 ),
                 1..4),
             flat in any::<bool>(),

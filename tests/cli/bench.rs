@@ -612,6 +612,9 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         (vec!["--send-ms", "nan"], "'--send-ms <SEND_MS>': must be a number from 0 to 60000, got nan".into()),
         (vec!["--switch-interval-ms", "-5"], "'--switch-interval-ms <SWITCH_INTERVAL_MS>': must be a number from 0 to 60000, got -5".into()),
         (vec!["--workers", "0,300"], not_in("300", "0..=256")),
+        (vec!["--workers", "2,2"], "--workers lists 2 twice".into()),
+        (vec!["--workers", "0,2", "--workers", "0"], "--workers lists 0 twice".into()),
+        (vec!["--producer", "sleep,sleep"], "--producer lists sleep twice".into()),
         (
             vec!["--fork-cost-scale", "0"],
             "'--fork-cost-scale <FORK_COST_SCALE>': must be a number above 0, up to 100, got 0".into(),
@@ -626,7 +629,7 @@ fn invalid_knobs_are_refused_before_anything_runs() {
         ),
         (
             vec!["--fork-cost-scale", "0.3", "--python-cost-scale", "0"],
-            "--fork-cost-scale scales a Python cost, and a Python cost scale of 0 runs none".into(),
+            "--fork-cost-scale scales a Python cost, and a Python cost scale of 0 runs none: drop it, or give a Python cost scale above 0".into(),
         ),
         (
             vec!["--calibrate-to-pytorch", "--engine", "both", "--setup-cost-scale", "0.5"],
