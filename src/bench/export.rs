@@ -403,15 +403,10 @@ fn base_footer(run: &BenchRun) -> String {
 /// The workers' start where it ran at scales of its own: `, the workers'
 /// start x0.3 for the fork and x0.54 for the set-up`.
 fn start_scales_text(s: &super::Settings) -> String {
-    let ran = super::python_speed::ModelledCosts::ran(s);
-    if !ran.start_apart() {
-        return String::new();
-    }
-    format!(
-        ", the workers' start x{} for the fork and x{} for the set-up",
-        crate::text::setting(ran.fork_cost_scale),
-        crate::text::setting(ran.setup_cost_scale)
-    )
+    super::python_speed::ModelledCosts::ran(s)
+        .start_text()
+        .map(|t| format!(", the workers' start {t}"))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

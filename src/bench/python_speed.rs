@@ -90,6 +90,18 @@ impl ModelledCosts {
             || self.setup_cost_scale != self.python_cost_scale
     }
 
+    /// The workers' start where it ran at scales of its own, in words:
+    /// `x0.3 for the fork and x0.54 for the set-up`.
+    pub fn start_text(&self) -> Option<String> {
+        self.start_apart().then(|| {
+            format!(
+                "x{} for the fork and x{} for the set-up",
+                crate::text::setting(self.fork_cost_scale),
+                crate::text::setting(self.setup_cost_scale)
+            )
+        })
+    }
+
     /// The costs `python_cost_scale`, the start's `fork_cost_scale` and
     /// `setup_cost_scale`, `receive_ms` and `send_ms` as a run over
     /// `transport` uses them: the send cost only where the hand-off has

@@ -346,14 +346,9 @@ fn runs_text(c: &RunComparison) -> String {
 /// The workers' start where it ran at scales of its own: `, its workers'
 /// start at x0.3 for the fork and x0.54 for the set-up`.
 fn start_text(ran: &crate::bench::ModelledCosts) -> String {
-    if !ran.start_apart() {
-        return String::new();
-    }
-    format!(
-        ", its workers' start at x{} for the fork and x{} for the set-up",
-        crate::text::setting(ran.fork_cost_scale),
-        crate::text::setting(ran.setup_cost_scale)
-    )
+    ran.start_text()
+        .map(|t| format!(", its workers' start at {t}"))
+        .unwrap_or_default()
 }
 
 /// How this machine's Python stood against the engine's figures, in words:
