@@ -332,13 +332,13 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
             )
         });
     let ran = |s: &crate::bench::Settings| {
+        let (ran_fork, ran_setup) = s.start_scales();
         let mut s = s.clone();
-        let scale = s.python_cost_scale;
         if fork {
-            s.fork_cost_scale.get_or_insert(scale);
+            s.fork_cost_scale = Some(ran_fork);
         }
         if setup {
-            s.setup_cost_scale.get_or_insert(scale);
+            s.setup_cost_scale = Some(ran_setup);
         }
         s
     };

@@ -71,13 +71,9 @@ pub struct ModelledCosts {
 impl ModelledCosts {
     /// What a run of `settings` ran with.
     pub fn ran(settings: &Settings) -> Self {
-        let scale = settings.python_cost_scale;
         ModelledCosts::new(
-            scale,
-            (
-                settings.fork_cost_scale.unwrap_or(scale),
-                settings.setup_cost_scale.unwrap_or(scale),
-            ),
+            settings.python_cost_scale,
+            settings.start_scales(),
             settings.receive_ms,
             settings.send_ms,
             settings.transport,

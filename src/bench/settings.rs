@@ -387,8 +387,18 @@ impl Settings {
         )
     }
 
+    /// The scales the workers' start runs at, (the fork, the set-up): each
+    /// its own where given, else the Python cost scale.
+    pub fn start_scales(&self) -> (f64, f64) {
+        (
+            self.fork_cost_scale.unwrap_or(self.python_cost_scale),
+            self.setup_cost_scale.unwrap_or(self.python_cost_scale),
+        )
+    }
+
     /// The configuration for one producer and worker count.
     pub fn pipeline(&self, producer: ProducerKind, workers: usize) -> PipelineConfig {
+        let (fork_scale, setup_scale) = self.start_scales();
         PipelineConfig {
             spec: ProducerSpec {
                 producer,
@@ -402,8 +412,8 @@ impl Settings {
                 send_ns: config::ms_to_ns(self.send_ms),
                 switch_interval_ns: config::ms_to_ns(self.switch_interval_ms),
                 python_scale: self.python_cost_scale,
-                fork_scale: self.fork_cost_scale.unwrap_or(self.python_cost_scale),
-                setup_scale: self.setup_cost_scale.unwrap_or(self.python_cost_scale),
+                fork_scale,
+                setup_scale,
                 socket_dir: None,
             },
             consumer_ns: config::ms_to_ns(self.consumer_ms),
