@@ -140,6 +140,7 @@ pub fn measured_by_pytorch(mut run: BenchRun) -> BenchRun {
         sharing_strategy: "file_descriptor".into(),
         start_method: "fork".into(),
         start: None,
+        per_batch: None,
         elsewhere_busy: None,
     });
     run.engine_model = None;

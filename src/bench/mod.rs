@@ -51,8 +51,8 @@ pub use calibration::{
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use python_speed::{ModelledCosts, PythonSpeed};
 pub use run_file::{
-    BenchRun, ConfigResult, NO_TRAINING_STEP_EX_S, PythonStart, RUN_SCHEMA, ReferenceEngine,
-    RepeatResult, Row, SHORTEST_STEP_COMPARED_MS,
+    BenchRun, ConfigResult, NO_TRAINING_STEP_EX_S, PythonPerBatch, PythonStart, RUN_SCHEMA,
+    ReferenceEngine, RepeatResult, Row, SHORTEST_STEP_COMPARED_MS,
 };
 pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::{Decided, pinned, run_suite};

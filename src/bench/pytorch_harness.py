@@ -7,7 +7,9 @@
 # It prints one JSON object on stdout (see `emit` below) and nothing else.
 # Version 4 adds, per configuration with workers, what starting them cost:
 # the loop thread's CPU in iter() and each worker's process CPU at
-# worker_init_fn (a forked child's process CPU starts at 0).
+# worker_init_fn (a forked child's process CPU starts at 0). Version 5 adds
+# `per_batch`: what the loop and one worker spend per batch, hot, at the
+# run's batch size (the probe below), after the configurations.
 # Exit status 3: torch cannot be imported; 2: bad argument.
 
 import functools
@@ -193,21 +195,72 @@ def one_run(producer, workers):
     }
 
 
+# The probe's samples: the floats the engine's per-batch figures were
+# measured with, so that the probe reads the machine, not the sample size.
+PROBE_FLOATS = 64
+# Its two runs: the difference of a long and a short one leaves out the
+# start and the shutdown.
+PROBE_SHORT, PROBE_LONG = 60, 300
+
+
+def children_cpu_ns():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round((r.ru_utime + r.ru_stime) * 1e9)
+
+
+def probe_run(batches):
+    """(worker CPU, loop thread CPU) of one worker, cost 0, no consumer."""
+    batch = config["batch_size"]
+    data = Samples("spin", 0, PROBE_FLOATS, (batches + 1) * batch)
+    loader = DataLoader(
+        data,
+        batch_size=batch,
+        num_workers=1,
+        prefetch_factor=2,
+        multiprocessing_context="fork",
+    )
+    children = children_cpu_ns()
+    thread = time.thread_time_ns()
+    it = iter(loader)
+    for _ in range(batches + 1):
+        next(it)
+    loop = time.thread_time_ns() - thread
+    del it  # shuts the worker down (and waits for it)
+    return children_cpu_ns() - children, loop
+
+
+def per_batch_probe():
+    """The CPU per batch of PyTorch's per-batch path on this machine: the
+    differences of a long and a short run, over the batches between (the
+    measurement the engine's per-batch figures came from)."""
+    short, long = probe_run(PROBE_SHORT), probe_run(PROBE_LONG)
+    n = PROBE_LONG - PROBE_SHORT
+    return {
+        "batch_size": config["batch_size"],
+        "sample_floats": PROBE_FLOATS,
+        "batches": n,
+        "worker_ns": (long[0] - short[0]) // n,
+        "loop_ns": (long[1] - short[1]) // n,
+    }
+
+
 def emit():
     results = []
     for producer in config["producers"]:
         for workers in config["workers"]:
             for _ in range(config["repeat"]):
                 results.append(one_run(producer, workers))
+    per_batch = per_batch_probe()
     json.dump(
         {
-            "harness": 4,
+            "harness": 5,
             "python": platform.python_version(),
             "torch": torch.__version__,
             "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),
             "start_method": "fork",
             "cpus": sorted(os.sched_getaffinity(0)),
             "results": results,
+            "per_batch": per_batch,
         },
         sys.stdout,
     )

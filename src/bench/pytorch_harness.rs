@@ -15,7 +15,9 @@ use serde::Deserialize;
 use super::config::ms_to_ns;
 use super::engine::{Measured, new_histogram};
 use super::harness_runner::{self, Bounds, HARNESS_TIMEOUT_ENV, Stopped};
-use super::run_file::{BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, ReferenceEngine};
+use super::run_file::{
+    BenchRun, ConfigResult, PythonPerBatch, PythonStart, RUN_SCHEMA, ReferenceEngine,
+};
 use super::{Settings, stats};
 use crate::env::Environment;
 use crate::error::{Error, HarnessError, Result};
@@ -31,13 +33,15 @@ const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip insta
 /// iterator's creation when there is no warm-up (as the engine's), and
 /// `workers_cpu_ns` is there. Version 3: `load`, the counters around each
 /// configuration. Version 4: `start_cpu_ns` and `worker_setup_ns`, what
-/// starting the workers cost.
-const HARNESS_VERSION: u32 = 4;
+/// starting the workers cost. Version 5: `per_batch`, what the per-batch
+/// path costs hot.
+const HARNESS_VERSION: u32 = 5;
 
 /// Earlier answers this tool still reads: version 3 lacks what the start
 /// cost (its run has no [`PythonStart`]), version 2 `load` as well (its
-/// rows have no outside share, as run files made before it was measured).
-const HARNESS_VERSIONS_READ: [u32; 3] = [2, 3, HARNESS_VERSION];
+/// rows have no outside share, as run files made before it was measured),
+/// version 4 the per-batch probe (its run has no [`PythonPerBatch`]).
+const HARNESS_VERSIONS_READ: [u32; 4] = [2, 3, 4, HARNESS_VERSION];
 
 /// One configuration as the harness measured it.
 #[derive(Debug, Deserialize)]
@@ -91,7 +95,26 @@ struct HarnessOutput {
     start_method: String,
     cpus: Vec<usize>,
     results: Vec<HarnessRun>,
+    /// The per-batch probe (answers before version 5 have none).
+    #[serde(default)]
+    per_batch: Option<HarnessPerBatch>,
 }
+
+/// The harness's per-batch probe: one worker, cost 0, no consumer, the
+/// differences of a long run and a short one over the batches between.
+/// Signed: on a busy machine a difference can come out below 0.
+#[derive(Debug, Deserialize)]
+struct HarnessPerBatch {
+    batch_size: usize,
+    sample_floats: usize,
+    batches: u64,
+    worker_ns: i64,
+    loop_ns: i64,
+}
+
+/// The floats per sample the probe must use: those of the figures it is
+/// read against.
+const PROBE_FLOATS: usize = 64;
 
 /// The settings the harness reads.
 fn harness_argument(s: &Settings) -> String {
@@ -226,7 +249,9 @@ fn configurations(s: &Settings) -> u64 {
 }
 
 /// The time the harness may take: a minute to start Python and import
-/// torch, then for each configuration 30 s to start its workers plus four
+/// torch, another for the per-batch probe (two loaders of one worker and
+/// 60 and 300 batches of cost 0), then for each configuration 30 s to
+/// start its workers plus four
 /// times the run's time if nothing overlapped: (first batch + warm-up +
 /// measured batches) × (batch size × cost + consumer). docs/commands.md
 /// states the same rule.
@@ -234,7 +259,7 @@ pub fn time_limit(s: &Settings) -> Duration {
     let batches = (1 + s.warmup_batches + s.batches) as f64;
     let per_batch_ms = s.batch_size as f64 * s.cost_ms + s.consumer_ms;
     let per_config = 30.0 + 4.0 * batches * per_batch_ms / 1000.0;
-    Duration::from_secs_f64(60.0 + configurations(s) as f64 * per_config)
+    Duration::from_secs_f64(120.0 + configurations(s) as f64 * per_config)
 }
 
 /// The most the harness's answer can take for `s`: per configuration two
@@ -260,6 +285,13 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
     }
     let cpus = out.cpus.len().max(1);
     let start = python_start(&out.results);
+    let per_batch = match &out.per_batch {
+        Some(p) => python_per_batch(settings, p).map_err(|problem| HarnessError::OutOfRange {
+            config: "the per-batch probe".into(),
+            problem,
+        })?,
+        None => None,
+    };
     let mut results: Vec<ConfigResult> = Vec::new();
     let expected = settings.producers.len() * settings.workers.len() * settings.repeat;
     if out.results.len() != expected {
@@ -373,6 +405,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             sharing_strategy: out.sharing_strategy,
             start_method: out.start_method,
             start,
+            per_batch,
             elsewhere_busy: None,
         }),
         engine_model: None,
@@ -410,6 +443,39 @@ fn python_start(runs: &[HarnessRun]) -> Option<PythonStart> {
         fork_ms: stats::median(fork),
         workers: setup.len(),
         setup_ms: stats::median(setup),
+    })
+}
+
+/// The per-batch probe against what was asked: the run's batch size, the
+/// figures' floats. None where a difference came out at 0 or below (a
+/// probe the load swamped measures nothing).
+fn python_per_batch(
+    settings: &Settings,
+    p: &HarnessPerBatch,
+) -> Result<Option<PythonPerBatch>, String> {
+    if p.batch_size != settings.batch_size || p.sample_floats != PROBE_FLOATS || p.batches == 0 {
+        return Err(format!(
+            "it ran {} batches of {} samples of {} floats, not batches of {} samples of {PROBE_FLOATS}",
+            p.batches, p.batch_size, p.sample_floats, settings.batch_size
+        ));
+    }
+    Ok((p.worker_ns > 0 && p.loop_ns > 0).then(|| PythonPerBatch {
+        batch_size: p.batch_size,
+        loop_us: p.loop_ns as f64 / 1e3,
+        worker_us: p.worker_ns as f64 / 1e3,
+        probes: 1,
+    }))
+}
+
+/// Several harness runs' per-batch probes as one: the medians of theirs;
+/// None for none.
+pub fn per_batch_over_rounds(probes: &[PythonPerBatch]) -> Option<PythonPerBatch> {
+    let first = probes.first()?;
+    Some(PythonPerBatch {
+        batch_size: first.batch_size,
+        loop_us: stats::median(probes.iter().map(|p| p.loop_us).collect()),
+        worker_us: stats::median(probes.iter().map(|p| p.worker_us).collect()),
+        probes: probes.iter().map(|p| p.probes).sum(),
     })
 }
 
@@ -455,6 +521,48 @@ fn check_answer(settings: &Settings, r: &HarnessRun, cpus: usize) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn probe(batch_size: usize, sample_floats: usize, worker_ns: i64) -> HarnessPerBatch {
+        HarnessPerBatch {
+            batch_size,
+            sample_floats,
+            batches: 240,
+            worker_ns,
+            loop_ns: 300_000,
+        }
+    }
+
+    #[test]
+    fn the_per_batch_probe_is_read_at_the_runs_batch_size_and_the_figures_floats() {
+        let s = Settings::chapter_defaults();
+        let read = python_per_batch(&s, &probe(32, 64, 1_200_000))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (read.loop_us, read.worker_us, read.probes),
+            (300.0, 1200.0, 1)
+        );
+        // Another batch size or sample size is not the probe asked for.
+        let e = python_per_batch(&s, &probe(4, 64, 1_200_000)).unwrap_err();
+        assert_eq!(
+            e,
+            "it ran 240 batches of 4 samples of 64 floats, not batches of 32 samples of 64"
+        );
+        assert!(python_per_batch(&s, &probe(32, 4096, 1_200_000)).is_err());
+        // A difference the load swamped measures nothing.
+        assert_eq!(python_per_batch(&s, &probe(32, 64, -5)).unwrap(), None);
+        // Over rounds: the medians, every probe counted.
+        let over = per_batch_over_rounds(&[
+            read,
+            read,
+            PythonPerBatch {
+                loop_us: 900.0,
+                ..read
+            },
+        ]);
+        assert_eq!(over.map(|p| (p.loop_us, p.probes)), Some((300.0, 3)));
+        assert_eq!(per_batch_over_rounds(&[]), None);
+    }
 
     #[test]
     fn the_harness_reads_the_settings_it_is_given() {

@@ -177,6 +177,28 @@ fn check_reference(run: &BenchRun, reference: &super::ReferenceEngine) -> Result
             ));
         }
     }
+    if let Some(probe) = reference.per_batch {
+        for (name, us) in [("loop_us", probe.loop_us), ("worker_us", probe.worker_us)] {
+            if !(us > 0.0 && us <= MAX_ROW_MS * 1e3) {
+                return Err(format!(
+                    "field 'reference.per_batch.{name}': {us} is not a CPU time above 0 and at most {} µs",
+                    MAX_ROW_MS * 1e3
+                ));
+            }
+        }
+        if probe.batch_size != run.settings.batch_size {
+            return Err(format!(
+                "field 'reference.per_batch.batch_size': {}, where the run's batches are of {}",
+                probe.batch_size, run.settings.batch_size
+            ));
+        }
+        if probe.probes == 0 {
+            return Err(
+                "field 'reference.per_batch.probes': 0, where a probe measured counts at least 1"
+                    .into(),
+            );
+        }
+    }
     if let Some(busy) = reference.elsewhere_busy
         && !(0.0..=1.0).contains(&busy)
     {
@@ -277,11 +299,27 @@ mod tests {
         }
     }
 
+    /// A per-batch probe `off_by` samples away from the run's batch size.
+    fn with_probe(run: &mut BenchRun, off_by: usize, loop_us: f64, probes: usize) {
+        with_start(run, 12.0, 16.5, 8);
+        let batch_size = run.settings.batch_size + off_by;
+        if let Some(reference) = &mut run.reference {
+            reference.per_batch = Some(crate::bench::PythonPerBatch {
+                batch_size,
+                loop_us,
+                worker_us: 500.0,
+                probes,
+            });
+        }
+    }
+
     #[test]
     fn the_fixture_run_is_within_bounds() {
         assert_eq!(check_run(&fixture()), Ok(()));
         let mut measured = fixture();
         with_start(&mut measured, 12.0, 16.5, 8);
+        assert_eq!(check_run(&measured), Ok(()));
+        with_probe(&mut measured, 0, 300.0, 6);
         assert_eq!(check_run(&measured), Ok(()));
     }
 
@@ -326,6 +364,18 @@ mod tests {
             ),
             (|r| with_start(r, 12.0, 0.0, 8), "reference.start.setup_ms'"),
             (|r| with_start(r, 12.0, 18.0, 0), "reference.start.workers'"),
+            (
+                |r| with_probe(r, 0, -1.0, 1),
+                "reference.per_batch.loop_us': -1 is not a CPU time above 0",
+            ),
+            (
+                |r| with_probe(r, 1, 300.0, 1),
+                "reference.per_batch.batch_size'",
+            ),
+            (
+                |r| with_probe(r, 0, 300.0, 0),
+                "reference.per_batch.probes': 0",
+            ),
             (
                 |r| with_start(r, 12.0, 2e9, 8),
                 "reference.start.setup_ms': 2000000000 is not a CPU time above 0 and at most",

@@ -147,8 +147,9 @@ pub struct BenchRun {
     /// Absent in PyTorch's runs and in run files made before runs named it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_model: Option<String>,
-    /// With `--calibrate-to-pytorch`: the factor of PyTorch's start, in the
-    /// run beside this one, that set its Python and hand-off costs.
+    /// With `--calibrate-to-pytorch`: the factor of PyTorch's Python in the
+    /// run beside this one (its per-batch probe, or in runs before the
+    /// probe its start) that set its Python and hand-off costs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibrated_to_pytorch: Option<f64>,
 }
@@ -168,6 +169,10 @@ pub struct ReferenceEngine {
     /// runs without workers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<PythonStart>,
+    /// What PyTorch's per-batch path cost its Python on this machine, hot
+    /// (absent in run files made before the harness measured it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_batch: Option<PythonPerBatch>,
     /// The share (0 to 1) of the machine's CPUs the run did not use that
     /// other processes took while it ran: a loaded machine slows Python's
     /// start even on other CPUs. Absent where the run used every CPU, and
@@ -189,6 +194,23 @@ pub struct PythonStart {
     /// Worker starts measured (a worker count once per configuration run
     /// that started them).
     pub workers: usize,
+}
+
+/// The CPU PyTorch's per-batch path spent, hot, at the run's batch size
+/// with samples of 64 floats, a producer of cost 0 and no consumer: the
+/// difference of a run of 300 batches and one of 60 with one worker, per
+/// batch between (over a run of several rounds, the medians of its
+/// harness runs'): the figures `FIGURES_LOOP_PER_BATCH_US` and
+/// `FIGURES_WORKER_PER_BATCH_US` hold, measured where the run was.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PythonPerBatch {
+    pub batch_size: usize,
+    /// The loop's main thread, in µs per batch.
+    pub loop_us: f64,
+    /// The worker process, every thread, in µs per batch.
+    pub worker_us: f64,
+    /// Probes measured (one per harness run).
+    pub probes: usize,
 }
 
 impl std::fmt::Display for ReferenceEngine {
@@ -216,7 +238,7 @@ impl BenchRun {
             }
             None => match self.calibrated_to_pytorch {
                 Some(f) => format!(
-                    "the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's start beside it, x{})",
+                    "the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's Python beside it, x{})",
                     crate::text::setting(f)
                 ),
                 None => "the embedded engine (a model of the DataLoader)".into(),

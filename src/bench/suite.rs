@@ -11,7 +11,9 @@ use chrono::Utc;
 use super::config::{PipelineConfig, ProducerKind};
 use super::outside_load::{self, LoadWindow};
 use super::rounds::{self, RoundEngine, RoundPlan, SystemMachine};
-use super::run_file::{BenchRun, ConfigResult, PythonStart, RUN_SCHEMA, RepeatResult};
+use super::run_file::{
+    BenchRun, ConfigResult, PythonPerBatch, PythonStart, RUN_SCHEMA, RepeatResult,
+};
 use super::settings::{MAX_ROUNDS, Settings};
 use super::{engine, interrupt, stats};
 
@@ -165,6 +167,7 @@ pub fn run_reference_suite(
             python,
             first: None,
             starts: Vec::new(),
+            per_batch: Vec::new(),
         };
         // What `decided` is asked with: the run so far, its engine named
         // once the rounds are done (the verdicts do not depend on it).
@@ -194,6 +197,7 @@ pub fn run_reference_suite(
         let mut first = harness.first.expect("the first round ran");
         if let Some(reference) = &mut first.reference {
             reference.start = super::pytorch_harness::start_over_rounds(&harness.starts);
+            reference.per_batch = super::pytorch_harness::per_batch_over_rounds(&harness.per_batch);
             reference.elsewhere_busy = elsewhere.share();
         }
         Ok(BenchRun {
@@ -252,6 +256,8 @@ struct Harness<'a> {
     first: Option<BenchRun>,
     /// What starting the workers cost, per harness run that measured it.
     starts: Vec<PythonStart>,
+    /// What the per-batch path cost hot, per harness run that measured it.
+    per_batch: Vec<PythonPerBatch>,
 }
 
 impl RoundEngine for Harness<'_> {
@@ -287,6 +293,8 @@ impl RoundEngine for Harness<'_> {
             measured.extend(run.results.iter().cloned());
             self.starts
                 .extend(run.reference.as_ref().and_then(|r| r.start));
+            self.per_batch
+                .extend(run.reference.as_ref().and_then(|r| r.per_batch));
             self.first.get_or_insert(run);
         }
         Ok(configs
