@@ -111,7 +111,7 @@ pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
         ));
     } else if let Some(factor) = run.calibrated_to_pytorch {
         out.push(format!(
-            "the engine's Python costs at x{}, calibrated to PyTorch's start on that machine",
+            "the engine's Python costs at x{}, calibrated to PyTorch's Python on that machine",
             crate::text::setting(factor)
         ));
     } else if !s.model_knobs_not_run().contains(&"python_cost_scale")

@@ -310,6 +310,23 @@ pub const FIGURES_FORK_MS: f64 = 18.0;
 /// first `__getitem__`, the same runs as [`FIGURES_FORK_MS`]: 18 to 32 ms,
 /// median 24. (The harness reads it at `worker_init_fn`, just before.)
 pub const FIGURES_SETUP_MS: f64 = 24.0;
+
+/// PyTorch's per-batch path on the machine these figures come from, hot:
+/// the loop's main thread and one worker process (every thread), in µs
+/// per batch of B samples of 64 floats, as base + per sample × B. The
+/// differential runs of docs/engine.md ("Calibrating the Python costs",
+/// (1)): a spinning producer of cost 0, no consumer, one worker, one CPU,
+/// 300 batches less 60, at B = 4 to 128, fitted by least squares. The
+/// harness's probe measures the same on every run ([`super::PythonPerBatch`]),
+/// which says how this machine's per-batch Python stands against the
+/// figures every per-sample and per-batch cost was fitted to.
+pub const FIGURES_LOOP_PER_BATCH_US: (f64, f64) = (623.0, 1.9);
+pub const FIGURES_WORKER_PER_BATCH_US: (f64, f64) = (782.0, 10.6);
+
+/// A `FIGURES_*_PER_BATCH_US` figure at a batch of `samples`.
+pub fn per_batch_figure((base, per_sample): (f64, f64), samples: usize) -> f64 {
+    base + per_sample * samples as f64
+}
 /// What the engine's own loop spends spawning a worker process, in ms.
 const ENGINE_SPAWN_MS: f64 = 0.5;
 /// What the engine's own worker process spends starting (exec, its

@@ -352,7 +352,7 @@ fn base_footer(run: &BenchRun) -> String {
                         start_scales_text(s),
                         run.calibrated_to_pytorch
                             .map(|f| format!(
-                                " (calibrated to PyTorch's start beside it, x{})",
+                                " (calibrated to PyTorch's Python beside it, x{})",
                                 crate::text::setting(f)
                             ))
                             .unwrap_or_default()

@@ -5,14 +5,22 @@
 //! another's"). The PyTorch harness measures what starting the workers
 //! costs on every run ([`PythonStart`]); set against the same figures on
 //! the figures' machine, that gives one factor for the machine, the one
-//! `--python-cost-scale` multiplies the modelled costs by.
+//! `--python-cost-scale` multiplies the modelled costs by. Its harness also
+//! probes the per-batch path hot on every run ([`PythonPerBatch`]); where
+//! a run has that probe, the per-batch costs take its factor and the start
+//! keeps its own two ratios, for the two need not move together (on an AMD
+//! machine of 2026-12-04 the start read x0.55 and the per-batch path about
+//! x0.4; docs/engine.md).
 
 use serde::Serialize;
 
-use super::calibration::{FIGURES_FORK_MS, FIGURES_SETUP_MS, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS};
+use super::calibration::{
+    FIGURES_FORK_MS, FIGURES_LOOP_PER_BATCH_US, FIGURES_SETUP_MS, FIGURES_WORKER_PER_BATCH_US,
+    PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS, per_batch_figure,
+};
 use super::config::Transport;
 use super::outside_load;
-use super::run_file::{BenchRun, PythonStart};
+use super::run_file::{BenchRun, PythonPerBatch, PythonStart};
 use super::settings::{MAX_PYTHON_COST_SCALE, Settings};
 
 /// An engine cost this close to the machine's (as a ratio) models the
@@ -36,8 +44,13 @@ pub struct PythonSpeed {
     /// the factor can hide two ratios far apart.
     pub fork_ratio: f64,
     pub setup_ratio: f64,
-    /// The geometric mean of the two ratios, to two places: what
-    /// `--python-cost-scale` would be to model this machine.
+    /// The geometric mean of the two ratios, to two places.
+    pub start_factor: f64,
+    /// The per-batch probe against the figures, where the run has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_batch: Option<PerBatchSpeed>,
+    /// What `--python-cost-scale` would be to model this machine: the
+    /// per-batch probe's ratio where the run has one, else the start's.
     pub factor: f64,
     /// The higher share other processes took while PyTorch ran: of its own
     /// CPUs (the median over its configurations) or of the CPUs it did not
@@ -52,6 +65,64 @@ pub struct PythonSpeed {
     /// the engine can run at (`LEAST_FACTOR` to the scale's limit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub models_it: Option<ModelledCosts>,
+}
+
+/// PyTorch's per-batch path here against the figures' machine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PerBatchSpeed {
+    pub measured: PythonPerBatch,
+    /// The same on the figures' machine, at the probe's batch size.
+    pub figures_loop_us: f64,
+    pub figures_worker_us: f64,
+    /// Each measured figure over the figures' machine's, to two places.
+    pub loop_ratio: f64,
+    pub worker_ratio: f64,
+    /// The loop's and the worker's CPU together over the figures'
+    /// together, to two places: what a batch costs the machine's CPUs.
+    pub ratio: f64,
+}
+
+impl PerBatchSpeed {
+    /// None when a figure is not a positive number.
+    pub fn of(measured: PythonPerBatch) -> Option<(Self, f64)> {
+        let figures_loop_us = per_batch_figure(FIGURES_LOOP_PER_BATCH_US, measured.batch_size);
+        let figures_worker_us = per_batch_figure(FIGURES_WORKER_PER_BATCH_US, measured.batch_size);
+        let raw = (measured.loop_us + measured.worker_us) / (figures_loop_us + figures_worker_us);
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !(positive(measured.loop_us) && positive(measured.worker_us) && positive(raw)) {
+            return None;
+        }
+        Some((
+            PerBatchSpeed {
+                measured,
+                figures_loop_us,
+                figures_worker_us,
+                loop_ratio: two_places(measured.loop_us / figures_loop_us),
+                worker_ratio: two_places(measured.worker_us / figures_worker_us),
+                ratio: two_places(raw),
+            },
+            raw,
+        ))
+    }
+
+    /// One clause: what the per-batch path cost here against the figures.
+    fn measured_text(&self) -> String {
+        let m = &self.measured;
+        format!(
+            "per batch of {}, hot, its loop spent {:.0} µs and one worker {:.0} µs \
+             ({} of {:.0} µs and {} of {:.0} µs), medians of {} probe{}: {} together",
+            m.batch_size,
+            m.loop_us,
+            m.worker_us,
+            ratio_text(self.loop_ratio),
+            self.figures_loop_us,
+            ratio_text(self.worker_ratio),
+            self.figures_worker_us,
+            m.probes,
+            if m.probes == 1 { "" } else { "s" },
+            ratio_text(self.ratio),
+        )
+    }
 }
 
 /// The engine's Python costs and hand-off costs at a machine's factor.
@@ -125,7 +196,7 @@ impl PythonSpeed {
     /// of the embedded engine or one without a start.
     pub fn of_run(run: &BenchRun, engine: &Settings) -> Option<Self> {
         let reference = run.reference.as_ref()?;
-        let mut speed = Self::of(reference.start?, engine.transport)?;
+        let mut speed = Self::of(reference.start?, reference.per_batch, engine.transport)?;
         // The start is a median over the configurations, so one busy
         // configuration moves it little; the load most of them ran under
         // does.
@@ -148,15 +219,23 @@ impl PythonSpeed {
         Some(speed)
     }
 
-    /// None when a figure is not a positive number (no start was measured).
-    pub fn of(measured: PythonStart, transport: Transport) -> Option<Self> {
+    /// None when a figure of the start is not a positive number (no start
+    /// was measured); a per-batch probe that is not is left out.
+    pub fn of(
+        measured: PythonStart,
+        per_batch: Option<PythonPerBatch>,
+        transport: Transport,
+    ) -> Option<Self> {
         let fork = measured.fork_ms / FIGURES_FORK_MS;
         let setup = measured.setup_ms / FIGURES_SETUP_MS;
-        let factor = (fork * setup).sqrt();
-        if !(factor.is_finite() && factor > 0.0) {
+        let start_factor = (fork * setup).sqrt();
+        if !(start_factor.is_finite() && start_factor > 0.0) {
             return None;
         }
-        let (raw, factor) = (factor, two_places(factor));
+        let per_batch = per_batch.and_then(PerBatchSpeed::of);
+        let raw = per_batch.map_or(start_factor, |(_, raw)| raw);
+        let per_batch = per_batch.map(|(speed, _)| speed);
+        let factor = two_places(raw);
         let start_runs = |r: f64| r > 0.0 && two_places(r) <= MAX_PYTHON_COST_SCALE;
         let models_it = ((LEAST_FACTOR..=MAX_PYTHON_COST_SCALE).contains(&raw)
             && start_runs(fork)
@@ -176,6 +255,8 @@ impl PythonSpeed {
             figures_setup_ms: FIGURES_SETUP_MS,
             fork_ratio: two_places(fork),
             setup_ratio: two_places(setup),
+            start_factor: two_places(start_factor),
+            per_batch,
             factor,
             busy: None,
             busy_elsewhere: false,
@@ -240,11 +321,16 @@ impl PythonSpeed {
         Some(s)
     }
 
-    /// One sentence: what PyTorch's start cost here against the figures.
+    /// One sentence: what PyTorch's start cost here against the figures,
+    /// and its per-batch path where the run probed it.
     pub fn measured_text(&self) -> String {
+        let per_batch = self
+            .per_batch
+            .map(|p| format!("; {}, the factor of the per-batch costs", p.measured_text()))
+            .unwrap_or_default();
         format!(
             "PyTorch's loop spent {} ms of CPU forking each worker ({} of the engine's figure, {} ms) \
-             and a worker {} ms setting itself up ({} of {} ms), medians of {} worker starts: {} together",
+             and a worker {} ms setting itself up ({} of {} ms), medians of {} worker starts: {} together{per_batch}",
             ms_text(self.measured.fork_ms),
             ratio_text(self.fork_ratio),
             crate::text::setting(self.figures_fork_ms),
@@ -252,7 +338,7 @@ impl PythonSpeed {
             ratio_text(self.setup_ratio),
             crate::text::setting(self.figures_setup_ms),
             self.measured.workers,
-            ratio_text(self.factor),
+            ratio_text(self.start_factor),
         )
     }
 }
@@ -299,7 +385,7 @@ mod tests {
     }
 
     fn speed(fork_ms: f64, setup_ms: f64, transport: Transport) -> Option<PythonSpeed> {
-        PythonSpeed::of(start(fork_ms, setup_ms), transport)
+        PythonSpeed::of(start(fork_ms, setup_ms), None, transport)
     }
 
     #[test]
@@ -364,6 +450,64 @@ mod tests {
         let ran = ModelledCosts::ran(&one_factor);
         assert_eq!((ran.fork_cost_scale, ran.setup_cost_scale), (0.41, 0.41));
         assert!(!ran.start_apart() && ModelledCosts::ran(&s).start_apart());
+    }
+
+    fn probe(batch_size: usize, loop_us: f64, worker_us: f64) -> PythonPerBatch {
+        PythonPerBatch {
+            batch_size,
+            loop_us,
+            worker_us,
+            probes: 6,
+        }
+    }
+
+    #[test]
+    fn a_per_batch_probe_sets_the_per_batch_costs_and_the_start_keeps_its_ratios() {
+        let defaults = Settings::chapter_defaults();
+        // The AMD machine of 2026-12-04: its start at about x0.55, its
+        // per-batch path at batch 4 nearer x0.4 (the figures: 631 µs of
+        // the loop and 824 µs of a worker).
+        let amd = PythonSpeed::of(
+            start(0.56 * FIGURES_FORK_MS, 0.54 * FIGURES_SETUP_MS),
+            Some(probe(4, 240.0, 340.0)),
+            defaults.transport,
+        )
+        .unwrap();
+        let p = amd.per_batch.unwrap();
+        assert_eq!((p.figures_loop_us, p.figures_worker_us), (630.6, 824.4));
+        assert_eq!((p.loop_ratio, p.worker_ratio, p.ratio), (0.38, 0.41, 0.4));
+        assert_eq!((amd.start_factor, amd.factor), (0.55, 0.4));
+        let s = amd.scaled(&defaults).unwrap();
+        assert_eq!(
+            (s.python_cost_scale, s.receive_ms, s.send_ms),
+            (0.4, 0.17, 0.14)
+        );
+        assert_eq!(
+            (s.fork_cost_scale, s.setup_cost_scale),
+            (Some(0.56), Some(0.54))
+        );
+        assert!(amd.modelled_by(&s));
+        // At the start's factor the per-batch costs are not this machine.
+        let mut at_start = s.clone();
+        at_start.python_cost_scale = 0.55;
+        assert!(!amd.modelled_by(&at_start));
+        let text = amd.measured_text();
+        assert!(
+            text.contains(
+                "x0.55 together; per batch of 4, hot, its loop spent 240 µs and one worker 340 µs \
+                 (x0.38 of 631 µs and x0.41 of 824 µs), medians of 6 probes: x0.40 together, \
+                 the factor of the per-batch costs"
+            ),
+            "{text}"
+        );
+        // A probe the load swamped measures nothing: the start's factor.
+        let swamped = PythonSpeed::of(
+            start(0.56 * FIGURES_FORK_MS, 0.54 * FIGURES_SETUP_MS),
+            Some(probe(4, 0.0, 340.0)),
+            defaults.transport,
+        )
+        .unwrap();
+        assert_eq!((swamped.per_batch, swamped.factor), (None, 0.55));
     }
 
     #[test]

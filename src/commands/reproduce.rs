@@ -303,7 +303,7 @@ fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
     let engine = match (r.engine, r.run.calibrated_to_pytorch) {
         (ReproduceEngine::Embedded, None) => String::new(),
         (ReproduceEngine::Embedded, Some(f)) => format!(
-            " on the engine calibrated to PyTorch's start (x{})",
+            " on the engine calibrated to PyTorch's Python (x{})",
             crate::text::setting(f)
         ),
         (ReproduceEngine::Pytorch, _) => " on PyTorch".to_string(),
@@ -561,13 +561,13 @@ mod tests {
         .unwrap();
         assert!(
             text.starts_with(
-                "pytorch-from-first-principles/06 on the engine calibrated to PyTorch's start (x0.64)  6 claims"
+                "pytorch-from-first-principles/06 on the engine calibrated to PyTorch's Python (x0.64)  6 claims"
             ),
             "{text}"
         );
         assert!(
             text.contains(
-                "Evidence from the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's start beside it, x0.64)"
+                "Evidence from the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's Python beside it, x0.64)"
             ),
             "{text}"
         );

@@ -203,7 +203,7 @@ pub fn calibrated_to(pytorch: &BenchRun, settings: &Settings) -> Result<(Setting
     })?;
     let scaled = speed.scaled(settings).ok_or_else(|| {
         Error::Usage(format!(
-            "--calibrate-to-pytorch: PyTorch's start here was x{} of the engine's figures, and {}; the embedded half did not run",
+            "--calibrate-to-pytorch: PyTorch's Python here was x{} of the engine's figures, and {}; the embedded half did not run",
             crate::text::setting(speed.factor),
             super::run_comparison::no_setting_models(&speed),
         ))

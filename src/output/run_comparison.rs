@@ -491,7 +491,7 @@ mod tests {
                 setup_ms,
                 workers: 8,
             };
-            PythonSpeed::of(start, Transport::SharedFd).unwrap()
+            PythonSpeed::of(start, None, Transport::SharedFd).unwrap()
         };
         // A fork 200 times the figures' and a set-up a hundredth: the factor
         // (x1.41) runs, the fork's ratio does not.

@@ -184,7 +184,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
-            "the PyTorch harness speaks version 1, this tool version 4",
+            "the PyTorch harness speaks version 1, this tool version 5",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -344,6 +344,22 @@ fn the_real_harness_runs_where_torch_is_installed() {
     // workers again.)
     assert!(start.workers >= 4 && start.workers % 2 == 0, "{start:?}");
     assert!(start.fork_ms > 0.5 && start.setup_ms > 0.5, "{start:?}");
+    // The per-batch probe: one per harness run, at the run's batch size,
+    // a tenth of a millisecond of CPU and more for the loop and the worker.
+    let per_batch = reference
+        .per_batch
+        .expect("the harness probes the per-batch path");
+    assert_eq!(per_batch.batch_size, 32);
+    assert!(per_batch.probes >= 1, "{per_batch:?}");
+    assert!(
+        per_batch.loop_us > 100.0 && per_batch.worker_us > 100.0,
+        "{per_batch:?}"
+    );
+    assert!(
+        stdout(&out).contains("per batch of 32, hot, its loop spent"),
+        "{}",
+        stdout(&out)
+    );
     assert!(
         stdout(&out).contains("starting the workers: PyTorch's loop spent"),
         "{}",
@@ -363,6 +379,123 @@ fn answer_with_start(p: &Project, fork_ms: u64, setup_ms: u64, setups: Option<us
     }
     let file = p.write("answer.json", answer.to_string());
     fake_python(p, &format!("cat '{}'", file.display()))
+}
+
+/// `answer_with_start`'s answer with the per-batch probe of a harness of
+/// version 5: `probe` as its `per_batch`.
+fn answer_with_probe(
+    p: &Project,
+    fork_ms: u64,
+    setup_ms: u64,
+    probe: serde_json::Value,
+) -> PathBuf {
+    answer_with_start(p, fork_ms, setup_ms, None);
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.path("answer.json")).unwrap()).unwrap();
+    answer["harness"] = 5.into();
+    answer["per_batch"] = probe;
+    let file = p.write("answer.json", answer.to_string());
+    fake_python(p, &format!("cat '{}'", file.display()))
+}
+
+#[test]
+fn the_per_batch_probe_calibrates_the_per_batch_costs_and_the_start_keeps_its_own() {
+    let _g = lock();
+    let p = Project::seeded();
+    // A start at half the figures, a per-batch path at x0.4 of theirs at
+    // batch 32 (683.8 µs of the loop, 1121.2 µs of a worker).
+    let probe = |batch_size: u64| {
+        serde_json::json!({
+            "batch_size": batch_size, "sample_floats": 64, "batches": 240,
+            "worker_ns": 448_480, "loop_ns": 273_520
+        })
+    };
+    let python = answer_with_probe(&p, 9, 12, probe(32));
+    let run = |extra: &[&str]| {
+        p.cmd()
+            .args([
+                "bench",
+                "--engine",
+                "both",
+                "--calibrate-to-pytorch",
+                "--python",
+            ])
+            .arg(&python)
+            .args(RECORDED)
+            .args(["--budget", "0"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &json["embedded"]["settings"];
+    assert_eq!(
+        (
+            &s["python_cost_scale"],
+            &s["receive_ms"],
+            &s["send_ms"],
+            &s["fork_cost_scale"],
+            &s["setup_cost_scale"]
+        ),
+        (
+            &0.4.into(),
+            &0.17.into(),
+            &0.14.into(),
+            &0.5.into(),
+            &0.5.into()
+        ),
+        "{s}"
+    );
+    assert_eq!(json["embedded"]["calibrated_to_pytorch"], 0.4);
+    let speed = &json["side_by_side"]["python_speed"];
+    assert_eq!(
+        (&speed["start_factor"], &speed["factor"]),
+        (&0.5.into(), &0.4.into()),
+        "{speed}"
+    );
+    assert_eq!(speed["per_batch"]["measured"]["loop_us"], 273.52, "{speed}");
+    assert_eq!(speed["modelled"], true, "{speed}");
+    let out = run(&[]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "medians of 4 worker starts: x0.50 together; per batch of 32, hot, its loop spent 274 µs \
+             and one worker 448 µs (x0.40 of 684 µs and x0.40 of 1121 µs), medians of 1 probe: x0.40 \
+             together, the factor of the per-batch costs"
+        ) && text.contains(
+            "Python costs x0.4, the workers' start x0.5 for the fork and x0.5 for the set-up \
+             (calibrated to PyTorch's Python beside it, x0.4)"
+        ),
+        "{text}"
+    );
+    // A probe at another batch size is not the one asked for: one line,
+    // exit 2, and the embedded half does not run.
+    let python = answer_with_probe(&p, 9, 12, probe(4));
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--engine",
+            "both",
+            "--calibrate-to-pytorch",
+            "--python",
+        ])
+        .arg(&python)
+        .args(RECORDED)
+        .args(["--budget", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "the PyTorch harness's answer for the per-batch probe cannot be right: it ran 240 batches \
+             of 4 samples of 64 floats, not batches of 32 samples of 64"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// The recorded answer of a busy machine, as a harness of version 4 would
@@ -872,7 +1005,7 @@ fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured(
     let out = calibrated(&python, &RECORDED);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("Python costs x0.5 (calibrated to PyTorch's start beside it, x0.5)"),
+        stdout(&out).contains("Python costs x0.5 (calibrated to PyTorch's Python beside it, x0.5)"),
         "{}",
         stdout(&out)
     );
