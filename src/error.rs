@@ -261,8 +261,12 @@ pub enum HarnessError {
     )]
     TooMuchOutput { limit: usize },
     /// Its standard output is not its answer; `start` is how it began.
-    #[error("the PyTorch harness printed something that is not its result ({reason}): '{start}'")]
+    #[error(
+        "the PyTorch harness under {} printed something that is not its result ({reason}): '{start}'",
+        python.display()
+    )]
     NotItsAnswer {
+        python: std::path::PathBuf,
         #[source]
         reason: serde_json::Error,
         start: String,

@@ -193,6 +193,7 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
     let parsed: HarnessOutput = serde_json::from_slice(&output.stdout).map_err(|reason| {
         let text = String::from_utf8_lossy(&output.stdout);
         HarnessError::NotItsAnswer {
+            python: python.to_path_buf(),
             reason,
             start: crate::text::prefix(text.trim(), 60).to_string(),
         }

@@ -194,6 +194,11 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         let errors: Vec<&str> = e.lines().filter(|l| l.contains("error:")).collect();
         assert_eq!(errors.len(), 1, "{e}");
         assert!(errors[0].contains(says), "{body}: {e}");
+        if says.contains("not its result") {
+            // Which Python answered is named, not only the parser's complaint.
+            let under = format!("harness under {} printed", python.display());
+            assert!(errors[0].contains(&under), "{e}");
+        }
         assert!(!p.path("never.yaml").exists());
     }
     let out = bench_with(&p, std::path::Path::new("/no/such/python"), &[]);
