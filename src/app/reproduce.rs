@@ -83,6 +83,9 @@ pub fn plan(
         match settings(project, &chapter) {
             Ok(mut settings) => {
                 settings.batches = overrides.batches;
+                // A short step gets more measured steps, so every
+                // configuration's window lasts about as long.
+                settings.more_steps_when_short = true;
                 settings.repeat = overrides.repeat;
                 settings.rounds = overrides.rounds;
                 settings.budget_s = Some(overrides.budget_s);
@@ -138,6 +141,23 @@ fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
         }
     }
     s.workers.sort();
+    // The window each table's own rows define (its ex/s against its wait
+    // and work): a run measures the same quantity, or none of it compares.
+    let window = crate::published::audit::table_window(first).kind;
+    if let Some(t) = parsed
+        .tables
+        .iter()
+        .find(|t| crate::published::audit::table_window(t).kind != window)
+    {
+        return Err(Error::Usage(format!(
+            "the chapter's tables take ex/s over different windows ({} over a {}, {} over a {}); run `bench --window` for each by hand",
+            first.header,
+            window.label(),
+            t.header,
+            crate::published::audit::table_window(t).kind.label()
+        )));
+    }
+    s.window = window;
     s.cost_ms = first.header.cost_ms;
     s.batch_size = first.header.batch_size;
     s.consumer_ms = first.header.consumer_ms;

@@ -93,6 +93,8 @@ mod tests {
             in_order: true,
             batches: total - 1,
             warmup_batches: 0,
+            tail_batches: 0,
+            window: crate::bench::WindowKind::WholeRun,
             watchdog_ms: None,
         }
     }

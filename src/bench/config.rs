@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::window::WindowKind;
+
 /// How a producer spends its per-sample cost.
 #[derive(
     Debug,
@@ -159,6 +161,13 @@ pub struct PipelineConfig {
     /// reported as startup) and after the warm-up batches.
     pub batches: u64,
     pub warmup_batches: u64,
+    /// Batches the dataset holds after the measured ones: handed out while
+    /// they run, never taken, so the window ends with the pipeline full.
+    #[serde(default)]
+    pub tail_batches: u64,
+    /// What ex/s is taken over.
+    #[serde(default = "super::window::whole_run_before_windows")]
+    pub window: WindowKind,
     /// How long the loop may wait for a batch before the watchdog fails the
     /// run; None for the default (10 s plus four times the slowest batch).
     pub watchdog_ms: Option<u64>,
@@ -195,15 +204,21 @@ impl PipelineConfig {
         }
     }
 
-    /// Every batch the iterator yields: the first, the warm-up, the measured.
+    /// Every batch the loop takes: the first, the warm-up, the measured.
     pub fn total_batches(&self) -> u64 {
         1 + self.warmup_batches + self.batches
     }
 
+    /// Every batch the dataset holds: those the loop takes, and the tail.
+    pub fn dataset_batches(&self) -> u64 {
+        self.total_batches() + self.tail_batches
+    }
+
     /// Batches in the measured window: every batch from the iterator's
-    /// creation when there is no warm-up, else the measured ones.
+    /// creation when a whole-run window has no warm-up, else the measured
+    /// ones.
     pub fn window_batches(&self) -> u64 {
-        if self.warmup_batches == 0 {
+        if self.window == WindowKind::WholeRun && self.warmup_batches == 0 {
             self.total_batches()
         } else {
             self.batches

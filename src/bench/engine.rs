@@ -40,6 +40,9 @@ pub struct Measured {
     pub work: Histogram<u64>,
     /// Iterator creation to the first batch.
     pub startup: Duration,
+    /// The loop thread's CPU while it started the workers (zero without
+    /// workers); the workers' own set-up is in [`WorkerStats`].
+    pub start_cpu: Duration,
     /// The window ex/s is computed over.
     pub window: Duration,
     /// Samples delivered in the window.
@@ -124,15 +127,18 @@ fn drive<P: WorkerPool>(
     let mut work = new_histogram();
     let stall_limit = stall_limit(cfg);
 
-    let created = Instant::now();
+    let created = clock.now();
     let mut window_start = created;
     let mut sched_start = sys::schedstat();
     let mut usage_start = sys::thread_usage();
     // The first prefetch_factor x W indices, round robin, handed out as the
-    // workers start.
-    let mut sampler = Sampler::new(cfg.workers, total);
+    // workers start; the sampler goes on past the batches the loop takes,
+    // into the tail, so the pipeline stays full to the window's end.
+    let mut sampler = Sampler::new(cfg.workers, cfg.dataset_batches());
     let initial = sampler.first(cfg.max_outstanding());
+    let cpu_before_start = sys::thread_cpu_ns();
     let mut pool = start(&initial)?;
+    let start_cpu = Duration::from_nanos(sys::thread_cpu_ns().saturating_sub(cpu_before_start));
     let loop_gil = pool.as_ref().and_then(P::interpreter_lock);
     let costs = PythonCosts::of_config(cfg);
     let mut outstanding = sampler.handed_out() as usize;
@@ -147,7 +153,7 @@ fn drive<P: WorkerPool>(
         if interrupted() {
             return Err(RunError::Interrupted);
         }
-        let t0 = Instant::now();
+        let t0 = clock.now();
         let (index, worker, data) = match pool.as_mut() {
             None => {
                 // `_SingleProcessDataLoaderIter`: the loop's own Python, then
@@ -179,13 +185,13 @@ fn drive<P: WorkerPool>(
                 (got.index, got.worker, got.data)
             }
         };
-        let t1 = Instant::now();
+        let t1 = clock.now();
         // The training step is the loop's Python work; reading the batch
         // into its checksum is part of it.
         let sum = gil::compute_around(cfg.consumer(), loop_gil.as_deref(), || {
             dataset::checksum(&data)
         });
-        let t2 = Instant::now();
+        let t2 = clock.now();
 
         digest = digest.wrapping_add(sum.wrapping_mul(2 * index + 1));
         deliveries.push(Delivery { index, worker });
@@ -203,7 +209,7 @@ fn drive<P: WorkerPool>(
         }
         on_step();
     }
-    let window = window_start.elapsed();
+    let window = clock.now() - window_start;
     let sched_end = sys::schedstat();
     let usage_end = sys::thread_usage();
     let workers = match pool {
@@ -215,6 +221,7 @@ fn drive<P: WorkerPool>(
         wait,
         work,
         startup,
+        start_cpu,
         window,
         window_samples: window_batches * cfg.spec.batch_size as u64,
         window_steps: window_batches,
@@ -478,6 +485,8 @@ mod tests {
             in_order,
             batches,
             warmup_batches: 0,
+            tail_batches: 0,
+            window: crate::bench::WindowKind::WholeRun,
             watchdog_ms: Some(1_000),
         }
     }
@@ -812,5 +821,142 @@ mod tests {
         );
         cfg.spec.python_scale = 0.0;
         assert_eq!(m.data_digest, inline_digest(&cfg), "costs change no data");
+    }
+
+    /// Workers sharing one CPU: each works on the first batch of its queue,
+    /// every busy worker at the same share of the CPU (as the kernel's fair
+    /// scheduler shares it among spinning threads), and a batch needs
+    /// `cost_ns` of CPU. The clock moves by the CPU time the batches took,
+    /// so a window's ex/s can be held against what one CPU allows.
+    struct OneCpuPool {
+        spec: ProducerSpec,
+        cost_ns: u64,
+        /// Each worker's queue: (index, CPU still needed).
+        queues: Vec<std::collections::VecDeque<(u64, u64)>>,
+        done: std::collections::VecDeque<(usize, u64)>,
+        waited: Rc<Cell<Duration>>,
+    }
+
+    impl WorkerPool for OneCpuPool {
+        fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError> {
+            self.queues[worker].push_back((index, self.cost_ns));
+            Ok(())
+        }
+
+        fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+            if self.done.is_empty() {
+                let busy: Vec<usize> = (0..self.queues.len())
+                    .filter(|&w| !self.queues[w].is_empty())
+                    .collect();
+                let Some(least) = busy.iter().map(|&w| self.queues[w][0].1).min() else {
+                    self.waited.set(self.waited.get() + timeout);
+                    return Ok(None);
+                };
+                // Each busy worker gets 1/k of the CPU until the nearest
+                // batch is done.
+                let elapsed = least * busy.len() as u64;
+                self.waited
+                    .set(self.waited.get() + Duration::from_nanos(elapsed));
+                for w in busy {
+                    self.queues[w][0].1 -= least;
+                    if self.queues[w][0].1 == 0 {
+                        let (index, _) = self.queues[w].pop_front().expect("busy");
+                        self.done.push_back((w, index));
+                    }
+                }
+            }
+            Ok(self.done.pop_front().map(|(worker, index)| Finished {
+                index,
+                worker,
+                data: dataset::produce_batch(&self.spec, index),
+            }))
+        }
+
+        fn owner(&self, index: u64) -> BatchOwner {
+            BatchOwner {
+                worker: (index % self.queues.len() as u64) as usize,
+                pid: None,
+            }
+        }
+
+        fn interpreter_lock(&self) -> Option<Arc<Gil>> {
+            None
+        }
+
+        fn finish(self) -> Result<Vec<WorkerStats>, PoolError> {
+            Ok(vec![WorkerStats::default(); self.queues.len()])
+        }
+    }
+
+    /// Steps a second over `cfg`'s window, its workers on [`OneCpuPool`].
+    fn one_cpu_rate(cfg: &PipelineConfig, cost_ns: u64) -> f64 {
+        let waited = Rc::new(Cell::new(Duration::ZERO));
+        let clock = ScriptedClock {
+            start: Instant::now(),
+            waited: Rc::clone(&waited),
+        };
+        let pool = OneCpuPool {
+            spec: cfg.spec.clone(),
+            cost_ns,
+            queues: vec![Default::default(); cfg.workers],
+            done: Default::default(),
+            waited,
+        };
+        let start = |initial: &[Vec<u64>]| {
+            let mut pool = pool;
+            for (worker, tasks) in initial.iter().enumerate() {
+                for &index in tasks {
+                    pool.send(worker, index)?;
+                }
+            }
+            Ok(Some(pool))
+        };
+        let m = drive(cfg, start, &clock, &|| false, || {}).unwrap();
+        assert_eq!(m.window_steps, cfg.batches);
+        m.window_steps as f64 / m.window.as_secs_f64()
+    }
+
+    #[test]
+    fn a_steady_window_on_one_cpu_never_beats_the_cpu() {
+        use crate::bench::{WindowKind, WindowPlan};
+        // 64 ms of CPU a batch, no training step: one CPU makes 15.625
+        // batches a second, whatever the workers.
+        let cost_ns = 64_000_000;
+        let bound = 1e9 / cost_ns as f64;
+        let steady = |workers: usize, measured: u64| {
+            let plan = WindowPlan::of(WindowKind::SteadyState, workers, 2, 0, measured);
+            let mut cfg = config(workers, 2, plan.measured, true);
+            cfg.warmup_batches = plan.warmup;
+            cfg.tail_batches = plan.tail;
+            cfg.window = WindowKind::SteadyState;
+            cfg.watchdog_ms = None;
+            cfg
+        };
+        for workers in [1, 2, 3, 4, 8] {
+            for measured in [20, 100] {
+                let cfg = steady(workers, measured);
+                let rate = one_cpu_rate(&cfg, cost_ns);
+                assert!(
+                    rate <= bound * (1.0 + 1e-9),
+                    "{workers} workers, {} steps: {rate} > {bound}",
+                    cfg.batches
+                );
+                assert!(rate >= bound * 0.999, "{workers} workers: {rate}");
+            }
+        }
+        // Without the tail the window ends with the pipeline draining: the
+        // batches made before it are delivered inside it, and the rate
+        // passes what the CPU can do. The same with a window that is not a
+        // whole number of the workers' turns.
+        let mut drained = steady(8, 100);
+        drained.tail_batches = 0;
+        let rate = one_cpu_rate(&drained, cost_ns);
+        assert!(rate > bound * 1.01, "{rate}");
+        // (21 steps before the window leave 3 of a wave of 8 made and not
+        // taken; 98 more leave 1.)
+        let mut ragged = steady(8, 100);
+        ragged.batches = 98;
+        let rate = one_cpu_rate(&ragged, cost_ns);
+        assert!(rate > bound * 1.01, "{rate}");
     }
 }

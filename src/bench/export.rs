@@ -12,8 +12,9 @@ use crate::error::{Error, Result};
 use crate::text::{Align, aligned};
 
 /// Columns `--wide` adds after the chapter's.
-pub const WIDE_COLUMNS: [&str; 11] = [
+pub const WIDE_COLUMNS: [&str; 12] = [
     "startup",
+    "start_cpu",
     "bound",
     "eff",
     "run_delay",
@@ -48,6 +49,9 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
     if wide {
         c.extend([
             format!("{:.1}", row.startup_ms),
+            row.start_cpu_ms
+                .map(|ms| format!("{ms:.1}"))
+                .unwrap_or_else(|| "-".into()),
             format!("{:.0}", row.bound_ex_per_s),
             format!("{:.3}", row.efficiency),
             format!("{:.2}", row.consumer_run_delay_ms),
@@ -141,7 +145,7 @@ pub fn markdown(run: &BenchRun, wide: bool) -> String {
 }
 
 /// The CSV header: every figure of a row, with its unit in the name.
-const CSV_HEADER: [&str; 25] = [
+const CSV_HEADER: [&str; 29] = [
     "producer",
     "cost_ms",
     "batch_size",
@@ -155,6 +159,7 @@ const CSV_HEADER: [&str; 25] = [
     "work_ms",
     "wait_frac",
     "startup_ms",
+    "start_cpu_ms",
     "bound_ex_per_s",
     "efficiency",
     "consumer_run_delay_ms",
@@ -164,6 +169,9 @@ const CSV_HEADER: [&str; 25] = [
     "ex_per_s_spread",
     "verdict",
     "batches",
+    "warmup_batches",
+    "tail_batches",
+    "window",
     "data_digest",
     "outside",
     "disturbed",
@@ -191,6 +199,9 @@ pub fn csv(run: &BenchRun) -> Result<String> {
             format!("{:.4}", x.work_ms),
             format!("{:.4}", x.wait_frac),
             format!("{:.3}", x.startup_ms),
+            x.start_cpu_ms
+                .map(|v| format!("{v:.3}"))
+                .unwrap_or_default(),
             format!("{:.3}", x.bound_ex_per_s),
             format!("{:.4}", x.efficiency),
             format!("{:.4}", x.consumer_run_delay_ms),
@@ -202,6 +213,11 @@ pub fn csv(run: &BenchRun) -> Result<String> {
                 .unwrap_or_default(),
             x.verdict.to_string(),
             x.batches.to_string(),
+            x.warmup_batches
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            x.tail_batches.map(|v| v.to_string()).unwrap_or_default(),
+            s.window.to_string(),
             x.data_digest.clone(),
             x.outside.map(|v| format!("{v:.4}")).unwrap_or_default(),
             x.disturbed.to_string(),
@@ -277,8 +293,8 @@ fn load_footer(run: &BenchRun) -> String {
 /// configuration run disturbed`.
 pub fn load_summary(run: &BenchRun) -> String {
     let rounds = match run.rounds() {
-        1 => format!("a single run of {} batches", run.settings.batches),
-        n => format!("{n} rounds of {} batches", run.settings.batches),
+        1 => format!("a single run of {} batches", run.measured_steps_text()),
+        n => format!("{n} rounds of {} batches", run.measured_steps_text()),
     };
     let cpus = super::outside_load::cpus_in_words(&run.cpus_used);
     let (disturbed, highest) = run.disturbance();
@@ -329,16 +345,18 @@ fn base_footer(run: &BenchRun) -> String {
             })
             .unwrap_or_default();
         return format!(
-            "{} batches per configuration ({} warm-up), measured by the {reference}, \
+            "{}; measured by the {reference}, \
              prefetch_factor {}, {} repeat(s); CPUs {cpus}; timer slack {} ns; env {env}{start}\n",
-            s.batches, s.warmup_batches, s.prefetch_factor, s.repeat, s.timer_slack_ns,
+            run.window_text(),
+            s.prefetch_factor,
+            s.repeat,
+            s.timer_slack_ns,
         );
     }
     format!(
-        "{} batches per configuration ({} warm-up), {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
+        "{}; {} workers{}, {} delivery, prefetch_factor {}, {} repeat(s); \
          seed {}; CPUs {cpus}; timer slack {} ns; measuring cost {:.0} ns/step; env {env}; {}\n",
-        s.batches,
-        s.warmup_batches,
+        run.window_text(),
         s.worker_kind,
         match s.worker_kind {
             super::WorkerKind::Process => format!(

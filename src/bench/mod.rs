@@ -16,8 +16,8 @@
 //! disturbed ones again), `suite` (a whole run),
 //! `pytorch_harness` (the same run on the real DataLoader), `interrupt`
 //! (Ctrl-C), `table_layout` (the chapter's columns and header line),
-//! `metric_name` (how claims spell them) and `export` (text, Markdown and
-//! CSV). Imports between them point one way: none of these files needs a
+//! `metric_name` (how claims spell them), `window` (which steps ex/s is
+//! taken over) and `export` (text, Markdown and CSV). Imports between them point one way: none of these files needs a
 //! file that needs it.
 
 pub mod bound;
@@ -44,6 +44,7 @@ pub mod stats;
 pub mod suite;
 pub mod table_layout;
 pub mod verdict;
+pub mod window;
 
 pub use calibration::{
     CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
@@ -58,3 +59,4 @@ pub use settings::{DEFAULT_BATCHES, Knob, Settings, SettingsError};
 pub use suite::{Decided, pinned, run_suite};
 pub use table_layout::{Column, TableHeader};
 pub use verdict::PipelineVerdict;
+pub use window::{WindowKind, WindowPlan};

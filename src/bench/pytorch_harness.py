@@ -2,14 +2,19 @@
 # real torch.utils.data.DataLoader. research_companion writes this file to a
 # temporary folder and runs it with the Python it was given; the CPU affinity
 # is set by the caller and inherited. Argument 1 is a JSON object:
-#   producers, cost_ns, batch_size, consumer_ns, workers, batches,
-#   warmup_batches, repeat, prefetch_factor, sample_floats
+#   producers, cost_ns, batch_size, consumer_ns, workers, repeat,
+#   prefetch_factor, sample_floats, and windows:
+#   for each configuration ("sleep/8") [warm-up, measured, tail]
 # It prints one JSON object on stdout (see `emit` below) and nothing else.
 # Version 4 adds, per configuration with workers, what starting them cost:
 # the loop thread's CPU in iter() and each worker's process CPU at
 # worker_init_fn (a forked child's process CPU starts at 0). Version 5 adds
 # `per_batch`: what the loop and one worker spend per batch, hot, at the
-# run's batch size (the probe below), after the configurations.
+# run's batch size (the probe below), after the configurations. Version 6
+# takes each configuration's steps from `windows`: the dataset holds `tail`
+# batches more than the loop takes, so the workers still have batches to
+# make while the last measured steps run (the window ends with the
+# pipeline full, as a steady state does), and the loop never takes them.
 # Exit status 3: torch cannot be imported; 2: bad argument.
 
 import functools
@@ -110,10 +115,11 @@ def note_setup(setups, worker_id):
 
 def one_run(producer, workers):
     batch = config["batch_size"]
-    warmup = config["warmup_batches"]
-    measured = config["batches"]
+    warmup, measured, tail = config["windows"][f"{producer}/{workers}"]
     total = 1 + warmup + measured
-    data = Samples(producer, config["cost_ns"], config["sample_floats"], total * batch)
+    data = Samples(
+        producer, config["cost_ns"], config["sample_floats"], (total + tail) * batch
+    )
     options = {}
     setups = None
     if workers > 0:
@@ -134,7 +140,8 @@ def one_run(producer, workers):
     waits, works = [], []
     # The measured window, as the engine measures it: from creating the
     # iterator when there is no warm-up (startup included), else from the
-    # end of the last warm-up step.
+    # end of the last warm-up step; to the end of the last measured step,
+    # with the tail still to make.
     sched_start = schedstat()
     switches_start = involuntary_switches()
     created = time.perf_counter_ns()
@@ -253,7 +260,7 @@ def emit():
     per_batch = per_batch_probe()
     json.dump(
         {
-            "harness": 5,
+            "harness": 6,
             "python": platform.python_version(),
             "torch": torch.__version__,
             "sharing_strategy": torch.multiprocessing.get_sharing_strategy(),

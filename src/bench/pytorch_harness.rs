@@ -34,14 +34,15 @@ const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip insta
 /// `workers_cpu_ns` is there. Version 3: `load`, the counters around each
 /// configuration. Version 4: `start_cpu_ns` and `worker_setup_ns`, what
 /// starting the workers cost. Version 5: `per_batch`, what the per-batch
-/// path costs hot.
-const HARNESS_VERSION: u32 = 5;
+/// path costs hot. Version 6: each worker count's window (`windows`: its
+/// warm-up, measured steps and tail), the tail made and never measured.
+const HARNESS_VERSION: u32 = 6;
 
 /// Earlier answers this tool still reads: version 3 lacks what the start
 /// cost (its run has no [`PythonStart`]), version 2 `load` as well (its
 /// rows have no outside share, as run files made before it was measured),
 /// version 4 the per-batch probe (its run has no [`PythonPerBatch`]).
-const HARNESS_VERSIONS_READ: [u32; 4] = [2, 3, 4, HARNESS_VERSION];
+const HARNESS_VERSIONS_READ: [u32; 5] = [2, 3, 4, 5, HARNESS_VERSION];
 
 /// One configuration as the harness measured it.
 #[derive(Debug, Deserialize)]
@@ -124,8 +125,18 @@ fn harness_argument(s: &Settings) -> String {
         "batch_size": s.batch_size,
         "consumer_ns": ms_to_ns(s.consumer_ms),
         "workers": s.workers,
-        "batches": s.batches,
-        "warmup_batches": s.warmup_batches,
+        // Each configuration's steps, as the engine takes them.
+        "windows": s
+            .configurations()
+            .into_iter()
+            .map(|(producer, w)| {
+                let p = s.window_plan(producer, w);
+                (
+                    format!("{producer}/{w}"),
+                    serde_json::json!([p.warmup, p.measured, p.tail]),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>(),
         "repeat": s.repeat,
         "prefetch_factor": s.prefetch_factor,
         "sample_floats": s.sample_floats,
@@ -254,20 +265,33 @@ fn configurations(s: &Settings) -> u64 {
 /// 60 and 300 batches of cost 0), then for each configuration 30 s to
 /// start its workers plus four
 /// times the run's time if nothing overlapped: (first batch + warm-up +
-/// measured batches) × (batch size × cost + consumer). docs/commands.md
+/// measured batches + tail) × (batch size × cost + consumer). docs/commands.md
 /// states the same rule.
 pub fn time_limit(s: &Settings) -> Duration {
-    let batches = (1 + s.warmup_batches + s.batches) as f64;
     let per_batch_ms = s.batch_size as f64 * s.cost_ms + s.consumer_ms;
-    let per_config = 30.0 + 4.0 * batches * per_batch_ms / 1000.0;
-    Duration::from_secs_f64(120.0 + configurations(s) as f64 * per_config)
+    let configs: f64 = s
+        .configurations()
+        .into_iter()
+        .map(|(producer, w)| {
+            let batches = s.window_plan(producer, w).dataset() as f64;
+            30.0 + 4.0 * batches * per_batch_ms / 1000.0
+        })
+        .sum();
+    let per_round = configs * s.repeat as f64;
+    Duration::from_secs_f64(120.0 + per_round)
 }
 
 /// The most the harness's answer can take for `s`: per configuration two
 /// lists of `batches` numbers (at most 20 digits and a separator each) and
 /// 4 KiB for the rest, and 64 KiB for the whole.
 fn answer_bytes(s: &Settings) -> usize {
-    let per_config = 2 * s.batches.saturating_mul(22) + 4096;
+    let most = s
+        .configurations()
+        .into_iter()
+        .map(|(p, w)| s.window_plan(p, w).measured)
+        .max()
+        .unwrap_or(s.batches);
+    let per_config = 2 * most.saturating_mul(22) + 4096;
     usize::try_from(
         configurations(s)
             .saturating_mul(per_config)
@@ -308,11 +332,11 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             config: cfg.label(),
             problem,
         })?;
-        if r.waits_ns.len() as u64 != settings.batches || r.works_ns.len() != r.waits_ns.len() {
+        if r.waits_ns.len() as u64 != cfg.batches || r.works_ns.len() != r.waits_ns.len() {
             return Err(HarnessError::Batches {
                 measured: r.waits_ns.len(),
                 config: cfg.label(),
-                asked: settings.batches,
+                asked: cfg.batches,
             }
             .into());
         }
@@ -329,6 +353,7 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             wait,
             work,
             startup: Duration::from_nanos(r.startup_ns),
+            start_cpu: Duration::from_nanos(r.start_cpu_ns.unwrap_or(0)),
             window: Duration::from_nanos(r.window_ns.max(1)),
             // The window the harness measured: every batch when there is no
             // warm-up, else the measured ones (the engine's rule).
@@ -347,6 +372,10 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
                     vec![super::pool::WorkerStats {
                         cpu_ns,
                         involuntary_switches: 0,
+                        setup_cpu_ns: r
+                            .worker_setup_ns
+                            .iter()
+                            .fold(0u64, |a, b| a.saturating_add(*b)),
                     }]
                 })
                 .unwrap_or_default(),
@@ -355,6 +384,9 @@ fn to_run(settings: &Settings, environment: Environment, out: HarnessOutput) -> 
             deliveries: Vec::new(),
         };
         let mut repeat = stats::repeat_result(&cfg, &measured, cpus);
+        if r.start_cpu_ns.is_none() {
+            repeat.row.start_cpu_ms = None; // a harness before version 4
+        }
         // The harness does not hash the batches: PyTorch's samples are not
         // the engine's, so a digest would compare nothing.
         repeat.row.data_digest = "not computed".into();

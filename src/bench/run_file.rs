@@ -30,8 +30,22 @@ pub struct Row {
     pub work_ms: f64,
     /// wait_mean / (wait_mean + work).
     pub wait_frac: f64,
-    /// Iterator creation to first batch.
+    /// Iterator creation to first batch: the workers' start, measured
+    /// apart from ex/s when the window is a steady state.
     pub startup_ms: f64,
+    /// CPU the workers' start cost: the loop's while it started them, and
+    /// each worker's to its first index; absent without workers and in run
+    /// files written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_cpu_ms: Option<f64>,
+    /// Steps after the first and before the measured ones; absent in run
+    /// files written before windows (their settings say it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_batches: Option<u64>,
+    /// Batches made after the measured ones and never measured; absent in
+    /// run files written before windows, which had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail_batches: Option<u64>,
     /// ex/s of the zero-overhead schedule.
     pub bound_ex_per_s: f64,
     /// ex_per_s / bound_ex_per_s.
@@ -296,6 +310,97 @@ impl BenchRun {
         let disturbed = runs.clone().filter(|r| r.row.disturbed).count();
         let highest = runs.filter_map(|r| r.row.outside).max_by(f64::total_cmp);
         (disturbed, highest)
+    }
+
+    /// The run's window in words: `steady-state window: 20 to 160 measured
+    /// steps a configuration, after a warm-up of 4 to 20 (the pipeline's
+    /// fill and 4 more), 0 to 16 batches made after them and never
+    /// measured`, or `whole-run window: 90 batches a configuration from the
+    /// loader's creation`. The ranges come from the rows (the settings for
+    /// run files whose rows do not say).
+    pub fn window_text(&self) -> String {
+        let s = &self.settings;
+        let rows: Vec<&Row> = self.results.iter().map(|c| &c.summary).collect();
+        let range = |values: Vec<u64>, fallback: u64| {
+            let lo = values.iter().min().copied().unwrap_or(fallback);
+            let hi = values.iter().max().copied().unwrap_or(fallback);
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            }
+        };
+        match s.window {
+            super::WindowKind::SteadyState => format!(
+                "steady-state window: {} measured steps a configuration, after a warm-up of {} (the pipeline's fill and {} more), {} batches made after them and never measured",
+                range(rows.iter().map(|r| r.batches).collect(), s.batches),
+                range(
+                    rows.iter().filter_map(|r| r.warmup_batches).collect(),
+                    s.warmup_batches
+                ),
+                super::window::SETTLE_BATCHES,
+                range(rows.iter().filter_map(|r| r.tail_batches).collect(), 0),
+            ),
+            super::WindowKind::WholeRun if s.warmup_batches > 0 => format!(
+                "window after a warm-up of {}, up to the pipeline's drain: {} measured batches a configuration (an older run file)",
+                s.warmup_batches, s.batches
+            ),
+            super::WindowKind::WholeRun => format!(
+                "whole-run window: {} batches a configuration from the loader's creation, the workers' start inside",
+                s.batches
+            ),
+        }
+    }
+
+    /// The workers' start at the largest worker count, in a line: `8
+    /// process workers took 0.47 s to deliver their first batch (sleep; 95
+    /// ms of CPU to start them), 1.09 s (spin; ...), measured apart from
+    /// ex/s`. None without workers.
+    pub fn start_text(&self) -> Option<String> {
+        let w = self
+            .results
+            .iter()
+            .map(|c| c.workers)
+            .max()
+            .filter(|w| *w > 0)?;
+        let kind = if self.reference.is_some() {
+            super::WorkerKind::Process
+        } else {
+            self.settings.worker_kind
+        };
+        let each: Vec<String> = self
+            .results
+            .iter()
+            .filter(|c| c.workers == w)
+            .map(|c| {
+                let cpu = c
+                    .summary
+                    .start_cpu_ms
+                    .map(|ms| format!("; {ms:.0} ms of CPU to start them"))
+                    .unwrap_or_default();
+                format!("{:.2} s ({}{cpu})", c.summary.startup_ms / 1e3, c.producer)
+            })
+            .collect();
+        let apart = match self.settings.window {
+            super::WindowKind::SteadyState => "measured apart from ex/s",
+            super::WindowKind::WholeRun => "inside ex/s, whose window is the whole run",
+        };
+        Some(format!(
+            "{w} {kind} worker{} took {} to deliver the first batch, {apart}",
+            if w == 1 { "" } else { "s" },
+            each.join(", ")
+        ))
+    }
+
+    /// The measured steps of the run's configurations: `20` or `20 to
+    /// 160`.
+    pub fn measured_steps_text(&self) -> String {
+        let counts: Vec<u64> = self.results.iter().map(|c| c.summary.batches).collect();
+        match (counts.iter().min(), counts.iter().max()) {
+            (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
+            (Some(lo), _) => lo.to_string(),
+            _ => self.settings.batches.to_string(),
+        }
     }
 
     /// The summary row for a producer and worker count.

@@ -10,6 +10,7 @@ use super::calibration::{
     CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
 };
 use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
+use super::window::{WindowKind, WindowPlan};
 pub use crate::error::{Knob, SettingsError};
 
 /// Measured batches per configuration by default: the whole default run
@@ -76,8 +77,20 @@ pub struct Settings {
     pub workers: Vec<usize>,
     /// Measured batches per configuration.
     pub batches: u64,
-    /// Batches run before measuring.
+    /// Batches run before measuring: with a steady-state window, the least
+    /// warm-up (each configuration's plan may take more, see
+    /// [`WindowPlan::of`]); with a whole-run window, 0.
     pub warmup_batches: u64,
+    /// What ex/s is taken over (run files written before windows: the
+    /// whole run).
+    #[serde(default = "super::window::whole_run_before_windows")]
+    pub window: WindowKind,
+    /// With a steady-state window: a configuration whose steady step is
+    /// short measures `batches` times [`super::window::short_step_scale`]
+    /// steps, so its window lasts about as long as the slowest one's
+    /// (`reproduce` sets it; run files written before it had none).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more_steps_when_short: bool,
     /// Runs per configuration in each round, back to back.
     pub repeat: usize,
     /// Rounds at least: every configuration once per round, in the same
@@ -210,6 +223,8 @@ impl Settings {
             workers: vec![0, 1, 2, 4, 8],
             batches: DEFAULT_BATCHES,
             warmup_batches: 0,
+            window: WindowKind::SteadyState,
+            more_steps_when_short: false,
             repeat: 1,
             rounds: 1,
             budget_s: Some(DEFAULT_BUDGET_S),
@@ -340,6 +355,15 @@ impl Settings {
                 ),
             ));
         }
+        if self.window == WindowKind::WholeRun && self.warmup_batches > 0 {
+            return Err(SettingsError::new(
+                WarmupBatches,
+                format!(
+                    "{}: a whole-run window starts at the loader's creation, so it has no warm-up; give a steady-state window for one",
+                    self.warmup_batches
+                ),
+            ));
+        }
         if self.workers.is_empty() {
             return Err(SettingsError::new(
                 Workers,
@@ -396,9 +420,47 @@ impl Settings {
         )
     }
 
+    /// The steps of one configuration.
+    pub fn window_plan(&self, producer: ProducerKind, workers: usize) -> WindowPlan {
+        let scale = if self.more_steps_when_short && self.window == WindowKind::SteadyState {
+            super::window::short_step_scale(
+                self.batch_size as f64 * self.cost_ms + self.consumer_ms,
+                self.steady_step_ms(producer, workers),
+            )
+        } else {
+            1
+        };
+        WindowPlan::of(
+            self.window,
+            workers,
+            self.prefetch_factor,
+            self.warmup_batches,
+            self.batches.saturating_mul(scale).min(MAX_BATCHES),
+        )
+    }
+
+    /// The step a configuration's schedule reaches in a steady state, in ms,
+    /// with no overheads: a worker's batch over the workers, or the
+    /// consumer, whichever is slower; for a producer that needs the CPU,
+    /// no faster than all the CPU work of a step spread over the run's CPUs
+    /// (when it fixes them).
+    pub fn steady_step_ms(&self, producer: ProducerKind, workers: usize) -> f64 {
+        let p = self.batch_size as f64 * self.cost_ms;
+        let c = self.consumer_ms;
+        if workers == 0 {
+            return p + c;
+        }
+        let step = (p / workers as f64).max(c);
+        match self.cpus {
+            Some(n) if producer.needs_cpu() => step.max((p + c) / n as f64),
+            _ => step,
+        }
+    }
+
     /// The configuration for one producer and worker count.
     pub fn pipeline(&self, producer: ProducerKind, workers: usize) -> PipelineConfig {
         let (fork_scale, setup_scale) = self.start_scales();
+        let plan = self.window_plan(producer, workers);
         PipelineConfig {
             spec: ProducerSpec {
                 producer,
@@ -422,16 +484,54 @@ impl Settings {
             prefetch_factor: self.prefetch_factor,
             worker_kind: self.worker_kind,
             in_order: self.in_order,
-            batches: self.batches,
-            warmup_batches: self.warmup_batches,
+            batches: plan.measured,
+            warmup_batches: plan.warmup,
+            tail_batches: plan.tail,
+            window: plan.kind,
             watchdog_ms: self.watchdog_ms,
         }
     }
 
-    /// Batches every configuration yields in one round, over its repeats.
+    /// The planned steps in words, before a run: `a steady-state window of
+    /// 20 to 160 measured steps a configuration after a warm-up of 4 to
+    /// 20`, or `a whole-run window of 20 batches a configuration`.
+    pub fn window_plan_text(&self) -> String {
+        let plans: Vec<WindowPlan> = self
+            .configurations()
+            .into_iter()
+            .map(|(p, w)| self.window_plan(p, w))
+            .collect();
+        let range = |f: fn(&WindowPlan) -> u64| {
+            let lo = plans.iter().map(f).min().unwrap_or(0);
+            let hi = plans.iter().map(f).max().unwrap_or(0);
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo} to {hi}")
+            }
+        };
+        match self.window {
+            WindowKind::SteadyState => format!(
+                "a steady-state window of {} measured steps a configuration after a warm-up of {}",
+                range(|p| p.measured),
+                range(|p| p.warmup)
+            ),
+            WindowKind::WholeRun => format!(
+                "a whole-run window of {} batches a configuration",
+                self.batches
+            ),
+        }
+    }
+
+    /// Steps the loop takes in one round, every configuration over its
+    /// repeats.
     pub fn steps_per_round(&self) -> u64 {
-        let per = 1 + self.warmup_batches + self.batches;
-        per * (self.producers.len() * self.workers.len() * self.repeat) as u64
+        let per: u64 = self
+            .configurations()
+            .into_iter()
+            .map(|(p, w)| self.window_plan(p, w).taken())
+            .sum();
+        per * self.repeat as u64
     }
 
     /// Batches of the rounds asked for, over all repeats (re-runs and extra

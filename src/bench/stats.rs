@@ -37,6 +37,12 @@ pub fn repeat_result(cfg: &PipelineConfig, m: &engine::Measured, cpus: usize) ->
         work_ms,
         wait_frac,
         startup_ms: m.startup.as_secs_f64() * 1e3,
+        start_cpu_ms: (cfg.workers > 0).then(|| {
+            let setup: u64 = m.workers.iter().map(|w| w.setup_cpu_ns).sum();
+            (m.start_cpu.as_nanos() as u64 + setup) as f64 / 1e6
+        }),
+        warmup_batches: Some(cfg.warmup_batches),
+        tail_batches: Some(cfg.tail_batches),
         bound_ex_per_s,
         efficiency: ex_per_s / bound_ex_per_s,
         consumer_run_delay_ms,
@@ -125,6 +131,8 @@ pub fn median_row(repeats: &[&RepeatResult]) -> Row {
     row.work_ms = med(|r| r.work_ms);
     row.wait_frac = med(|r| r.wait_frac);
     row.startup_ms = med(|r| r.startup_ms);
+    let start_cpu: Vec<f64> = rows.iter().filter_map(|r| r.start_cpu_ms).collect();
+    row.start_cpu_ms = (!start_cpu.is_empty()).then(|| median(start_cpu));
     row.bound_ex_per_s = med(|r| r.bound_ex_per_s);
     row.efficiency = med(|r| r.efficiency);
     row.consumer_run_delay_ms = med(|r| r.consumer_run_delay_ms);
@@ -223,6 +231,9 @@ mod tests {
             work_ms: 8.0,
             wait_frac: 0.5,
             startup_ms: 0.0,
+            start_cpu_ms: None,
+            warmup_batches: None,
+            tail_batches: None,
             bound_ex_per_s: 500.0,
             efficiency: ex / 500.0,
             consumer_run_delay_ms: 0.0,

@@ -88,6 +88,24 @@ pub enum EngineArg {
     Both,
 }
 
+/// `--window`: which steps ex/s is taken over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WindowArg {
+    /// The measured steps, after a warm-up, while the pipeline is full
+    SteadyState,
+    /// From the loader's creation to the last batch
+    WholeRun,
+}
+
+impl From<WindowArg> for crate::bench::WindowKind {
+    fn from(w: WindowArg) -> crate::bench::WindowKind {
+        match w {
+            WindowArg::SteadyState => crate::bench::WindowKind::SteadyState,
+            WindowArg::WholeRun => crate::bench::WindowKind::WholeRun,
+        }
+    }
+}
+
 /// `--transport`: how a worker process hands a batch over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TransportArg {
@@ -170,9 +188,12 @@ pub struct BenchArgs {
     /// Measured batches per configuration (after the first batch and the warm-up)
     #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
-    /// Batches to run before measuring
+    /// With the steady-state window: warm-up steps at least (each worker count takes at least 2 x prefetch_factor x workers + 8); the whole-run window has none
     #[arg(long, default_value_t = 0, value_parser = ranged::<u64>(0, MAX_BATCHES))]
     pub warmup_batches: u64,
+    /// What ex/s is taken over: the measured steps of a steady state (after the warm-up, with the pipeline still full at the end, as chapter 06's tables), or the whole run from the loader's creation (the workers' start inside)
+    #[arg(long, value_enum, default_value_t = WindowArg::SteadyState)]
+    pub window: WindowArg,
     /// Runs per configuration in each round, back to back; rows show medians and the spread of ex/s
     #[arg(long, default_value_t = 1, value_parser = ranged::<usize>(1, MAX_REPEAT as u64))]
     pub repeat: usize,

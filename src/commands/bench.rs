@@ -30,6 +30,8 @@ fn settings(args: &BenchArgs) -> Settings {
         workers: args.workers.clone(),
         batches: args.batches,
         warmup_batches: args.warmup_batches,
+        window: args.window.into(),
+        more_steps_when_short: false,
         repeat: args.repeat,
         rounds: args.rounds,
         budget_s: Some(args.budget),

@@ -158,7 +158,7 @@ struct CommandLineRunner<'a> {
 impl Runner for CommandLineRunner<'_> {
     fn starting(&mut self, chapter: &Chapter, settings: &Settings) {
         eprintln!(
-            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {} batches a round, {} round(s) at least (more while a claim is undecided, within {} s)",
+            "reproducing {}: producers {}, {} ms/sample, batch {}, consumer {} ms, workers {}, {} CPU(s), {}, {} round(s) at least (more while a claim is undecided, within {} s)",
             chapter.key,
             list(&settings.producers),
             settings.cost_ms,
@@ -166,7 +166,7 @@ impl Runner for CommandLineRunner<'_> {
             settings.consumer_ms,
             list(&settings.workers),
             settings.cpus.map_or("all".to_string(), |n| n.to_string()),
-            settings.batches,
+            settings.window_plan_text(),
             settings.rounds,
             settings.budget_s.unwrap_or(0.0)
         );
@@ -226,6 +226,9 @@ impl Render for ReproduceView<'_> {
             for r in &c.runs {
                 summary.push(summary_line(&c.chapter, r));
                 summary.push(format!("  {}", crate::bench::export::load_summary(&r.run)));
+                if let Some(start) = r.run.start_text() {
+                    summary.push(format!("  {start}"));
+                }
                 summary.extend(
                     render::needs_attention(&r.diffed.diff, &Plain)
                         .into_iter()

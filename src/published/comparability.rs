@@ -96,6 +96,15 @@ fn difference(
             ));
         }
     }
+    for t in tables {
+        let window = super::audit::table_window(t).kind;
+        if window != s.window {
+            return Some(format!(
+                "window: {}",
+                super::diff::window_difference(t.header.producer, window, s.window)
+            ));
+        }
+    }
     let claims = claims.map(|c| c.claims.as_slice()).unwrap_or_default();
     if let Some(n) = claims.iter().find_map(|c| c.preconditions.cpus)
         && let Some(used) = cpus.filter(|used| *used != n)

@@ -3,12 +3,12 @@
 
 use serde::Serialize;
 
-use super::audit::{self, Discrepancy};
+use super::audit::{self, Discrepancy, TableWindow};
 use super::claim_rounds::{self, RoundsEvidence};
 use super::claims::{self, Claim, ClaimsFile, TableSet};
 use super::tables::{Malformed, Table};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
-use crate::bench::{BenchRun, Column, ProducerKind};
+use crate::bench::{BenchRun, Column, ProducerKind, WindowKind};
 
 /// One cell, published and measured.
 #[derive(Debug, Clone, Serialize)]
@@ -34,6 +34,10 @@ pub struct TableDiff {
     pub producer: ProducerKind,
     /// Whether the run used the table's cost, batch and consumer.
     pub same_settings: bool,
+    /// What the table's ex/s was taken over (by its own identity).
+    pub window: WindowKind,
+    /// What the run's was.
+    pub run_window: WindowKind,
     pub rows: Vec<RowDiff>,
     /// Published worker counts the run did not measure.
     pub unmeasured_workers: Vec<usize>,
@@ -141,6 +145,8 @@ pub struct PublishedDiff {
     pub claims: Vec<ClaimResult>,
     /// The chapter's tables against themselves.
     pub audit: Vec<Discrepancy>,
+    /// What each table's ex/s was taken over, as its rows say.
+    pub windows: Vec<TableWindow>,
     /// Table-like fragments that did not parse.
     pub malformed: Vec<Malformed>,
     /// CPUs the run used.
@@ -267,6 +273,8 @@ pub fn diff_run(
             header: t.header.to_string(),
             producer,
             same_settings: t.header.same_experiment(&run.settings),
+            window: audit::table_window(t).kind,
+            run_window: run.settings.window,
             rows,
             unmeasured_workers: unmeasured,
         });
@@ -285,6 +293,7 @@ pub fn diff_run(
         tables: diffs,
         claims: results,
         audit: tables.iter().flat_map(audit::audit).collect(),
+        windows: tables.iter().map(audit::table_window).collect(),
         malformed: malformed.to_vec(),
         run_cpus: run.cpus_used.len(),
     }
@@ -293,7 +302,10 @@ pub fn diff_run(
 /// A claim checked against the chapter's own tables only: its published
 /// value and whether the prose agrees with it, verdict UNRUN.
 pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>) -> ClaimResult {
-    let published_value = claims::evaluate(&c.metric, published).unwrap_or(f64::NAN);
+    let published_value = claims::evaluate_published(&c.metric, published).unwrap_or(f64::NAN);
+    // A claim over the start has no published value: nothing to hold its
+    // prose against.
+    let measured_only = claims::reads_measured_only(&c.metric);
     let (quote_found, closest_sentence) = find_quote(&c.quote, text);
     ClaimResult {
         id: c.id.clone(),
@@ -302,7 +314,8 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
         metric: c.metric.clone(),
         stated: c.stated.value,
         published: published_value,
-        prose_consistent: (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
+        prose_consistent: measured_only
+            || (published_value - c.stated.value).abs() <= c.stated.tolerance + 1e-12,
         measured: None,
         ratio: None,
         published_formula: claims::with_values(&c.metric, published),
@@ -373,6 +386,14 @@ fn check_claim(
             ));
         }
     }
+    for producer in claims::producers_used(&c.metric) {
+        if let Some(t) = tables.iter().find(|t| t.header.producer == producer) {
+            let window = audit::table_window(t).kind;
+            if window != s.window {
+                unmet.push(window_difference(producer, window, s.window));
+            }
+        }
+    }
     if !unmet.is_empty() {
         result.verdict = ClaimVerdict::NotComparable;
         result.reason = Some(unmet.join("; "));
@@ -393,6 +414,23 @@ fn check_claim(
     result
 }
 
+/// Why a claim over a table whose window differs from the run's cannot be
+/// compared: `the chapter's sleep table measured a steady state (...); this
+/// run measured the whole run (...)`.
+pub fn window_difference(producer: ProducerKind, table: WindowKind, run: WindowKind) -> String {
+    let say = |w: WindowKind| match w {
+        WindowKind::SteadyState => {
+            "a steady state (ex/s per measured step, the workers' start and the pipeline's fill outside)"
+        }
+        WindowKind::WholeRun => "the whole run (from the loader's creation, the workers' start inside)",
+    };
+    format!(
+        "the chapter's {producer} table measured {}; this run measured {}",
+        say(table),
+        say(run)
+    )
+}
+
 /// The share of a window, start-up from the loader's creation to its first
 /// batch, from which a claim's ex/s carries [`VerdictFlag::StartInWindow`].
 /// Chapter 06's 8 workers on one CPU start in about 0.45 s on the real
@@ -402,7 +440,7 @@ pub const START_SHARE_FLAGGED: f64 = 0.2;
 /// The row of the largest start-up share among the configurations with
 /// workers whose ex/s the metric reads (see [`ClaimResult::start_in_window`]).
 fn start_in_window(metric: &str, run: &BenchRun) -> Option<String> {
-    if run.settings.warmup_batches > 0 {
+    if run.settings.window == WindowKind::SteadyState || run.settings.warmup_batches > 0 {
         return None; // the window starts after the warm-up
     }
     claims::cells_used(metric)
@@ -561,12 +599,38 @@ mod tests {
     }
 
     #[test]
-    fn an_ex_s_claim_over_a_window_mostly_start_up_says_so_beside_its_verdict() {
+    fn a_whole_run_against_the_chapters_steady_state_tables_is_not_comparable() {
         let tables = chapter06_tables();
         let claims = claims06(&tables);
+        let mut run = run_like(&tables, 1);
+        run.settings.window = WindowKind::WholeRun;
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
+        for r in &c.claims {
+            assert_eq!(r.verdict, ClaimVerdict::NotComparable, "{}", r.id);
+            let why = r.reason.as_deref().unwrap_or_default();
+            assert!(
+                why.contains("table measured a steady state (ex/s per measured step, the workers' start and the pipeline's fill outside); this run measured the whole run (from the loader's creation"),
+                "{why}"
+            );
+        }
+        assert!(
+            c.tables
+                .iter()
+                .all(|t| t.window == WindowKind::SteadyState && t.run_window == WindowKind::WholeRun)
+        );
+        // The same run over the steady state compares.
+        run.settings.window = WindowKind::SteadyState;
+        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
+        assert!(c.claims.iter().all(|r| r.verdict == ClaimVerdict::Reproduced));
+    }
+
+    #[test]
+    fn an_ex_s_claim_over_a_whole_run_window_mostly_start_up_says_so() {
+        let tables = chapter06_tables();
         // 8 sleeping workers took 450 ms to their first batch of a 650 ms
         // window, as the real DataLoader's did over 20 batches.
         let mut run = run_like(&tables, 1);
+        run.settings.window = WindowKind::WholeRun;
         let starting = |run: &mut BenchRun, producer, workers, startup_ms: f64| {
             let r = run
                 .results
@@ -579,25 +643,22 @@ mod tests {
         starting(&mut run, ProducerKind::Sleep, 8, 450.0);
         // The 0-worker row's start is no worker's: never flagged.
         starting(&mut run, ProducerKind::Sleep, 0, 640.0);
-        let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
-        let r = verdict(&c, "sleep-speedup-7.4x");
         assert_eq!(
-            r.flagged().to_string(),
-            "REPRODUCED, start-up in window (sleep, 8 workers: 69% of the window before the first batch)"
+            start_in_window("sleep.w8.ex_s / sleep.w0.ex_s", &run).as_deref(),
+            Some("sleep, 8 workers: 69% of the window before the first batch")
         );
         // Claims that read no ex/s of that row carry nothing.
-        let flagged: Vec<_> = c
-            .claims
-            .iter()
-            .filter(|r| r.start_in_window.is_some())
-            .map(|r| r.id.as_str())
-            .collect();
-        assert_eq!(flagged, ["sleep-speedup-7.4x"]);
-        // Under a fifth of the window, or a window after a warm-up: no flag.
+        assert_eq!(start_in_window("sleep.w8.wait_mean", &run), None);
+        assert_eq!(start_in_window("sleep.w0.ex_s", &run), None);
+        // Under a fifth of the window, a window after a warm-up, or a
+        // steady state: no flag.
         starting(&mut run, ProducerKind::Sleep, 8, 120.0);
         assert_eq!(start_in_window("sleep.w8.ex_s", &run), None);
         starting(&mut run, ProducerKind::Sleep, 8, 450.0);
         run.settings.warmup_batches = 10;
+        assert_eq!(start_in_window("sleep.w8.ex_s", &run), None);
+        run.settings.warmup_batches = 0;
+        run.settings.window = WindowKind::SteadyState;
         assert_eq!(start_in_window("sleep.w8.ex_s", &run), None);
     }
 

@@ -342,6 +342,14 @@ pub fn cells_text(c: &PublishedDiff) -> String {
                 "  (the run used different cost, batch or consumer settings: not the same experiment)"
             );
         }
+        if t.window != t.run_window {
+            let _ = writeln!(
+                s,
+                "  (the table's ex/s is over a {}, the run's over a {}: not the same quantity)",
+                t.window.label(),
+                t.run_window.label()
+            );
+        }
         let mut rows = Vec::new();
         for r in &t.rows {
             for (i, cell) in r.cells.iter().enumerate() {
@@ -385,6 +393,9 @@ pub fn cells_text(c: &PublishedDiff) -> String {
 pub fn audit_text(c: &PublishedDiff) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\nThe chapter's own numbers");
+    for w in &c.windows {
+        let _ = writeln!(s, "  window: {}", w.in_words());
+    }
     if c.audit.is_empty() {
         let _ = writeln!(
             s,

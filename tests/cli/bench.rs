@@ -28,6 +28,8 @@ fn small(producer: ProducerKind, kind: WorkerKind) -> Settings {
         workers: vec![0, 3],
         batches: 20,
         warmup_batches: 0,
+        window: research_companion::bench::WindowKind::WholeRun,
+        more_steps_when_short: false,
         repeat: 1,
         rounds: 1,
         budget_s: None,

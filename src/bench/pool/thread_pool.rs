@@ -38,6 +38,7 @@ impl ThreadPool {
             let spec = spec.clone();
             handles.push(std::thread::spawn(move || {
                 let _ = sys::set_timer_slack(spec.timer_slack_ns);
+                let setup_cpu_ns = sys::thread_cpu_ns();
                 for index in rx {
                     if index == STOP {
                         break;
@@ -58,6 +59,7 @@ impl ThreadPool {
                 let stats = WorkerStats {
                     cpu_ns: sys::thread_cpu_ns(),
                     involuntary_switches: usage.involuntary_switches,
+                    setup_cpu_ns,
                 };
                 let _ = done.send(ThreadMsg::Stats(stats));
             }));

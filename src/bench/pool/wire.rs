@@ -51,6 +51,9 @@ pub fn read_index(r: &mut impl Read) -> io::Result<u64> {
 pub struct WorkerStats {
     pub cpu_ns: u64,
     pub involuntary_switches: u64,
+    /// The worker's CPU from its start to being ready for its first index:
+    /// what its set-up cost.
+    pub setup_cpu_ns: u64,
 }
 
 /// A message a worker writes up its result pipe, decoded.
@@ -101,10 +104,11 @@ impl Frame {
 
     /// A worker's report when it stops.
     pub fn stats(stats: WorkerStats) -> Frame {
-        let mut out = Vec::with_capacity(17);
+        let mut out = Vec::with_capacity(25);
         out.push(TAG_STATS);
         out.extend_from_slice(&stats.cpu_ns.to_le_bytes());
         out.extend_from_slice(&stats.involuntary_switches.to_le_bytes());
+        out.extend_from_slice(&stats.setup_cpu_ns.to_le_bytes());
         Frame {
             carries_a_batch: false,
             bytes: out,
@@ -150,9 +154,12 @@ impl WorkerMessage {
                 r.read_exact(&mut word)?;
                 let cpu_ns = u64::from_le_bytes(word);
                 r.read_exact(&mut word)?;
+                let involuntary_switches = u64::from_le_bytes(word);
+                r.read_exact(&mut word)?;
                 Ok(WorkerMessage::Stats(WorkerStats {
                     cpu_ns,
-                    involuntary_switches: u64::from_le_bytes(word),
+                    involuntary_switches,
+                    setup_cpu_ns: u64::from_le_bytes(word),
                 }))
             }
             other => Err(io::Error::new(
@@ -204,12 +211,15 @@ mod tests {
             (any::<u64>(), floats).prop_map(|(index, data)| WorkerMessage::Batch { index, data }),
             (any::<u64>(), 0..(1usize << 24))
                 .prop_map(|(index, floats)| WorkerMessage::Shared { index, floats }),
-            (any::<u64>(), any::<u64>()).prop_map(|(cpu_ns, involuntary_switches)| {
-                WorkerMessage::Stats(WorkerStats {
-                    cpu_ns,
-                    involuntary_switches,
-                })
-            }),
+            (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(
+                |(cpu_ns, involuntary_switches, setup_cpu_ns)| {
+                    WorkerMessage::Stats(WorkerStats {
+                        cpu_ns,
+                        involuntary_switches,
+                        setup_cpu_ns,
+                    })
+                }
+            ),
         ]
     }
 

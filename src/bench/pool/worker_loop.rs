@@ -34,6 +34,7 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
     python(gil.as_deref(), || {
         gil::compute(costs.worker_start, gil.as_deref())
     });
+    let setup_cpu_ns = hand_off.cpu_ns();
     // What its first batches cost beyond the ones after, spent on the
     // first.
     let mut first_batches = costs.first_batches;
@@ -53,6 +54,7 @@ pub fn worker_main(spec_json: &str) -> io::Result<()> {
             let stats = WorkerStats {
                 cpu_ns: hand_off.cpu_ns(),
                 involuntary_switches: usage.involuntary_switches,
+                setup_cpu_ns,
             };
             hand_off.send(Frame::stats(stats))?;
             return hand_off.finish();
