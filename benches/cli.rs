@@ -17,7 +17,12 @@
 //! - `history`: `history` and `status` over 10,000 generated records;
 //! - `shape`: the shape of the chapter's experiment at small costs on one CPU: the
 //!   speed-ups, the wait/work split and the verdicts (timing, so printed
-//!   here rather than asserted in a test).
+//!   here rather than asserted in a test);
+//! - `cpu-bound`: chapter 06's spinning pipeline over a steady-state window
+//!   of 100 measured steps on one CPU, at 0, 1, 2, 4 and 8 workers, against
+//!   what one CPU allows (32 x 2 ms + 8 ms of CPU a step: 444 ex/s); on the
+//!   real DataLoader too when `RESEARCH_COMPANION_BENCH_PYTHON` names a
+//!   Python with torch (not part of a default run: it takes minutes).
 
 #[path = "cli/common.rs"]
 mod common;
@@ -195,6 +200,53 @@ fn shape_bench(root: &Path) {
     }
 }
 
+/// The spinning pipeline's steady-state ex/s on one CPU against the CPU
+/// bound, on each engine it can run: the window must hold neither the
+/// pipeline's fill nor its drain, so no row may pass what the CPU can do.
+fn cpu_bound_bench(root: &Path) {
+    let bound = 1000.0 * 32.0 / (32.0 * 2.0 + 8.0);
+    let mut engines = vec![("embedded", None)];
+    if let Ok(python) = std::env::var("RESEARCH_COMPANION_BENCH_PYTHON") {
+        engines.push(("pytorch", Some(python)));
+    }
+    for (engine, python) in engines {
+        let mut cmd = Command::new(exe());
+        cmd.current_dir(root).args([
+            "bench",
+            "--producer",
+            "spin",
+            "--workers",
+            "0,1,2,4,8",
+            "--batches",
+            "100",
+            "--cpus",
+            "1",
+            "--engine",
+            engine,
+            "--format",
+            "json",
+        ]);
+        if let Some(python) = python {
+            cmd.args(["--python", &python]);
+        }
+        let out = cmd.stderr(Stdio::null()).output().expect("bench runs");
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+            println!("cpu-bound {engine}: no run ({})", out.status);
+            continue;
+        };
+        for r in v["results"].as_array().into_iter().flatten() {
+            let ex = r["summary"]["ex_per_s"].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "cpu-bound {engine}: spin {} workers: {ex:.0} ex/s over {} steps, x{:.3} of the {bound:.0} one CPU allows{}",
+                r["workers"],
+                r["summary"]["batches"],
+                ex / bound,
+                if ex > bound * 1.02 { "  ABOVE" } else { "" }
+            );
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test` builds benches but runs none.
     if !std::env::args().any(|a| a == "--bench") {
@@ -220,5 +272,9 @@ fn main() {
     }
     if wanted("shape") {
         shape_bench(dir.path());
+    }
+    // Minutes on one CPU: only when named.
+    if named.iter().any(|n| n == "cpu-bound") {
+        cpu_bound_bench(dir.path());
     }
 }

@@ -170,19 +170,24 @@ pub fn stored_verdicts(c: &PublishedDiff) -> Vec<StoredVerdict> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct AcrossEnvironments {
     pub chapter: String,
-    /// The latest experiment of each environment, newest first.
+    /// The latest experiment of each environment, newest first, of the
+    /// measurement this tool makes today.
     pub environments: Vec<EnvironmentEvidence>,
+    /// Environments whose latest experiment is an earlier measurement:
+    /// shown, never compared with the others.
+    pub earlier_measurements: Vec<EnvironmentEvidence>,
     pub claims: Vec<ClaimAcrossEnvironments>,
 }
 
 impl AcrossEnvironments {
     /// The chapter's records (newest first) compared across environments.
     pub fn of(chapter: String, records: &[Record]) -> Self {
-        let environments = status::by_environment(records);
+        let (environments, earlier_measurements) = status::by_measurement(records);
         let claims = status::across_environments(&environments);
         AcrossEnvironments {
             chapter,
             environments,
+            earlier_measurements,
             claims,
         }
     }

@@ -97,6 +97,22 @@ fn carried(
                 .map(|(run, claims)| (run, claims.as_slice())),
         )
     });
+    // The author's answer travels with the measurement it answered.
+    let evidence = evidence.map(|mut view| {
+        if let Some((run, items)) = latest {
+            for v in &mut view.verdicts {
+                let key = v.claim.to_lowercase();
+                v.answered = items
+                    .audit
+                    .iter()
+                    .find(|row| row.key() == key)
+                    .and_then(|row| row.response.clone())
+                    .filter(|r| !r.trim().is_empty())
+                    .map(|r| format!("{r} (research run {})", run.record.run_id));
+            }
+        }
+        view
+    });
     record_view::Carried {
         sources: record_view::sources(
             chapter,
@@ -283,7 +299,8 @@ pub fn report(
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }
     view.notebook = notebook(project, chapter, &records, 0)?;
-    let envs = crate::records::status::by_environment(&records);
+    // Only runs of today's measurement are held against each other.
+    let (envs, _) = crate::records::status::by_measurement(&records);
     if envs.len() > 1 {
         view.environments = envs.iter().map(|e| e.label()).collect();
         view.across_environments = crate::records::status::across_environments(&envs)

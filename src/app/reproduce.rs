@@ -150,7 +150,7 @@ fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
         .find(|t| crate::published::audit::table_window(t).kind != window)
     {
         return Err(Error::Usage(format!(
-            "the chapter's tables take ex/s over different windows ({} over a {}, {} over a {}); run `bench --window` for each by hand",
+            "the chapter's tables take ex/s over different windows ({} over a {}, {} over a {}); run `bench` for each by hand, with the window of each",
             first.header,
             window.label(),
             t.header,

@@ -90,19 +90,38 @@ pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<Chapter
     Ok(overview)
 }
 
-/// How a recorded run's settings depart from the embedded defaults in
-/// ways its verdicts may rest on, one phrase each: fewer batches a
-/// configuration, the Python costs scaled (or calibrated to PyTorch's
-/// start; not where the run's workers spend none), or the real DataLoader
-/// measuring instead of the engine.
+/// How a recorded run's settings depart from what `reproduce` measures
+/// today in ways its verdicts may rest on, one phrase each: a whole-run
+/// window, another engine model, fewer measured steps, the Python costs
+/// scaled (or calibrated to PyTorch's; not where the run's workers spend
+/// none), or the real DataLoader measuring instead of the engine.
 pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
     let defaults = crate::bench::Settings::chapter_defaults();
     let s = &run.settings;
     let mut out = Vec::new();
-    if s.batches < defaults.batches {
+    if s.window == crate::bench::WindowKind::WholeRun {
+        out.push(
+            "a whole-run window (ex/s from the loader's creation, the workers' start inside), not the steady state reproduce measures"
+                .to_string(),
+        );
+    }
+    if run.reference.is_none()
+        && run.engine_model.as_deref() != Some(crate::bench::calibration::ENGINE_MODEL)
+    {
         out.push(format!(
-            "{} batches a configuration, not the default {}: a shorter window, with the workers' start a larger part of it",
-            s.batches, defaults.batches
+            "{}, not today's ({})",
+            run.engine_model.as_deref().map_or(
+                "an unnamed engine model (an older run file)".to_string(),
+                |m| format!("engine model {m}")
+            ),
+            crate::bench::calibration::ENGINE_MODEL
+        ));
+    }
+    let fewest = super::reproduce::BATCHES_PER_ROUND;
+    if s.batches < fewest {
+        out.push(format!(
+            "{} measured steps a configuration, fewer than reproduce's {fewest}: wider intervals",
+            s.batches
         ));
     }
     if let Some(reference) = &run.reference {

@@ -213,9 +213,7 @@ pub fn csv(run: &BenchRun) -> Result<String> {
                 .unwrap_or_default(),
             x.verdict.to_string(),
             x.batches.to_string(),
-            x.warmup_batches
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
+            x.warmup_batches.map(|v| v.to_string()).unwrap_or_default(),
             x.tail_batches.map(|v| v.to_string()).unwrap_or_default(),
             s.window.to_string(),
             x.data_digest.clone(),

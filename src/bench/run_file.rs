@@ -330,14 +330,16 @@ impl BenchRun {
                 format!("{lo} to {hi}")
             }
         };
+        let warmups: Vec<u64> = rows.iter().filter_map(|r| r.warmup_batches).collect();
         match s.window {
+            super::WindowKind::SteadyState if warmups.is_empty() => format!(
+                "steady-state window: {} measured steps a configuration",
+                range(rows.iter().map(|r| r.batches).collect(), s.batches),
+            ),
             super::WindowKind::SteadyState => format!(
                 "steady-state window: {} measured steps a configuration, after a warm-up of {} (the pipeline's fill and {} more), {} batches made after them and never measured",
                 range(rows.iter().map(|r| r.batches).collect(), s.batches),
-                range(
-                    rows.iter().filter_map(|r| r.warmup_batches).collect(),
-                    s.warmup_batches
-                ),
+                range(warmups, s.warmup_batches),
                 super::window::SETTLE_BATCHES,
                 range(rows.iter().filter_map(|r| r.tail_batches).collect(), 0),
             ),

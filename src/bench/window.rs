@@ -1,7 +1,7 @@
 //! Which steps a run's ex/s, wait and work are taken over: its window.
 //!
-//! A published table whose every row has `ex/s = 1000 x batch / (wait_mean
-//! + work)` took its throughput over the same training steps as its wait
+//! A published table whose every row has
+//! `ex/s = 1000 x batch / (wait_mean + work)` took its throughput over the same training steps as its wait
 //! and work columns: the loop's steady state, with the workers' start, the
 //! pipeline's fill and its drain outside (chapter 06's tables are of this
 //! kind). A steady-state window therefore starts after a warm-up that
@@ -79,7 +79,11 @@ pub const MAX_SHORT_STEP_SCALE: u64 = 8;
 /// [`MAX_SHORT_STEP_SCALE`].
 pub fn short_step_scale(slowest_ms: f64, steady_ms: f64) -> u64 {
     if !(steady_ms > 0.0 && slowest_ms.is_finite()) {
-        return if slowest_ms > 0.0 { MAX_SHORT_STEP_SCALE } else { 1 };
+        return if slowest_ms > 0.0 {
+            MAX_SHORT_STEP_SCALE
+        } else {
+            1
+        };
     }
     ((slowest_ms / steady_ms).floor() as u64).clamp(1, MAX_SHORT_STEP_SCALE)
 }

@@ -60,6 +60,23 @@ impl Render for AcrossEnvironments {
                 e.recorded_at.format("%Y-%m-%d")
             ));
         }
+        if !self.earlier_measurements.is_empty() {
+            s.push_str(
+                "earlier measurements, not compared with these (the tool changed, not only the machine):\n",
+            );
+            for e in &self.earlier_measurements {
+                let held = e.verdicts.iter().filter(|(_, v)| v.class.holds()).count();
+                s.push_str(&format!(
+                    "  env {} ({} CPUs): {} on {}: {}; {held} of {} claims held then\n",
+                    crate::text::visible(&e.env_id),
+                    e.logical_cpus,
+                    e.run_id,
+                    e.recorded_at.format("%Y-%m-%d"),
+                    e.measurement,
+                    e.verdicts.len()
+                ));
+            }
+        }
         for c in &self.claims {
             s.push_str(&format!(
                 "\n{}: {}\n",
@@ -213,7 +230,15 @@ mod tests {
         newer.run_id =
             crate::ids::RunId::new(&older.run_id.chapter, newer.recorded_at, &"c".repeat(12));
         newer.experiment.as_mut().unwrap().verdicts = serde_yaml::from_str(OTHER_VERDICTS).unwrap();
-        vec![newer, older]
+        let mut records = vec![newer, older];
+        for r in &mut records {
+            r.experiment.as_mut().unwrap().measured_by = Some(crate::records::Measurement {
+                engine: "embedded".into(),
+                engine_model: Some(crate::bench::calibration::ENGINE_MODEL.into()),
+                window: crate::bench::WindowKind::SteadyState,
+            });
+        }
+        records
     }
 
     #[test]
@@ -246,6 +271,22 @@ mod tests {
         insta::assert_snapshot!(
             "all_envs_json",
             serde_json::to_string_pretty(&view).unwrap()
+        );
+        // The other machine's run made before windows is shown apart, and
+        // its NOT_REPRODUCED is not held against the chapter.
+        let mut records = two_environments();
+        records[0].experiment.as_mut().unwrap().measured_by = None;
+        let view = AcrossEnvironments::of("pytorch-from-first-principles/06".into(), &records);
+        assert_eq!(view.environments.len(), 1);
+        assert!(!view.any_not_reproduced());
+        let text = plain(view.text().unwrap());
+        assert!(
+            text.contains("earlier measurements, not compared with these"),
+            "{text}"
+        );
+        assert!(
+            text.contains("measured before windows: whole-run window; 2 of 3 claims held then"),
+            "{text}"
         );
     }
 }

@@ -44,6 +44,12 @@ impl Render for status::ChapterHistory {
                 visible(&e.env_id),
                 e.logical_cpus
             ));
+            if let Some(m) = &e.earlier_measurement {
+                text.push_str(&format!(
+                    "      {} (an earlier measurement than today's: its verdicts may differ with the tool)\n",
+                    visible(m)
+                ));
+            }
             if let Some(r) = &e.retracted {
                 text.push_str(&format!(
                     "      {} (no longer research or evidence)\n",

@@ -84,6 +84,14 @@ impl Render for ChapterStatus {
         if let Some(n) = &self.notebook {
             line.push_str(&format!("    {}\n", n.line()));
         }
+        if !self.earlier_measurements.is_empty() {
+            line.push_str(
+                "    earlier measurements, not held against today's (the tool changed, not only the machine):\n",
+            );
+            for e in &self.earlier_measurements {
+                line.push_str(&format!("      {}\n", visible(e)));
+            }
+        }
         if !self.across_environments.is_empty() {
             line.push_str(&format!(
                 "    evidence from {} environments ({}):\n",
@@ -133,7 +141,55 @@ mod tests {
         )
         .unwrap();
         newer.experiment.as_mut().unwrap().verdicts = verdicts;
-        vec![newer, older]
+        let mut records = vec![newer, older];
+        for r in &mut records {
+            r.experiment.as_mut().unwrap().measured_by = Some(today());
+        }
+        records
+    }
+
+    /// The measurement this tool makes today.
+    fn today() -> crate::records::Measurement {
+        crate::records::Measurement {
+            engine: "embedded".into(),
+            engine_model: Some(crate::bench::calibration::ENGINE_MODEL.into()),
+            window: crate::bench::WindowKind::SteadyState,
+        }
+    }
+
+    #[test]
+    fn a_verdict_of_an_earlier_measurement_is_no_difference_between_environments() {
+        let chapter = crate::testing::chapter06();
+        // The other machine's run was made before windows, by an older
+        // engine model: its NOT_REPRODUCED is the tool's, not the machine's.
+        let mut records = two_environments();
+        records[0].experiment.as_mut().unwrap().measured_by = None;
+        let status = crate::records::status::chapter_status(&chapter, &records);
+        assert_eq!(status.environments, 1);
+        assert!(status.across_environments.is_empty());
+        assert_eq!(status.earlier_measurements.len(), 1);
+        let text = anstream::adapter::strip_str(&status.text().unwrap()).to_string();
+        assert!(
+            text.contains("earlier measurements, not held against today's"),
+            "{text}"
+        );
+        assert!(
+            text.contains("measured before windows: whole-run window; 2 of 3 claims held then"),
+            "{text}"
+        );
+        assert!(!text.contains("reproduced on 1 of 2"), "{text}");
+        // Another engine model, over the same window: also apart.
+        records[0].experiment.as_mut().unwrap().measured_by = Some(crate::records::Measurement {
+            engine_model: Some("2026-11-30".into()),
+            ..today()
+        });
+        let status = crate::records::status::chapter_status(&chapter, &records);
+        assert_eq!(status.earlier_measurements.len(), 1);
+        assert!(
+            status.earlier_measurements[0].contains("engine model 2026-11-30, steady-state window"),
+            "{:?}",
+            status.earlier_measurements
+        );
     }
 
     #[test]

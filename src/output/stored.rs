@@ -15,7 +15,7 @@ pub fn print_stored(out: &mut Out, stored: &Stored) -> Result<()> {
     ))?;
     if let Some(r) = &record.report {
         out.line(format!(
-            "  report:   {} of 7 sections, {} claim-audit rows, {} source-ledger rows, {} UNVERIFIED, {} UNRUN",
+            "  report:   {} of 7 sections, {} claims audited, {} source-ledger rows, {} UNVERIFIED, {} UNRUN",
             r.check.sections_present.len(),
             r.check.claim_audit_rows,
             r.check.source_ledger_rows,

@@ -478,8 +478,15 @@ mod tests {
     fn the_start_is_a_metric_of_runs_and_not_of_the_chapters_tables() {
         let set = published();
         assert!(evaluate("sleep.w8.startup", &set).is_err());
-        assert!(evaluate_published("sleep.w8.startup", &set).unwrap().is_nan());
-        assert!(evaluate_published("sleep.w8.startp", &set).is_err(), "names still checked");
+        assert!(
+            evaluate_published("sleep.w8.startup", &set)
+                .unwrap()
+                .is_nan()
+        );
+        assert!(
+            evaluate_published("sleep.w8.startp", &set).is_err(),
+            "names still checked"
+        );
         let mut run = crate::testing::run_like(&chapter06_tables(), 1);
         for r in &mut run.results {
             r.summary.startup_ms = 400.0 + r.workers as f64;
@@ -488,7 +495,10 @@ mod tests {
         let measured = TableSet::from_run(&run);
         assert_eq!(evaluate("sleep.w8.startup", &measured), Ok(408.0));
         assert_eq!(evaluate("spin.w4.start_cpu", &measured), Ok(30.0));
-        assert!(evaluate("sleep.w0.startup", &measured).is_err(), "no workers, no start");
+        assert!(
+            evaluate("sleep.w0.startup", &measured).is_err(),
+            "no workers, no start"
+        );
     }
 
     #[test]

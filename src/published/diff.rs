@@ -422,7 +422,9 @@ pub fn window_difference(producer: ProducerKind, table: WindowKind, run: WindowK
         WindowKind::SteadyState => {
             "a steady state (ex/s per measured step, the workers' start and the pipeline's fill outside)"
         }
-        WindowKind::WholeRun => "the whole run (from the loader's creation, the workers' start inside)",
+        WindowKind::WholeRun => {
+            "the whole run (from the loader's creation, the workers' start inside)"
+        }
     };
     format!(
         "the chapter's {producer} table measured {}; this run measured {}",
@@ -614,14 +616,18 @@ mod tests {
             );
         }
         assert!(
-            c.tables
-                .iter()
-                .all(|t| t.window == WindowKind::SteadyState && t.run_window == WindowKind::WholeRun)
+            c.tables.iter().all(
+                |t| t.window == WindowKind::SteadyState && t.run_window == WindowKind::WholeRun
+            )
         );
         // The same run over the steady state compares.
         run.settings.window = WindowKind::SteadyState;
         let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
-        assert!(c.claims.iter().all(|r| r.verdict == ClaimVerdict::Reproduced));
+        assert!(
+            c.claims
+                .iter()
+                .all(|r| r.verdict == ClaimVerdict::Reproduced)
+        );
     }
 
     #[test]

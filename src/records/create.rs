@@ -191,6 +191,7 @@ pub fn record_experiment(
             verdicts: compared.verdicts.clone(),
             not_comparable: compared.not_comparable.clone(),
             load: super::RunLoad::of(run),
+            measured_by: Some(super::Measurement::of(run)),
         });
         Ok((record, Evidence::Run, run_bytes.to_vec()))
     })

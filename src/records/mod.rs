@@ -233,6 +233,79 @@ pub struct ExperimentInfo {
     /// of runs made before outside load was measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<RunLoad>,
+    /// What measured the run: the engine (with the embedded engine's model)
+    /// and the window. Absent in records made before windows, whose runs
+    /// took ex/s over the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_by: Option<Measurement>,
+}
+
+impl ExperimentInfo {
+    /// What measured the run, in words: `engine model 2026-12-06,
+    /// steady-state window`.
+    pub fn measurement_text(&self) -> String {
+        match &self.measured_by {
+            Some(m) => m.text(),
+            None => "measured before windows: whole-run window".into(),
+        }
+    }
+
+    /// Whether the run is the measurement this tool makes today: the
+    /// current engine model (or the real DataLoader) over the chapter's
+    /// window (records made before windows never are). A verdict of another
+    /// measurement may differ from today's because the tool changed, not
+    /// the machine.
+    pub fn is_current_measurement(&self) -> bool {
+        self.measured_by
+            .as_ref()
+            .is_some_and(Measurement::is_current)
+    }
+}
+
+/// What measured a recorded run (see [`ExperimentInfo::measured_by`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// `embedded` or `pytorch`.
+    pub engine: String,
+    /// The embedded engine's model (absent for PyTorch, and for a run file
+    /// that did not name one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_model: Option<String>,
+    pub window: crate::bench::WindowKind,
+}
+
+impl Measurement {
+    /// What measured `run`.
+    pub fn of(run: &crate::bench::BenchRun) -> Measurement {
+        Measurement {
+            engine: if run.reference.is_some() {
+                "pytorch".into()
+            } else {
+                "embedded".into()
+            },
+            engine_model: run.engine_model.clone(),
+            window: run.settings.window,
+        }
+    }
+
+    /// `engine model 2026-12-06, steady-state window`, or `PyTorch,
+    /// steady-state window`.
+    pub fn text(&self) -> String {
+        let engine = match (self.engine.as_str(), &self.engine_model) {
+            ("pytorch", _) => "PyTorch's DataLoader".to_string(),
+            (_, Some(model)) => format!("engine model {model}"),
+            (_, None) => "an unnamed engine model".to_string(),
+        };
+        format!("{engine}, {}", self.window.label())
+    }
+
+    /// Whether it is the measurement this tool makes today: PyTorch's, or
+    /// the current engine model's. (Its window is the chapter's: a run
+    /// over another window is never recorded as evidence.)
+    pub fn is_current(&self) -> bool {
+        self.engine == "pytorch"
+            || self.engine_model.as_deref() == Some(crate::bench::calibration::ENGINE_MODEL)
+    }
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -21,6 +21,7 @@ pub struct ReportCheck {
     pub sections_missing: Vec<String>,
     pub unverified_markers: usize,
     pub unrun_markers: usize,
+    /// The claims the claim audit's rows name, each once.
     pub claim_audit_rows: usize,
     pub source_ledger_rows: usize,
     /// `[[author: ...]]` places the draft leaves for the author.
@@ -104,6 +105,10 @@ pub fn check(text: &str) -> ReportCheck {
     let mut unticked = 0;
     let mut empty_responses = 0;
     let mut audit_line = 0;
+    // The claims the audit's rows name (the first cell up to a colon): a
+    // draft lists each claim twice when it keeps the other engine's
+    // verdicts apart, and that is one claim, not two rows of audit.
+    let mut audited = std::collections::BTreeSet::new();
     for line in text.lines() {
         if current == Some(6) && line.trim_start().starts_with("- [ ]") {
             unticked += 1;
@@ -113,6 +118,13 @@ pub fn check(text: &str) -> ReportCheck {
             // The header and separator aside, a row's last cell is the response.
             if audit_line > 2 && cells(line).last().is_none_or(|c| c.is_empty()) {
                 empty_responses += 1;
+            }
+            if audit_line > 2
+                && let Some(first) = cells(line).first()
+                && let Some(id) = first.split(':').next().map(str::trim)
+                && !id.is_empty()
+            {
+                audited.insert(id.to_string());
             }
         } else if current == Some(1) {
             audit_line = 0;
@@ -152,7 +164,7 @@ pub fn check(text: &str) -> ReportCheck {
         sections_missing,
         unverified_markers: count_word(text, "UNVERIFIED"),
         unrun_markers: count_word(text, "UNRUN"),
-        claim_audit_rows: rows[1],
+        claim_audit_rows: audited.len(),
         source_ledger_rows: rows[2],
         placeholders: text.matches(PLACEHOLDER).count(),
         unticked,
@@ -189,6 +201,14 @@ mod tests {
         assert_eq!(c.unrun_markers, 1);
         assert_eq!(c.claim_audit_rows, 2);
         assert_eq!(c.source_ledger_rows, 1);
+        // The other engine's verdicts kept apart, in a second table of the
+        // same claims: still two claims audited.
+        let twice = FULL.replace(
+            "| 454 vs 449 | UNVERIFIED |\n",
+            "| 454 vs 449 | UNVERIFIED |\n\nKept apart:\n\n| claim | verdict |\n| --- | --- |\n| 7.4x | REPRODUCED |\n| 454 vs 449 | REPRODUCED |\n",
+        );
+        assert_ne!(twice, FULL);
+        assert_eq!(check(&twice).claim_audit_rows, 2);
     }
 
     #[test]

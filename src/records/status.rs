@@ -75,6 +75,10 @@ pub struct HistoryEntry {
     /// Experiment runs other processes disturbed: the mark, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
+    /// Experiment runs of an earlier measurement than today's (another
+    /// engine model, a run before windows): which, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earlier_measurement: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Experiment runs recorded although they cannot be compared with the
@@ -106,6 +110,11 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
                 .map(|e| e.summary.clone())
                 .or_else(|| r.notebook.as_ref().map(|n| n.summary.clone())),
             disturbed: disturbed_mark(r),
+            earlier_measurement: r
+                .experiment
+                .as_ref()
+                .filter(|e| !e.is_current_measurement())
+                .map(|e| e.measurement_text()),
             note: r.note.clone(),
             not_comparable: r.experiment.as_ref().and_then(|e| e.not_comparable.clone()),
             retracted: r.retraction.as_ref().map(|x| x.label()),
@@ -140,8 +149,14 @@ pub struct ChapterStatus {
     /// newest first, with their disturbed marks: kept, not counted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undecided_later: Vec<String>,
-    /// How many environments have recorded experiments.
+    /// How many environments have recorded experiments of the measurement
+    /// this tool makes today.
     pub environments: usize,
+    /// Environments whose latest experiment is another measurement (an
+    /// earlier engine model, a run before windows), one line each: kept
+    /// apart, never counted as a difference between environments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub earlier_measurements: Vec<String>,
     /// With evidence from several environments: each one, as
     /// `env-v2:... (N CPUs)`, newest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -164,7 +179,10 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         .collect();
     let latest = research.first().copied();
     let current = chapter.state.current();
-    let envs = by_environment(records);
+    // Environments are held against each other only where they made the
+    // same measurement: a verdict that changed with the tool (another
+    // engine model, another window) is no difference between machines.
+    let (envs, earlier) = by_measurement(records);
     let several = envs.len() > 1;
     let (state, stale_reasons) = match latest {
         None => (ResearchState::NeverResearched, Vec::new()),
@@ -206,6 +224,19 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             .and_then(|r| r.experiment.as_ref())
             .map(|e| ClaimsSummary::of(&e.verdicts)),
         environments: envs.len(),
+        earlier_measurements: earlier
+            .iter()
+            .map(|e| {
+                let held = e.verdicts.iter().filter(|(_, v)| v.class.holds()).count();
+                format!(
+                    "{}: {}; {held} of {} claims held then (recorded {})",
+                    e.label(),
+                    e.measurement,
+                    e.verdicts.len(),
+                    e.recorded_at.format("%Y-%m-%d")
+                )
+            })
+            .collect(),
         environment_list: if several {
             envs.iter().map(EnvironmentEvidence::label).collect()
         } else {
@@ -343,6 +374,10 @@ pub struct EnvironmentEvidence {
     pub logical_cpus: usize,
     pub run_id: RunId,
     pub recorded_at: DateTime<Utc>,
+    /// What measured it: `engine model 2026-12-06, steady-state window`.
+    pub measurement: String,
+    /// Whether that is the measurement this tool makes today.
+    pub current_measurement: bool,
     /// Claim id and verdict, with the flags about what was measured, in
     /// the record's order.
     pub verdicts: Vec<(String, FlaggedVerdict)>,
@@ -412,6 +447,8 @@ pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
             logical_cpus: r.environment.identity.logical_cpus,
             run_id: r.run_id.clone(),
             recorded_at: r.recorded_at,
+            measurement: exp.measurement_text(),
+            current_measurement: exp.is_current_measurement(),
             verdicts: exp
                 .verdicts
                 .iter()
@@ -422,6 +459,16 @@ pub fn by_environment(records: &[Record]) -> Vec<EnvironmentEvidence> {
         });
     }
     seen
+}
+
+/// The latest experiment of each environment, split into those of the
+/// measurement this tool makes today and those of an earlier one (another
+/// engine model, a run before windows): only the first are held against
+/// each other, since a verdict of the second may have changed with the tool.
+pub fn by_measurement(records: &[Record]) -> (Vec<EnvironmentEvidence>, Vec<EnvironmentEvidence>) {
+    by_environment(records)
+        .into_iter()
+        .partition(|e| e.current_measurement)
 }
 
 /// Each claim's verdict in every environment, with a one-line summary

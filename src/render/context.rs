@@ -469,12 +469,16 @@ pub fn report(
                 || c.verdict == ClaimVerdict::NotComparable
                 || !c.quote_found
         }),
+        // Where the draft's own response asks for another run before the
+        // size is read as the chapter's (a window mostly the workers'
+        // start), the claim is unresolved, not contradicted.
         group("Contradictory", &|c| {
-            c.verdict == ClaimVerdict::NotReproduced
+            c.verdict == ClaimVerdict::NotReproduced && c.start_in_window.is_none()
         }),
         // A claim the measurement could not decide is not contradicted.
         group("Unresolved", &|c| {
             matches!(c.verdict, ClaimVerdict::Unrun | ClaimVerdict::Inconclusive)
+                || (c.verdict == ClaimVerdict::NotReproduced && c.start_in_window.is_some())
         }),
     ];
     let proposals = claims

@@ -240,6 +240,9 @@ pub struct VerdictView {
     pub measured: Option<f64>,
     /// The verdict in words, with the measurement beside the chapter's.
     pub said: String,
+    /// What the latest complete research run answered for this claim in its
+    /// claim audit, with that run's id; None when it did not answer it.
+    pub answered: Option<String>,
 }
 
 /// The latest experiment, for section 4 of the prompt.
@@ -282,6 +285,7 @@ pub fn evidence_view(
                     c.id,
                     verdict_in_words(c, Spread::of(c, run.settings.repeat), &run.evidence())
                 ),
+                answered: None,
             })
             .collect(),
         None => e
@@ -306,6 +310,7 @@ pub fn evidence_view(
                         _ => String::new(),
                     }
                 ),
+                answered: None,
             })
             .collect(),
     };

@@ -446,6 +446,88 @@ fn a_run_on_one_cpu_keeps_its_counts_bounds_and_cpu_budget() {
 }
 
 #[test]
+fn every_row_a_steady_state_bench_prints_obeys_the_identity_it_measures() {
+    use research_companion::bench::WindowKind;
+    use research_companion::published::{audit, tables};
+    let _g = lock();
+    let p = Project::seeded();
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--producer",
+            "sleep,spin",
+            "--cost-ms",
+            "0.5",
+            "--batch-size",
+            "8",
+            "--consumer-ms",
+            "2",
+            "--workers",
+            "0,1,3",
+            "--batches",
+            "30",
+            "--cpus",
+            "1",
+            "--out",
+            "run.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // The tool's own audit, which tells a chapter's window by the identity,
+    // reads every printed table as a steady state with no discrepancy.
+    let printed = tables::parse(&text).tables;
+    assert_eq!(printed.len(), 2, "{text}");
+    for t in &printed {
+        let w = audit::table_window(t);
+        assert_eq!(w.kind, WindowKind::SteadyState, "{}\n{text}", w.in_words());
+        assert_eq!(audit::audit(t), vec![], "{text}");
+    }
+    assert!(
+        text.contains("steady-state window: 30 measured steps a configuration"),
+        "{text}"
+    );
+    // At full precision, within 2%, and the window is in the run file.
+    let run: BenchRun =
+        serde_yaml::from_str(&std::fs::read_to_string(p.path("run.yaml")).unwrap()).unwrap();
+    assert_eq!(run.settings.window, WindowKind::SteadyState);
+    for c in &run.results {
+        let r = &c.summary;
+        let identity = 1000.0 * 8.0 / (r.wait_mean_ms + r.work_ms);
+        assert!(
+            (r.ex_per_s / identity - 1.0).abs() < 0.02,
+            "{} {}: ex/s {} against {identity}",
+            r.producer,
+            r.workers,
+            r.ex_per_s
+        );
+        let fill = 2 * c.workers as u64;
+        assert_eq!(r.warmup_batches, Some(fill + 4));
+        assert_eq!(r.tail_batches, Some(fill));
+        assert_eq!(r.batches, 30, "30 is whole turns of 1 and 3 workers");
+        // The start is measured, apart: the time to the first batch and,
+        // with workers, the CPU starting them cost.
+        assert!(r.startup_ms > 0.0);
+        assert_eq!(r.start_cpu_ms.is_some(), c.workers > 0, "{r:?}");
+    }
+    // A whole-run window has no warm-up to give.
+    let out = p
+        .cmd()
+        .args(["bench", "--window", "whole-run", "--warmup-batches", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("--warmup-batches 5: a whole-run window starts at the loader's creation"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn bench_prints_the_chapter_layout_and_writes_a_run_file() {
     let _g = lock();
     let p = Project::seeded();

@@ -227,6 +227,66 @@ fn preconditions_that_are_not_met_make_claims_not_comparable_and_say_which() {
 }
 
 #[test]
+fn a_run_over_another_window_is_not_comparable_and_an_old_run_file_reads_as_a_whole_run() {
+    let p = Project::seeded();
+    // The chapter's own numbers, but taken over the whole run: what
+    // `bench --window whole-run` measures.
+    let mut run = chapter_like_run();
+    run.settings.window = research_companion::bench::WindowKind::WholeRun;
+    write_run(&p, "whole.yaml", &run);
+    let (code, v) = verdicts(&p, "whole.yaml");
+    assert_eq!(code, Some(0), "NOT_COMPARABLE is not a failure");
+    for c in v["claims"].as_array().unwrap() {
+        assert_eq!(c["verdict"], "NOT_COMPARABLE", "{c}");
+        let why = c["reason"].as_str().unwrap();
+        assert!(why.contains("measured a steady state"), "{why}");
+        assert!(why.contains("this run measured the whole run"), "{why}");
+    }
+    for t in v["tables"].as_array().unwrap() {
+        assert_eq!(
+            (t["window"].as_str(), t["run_window"].as_str()),
+            (Some("steady-state"), Some("whole-run"))
+        );
+    }
+    // A run file written before windows has no `window`: the whole run.
+    let text = serde_yaml::to_string(&chapter_like_run()).unwrap();
+    assert!(text.contains("window: steady-state"));
+    p.write("old.yaml", text.replace("  window: steady-state\n", ""));
+    let (_, v) = verdicts(&p, "old.yaml");
+    assert!(
+        v["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["verdict"] == "NOT_COMPARABLE")
+    );
+    // The text says why beside each verdict, and the audit says what the
+    // chapter's window is.
+    let out = p.cmd().args(["diff", "old.yaml"]).output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("NOT_COMPARABLE  sleep-speedup-7.4x"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the chapter's sleep table measured a steady state (ex/s per measured step"),
+        "{text}"
+    );
+    assert!(
+        text.contains("window: sleep table: every ex/s equals 1000 x batch / (wait_mean + work)"),
+        "{text}"
+    );
+    // Recording it as the chapter's experiment is refused, naming the window.
+    let out = p
+        .cmd()
+        .args(["record", "06", "--run", "old.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("window: "), "{}", stderr(&out));
+}
+
+#[test]
 fn claims_without_a_measurement_are_unrun() {
     let p = Project::seeded();
     let mut run = chapter_like_run();

@@ -177,7 +177,7 @@ fn a_rendered_report_is_accepted_by_record_with_every_section() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "7 of 7 sections, 6 claim-audit rows",
+            "7 of 7 sections, 6 claims audited",
         ));
     let after = status(&p);
     let state = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap()[0]["state"].clone();

@@ -184,7 +184,7 @@ fn a_broken_harness_is_one_clear_line_and_exit_2() {
         ),
         (
             "echo '{\"harness\": 1, \"python\": \"3\", \"torch\": \"2\", \"sharing_strategy\": \"x\", \"start_method\": \"fork\", \"cpus\": [0], \"results\": []}'",
-            "the PyTorch harness speaks version 1, this tool version 5",
+            "the PyTorch harness speaks version 1, this tool version 6",
         ),
     ] {
         let python = fake_python(&p, body);
@@ -836,6 +836,22 @@ fn every_chapter_worker_count(p: &Project) -> PathBuf {
                 .unwrap()
                 .clone();
             r["workers"] = workers.into();
+            // A steady-state window measures whole turns of the workers:
+            // 24 steps at 8 workers where 20 were asked for.
+            let steps = 20usize.div_ceil(workers.max(1)) * workers.max(1);
+            for list in ["waits_ns", "works_ns"] {
+                let values: Vec<serde_json::Value> = r[list]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .cycle()
+                    .take(steps)
+                    .cloned()
+                    .collect();
+                r[list] = values.into();
+            }
+            let window = r["window_ns"].as_u64().unwrap();
+            r["window_ns"] = (window * steps as u64 / 20 + 1).into();
             results.push(r);
         }
     }

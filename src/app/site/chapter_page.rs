@@ -35,6 +35,9 @@ struct ClaimRow {
     /// The claim's rounds and interval, in words; absent for a single run.
     rounds: Option<String>,
     closest_sentence: Option<String>,
+    /// What the latest complete research run answered for the claim, with
+    /// its id.
+    answered: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -68,6 +71,9 @@ struct EvidenceBlock {
     date: String,
     revision: String,
     of_current_revision: bool,
+    /// What measured it, when that is not what this tool measures today:
+    /// `engine model 2026-12-04, whole-run window`.
+    earlier_measurement: Option<String>,
     claims: Vec<ClaimRow>,
     tables: Vec<TablePair>,
     plot: Option<String>,
@@ -143,7 +149,7 @@ pub fn currency(ch: &Chapter) -> String {
     .into()
 }
 
-fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
+fn claim_row(c: &crate::published::diff::ClaimResult, answers: &[(String, String)]) -> ClaimRow {
     use crate::published::verdict::ClaimVerdict as V;
     let tone = match c.verdict {
         _ if !c.quote_found => "bad",
@@ -191,7 +197,33 @@ fn claim_row(c: &crate::published::diff::ClaimResult) -> ClaimRow {
             ),
         }),
         closest_sentence: c.closest_sentence.clone(),
+        answered: answers
+            .iter()
+            .find(|(id, _)| *id == c.id.to_lowercase())
+            .map(|(_, a)| a.clone()),
     }
+}
+
+/// The latest complete research run's answers in its claim audit, by claim
+/// id in lower case: `(id, "answer (research run RUN)")`.
+fn research_answers(project: &Project, records: &[Record]) -> Vec<(String, String)> {
+    let research = crate::app::research_record::read(project, records);
+    let Some((run, items)) = research.latest() else {
+        return Vec::new();
+    };
+    items
+        .audit
+        .iter()
+        .filter_map(|row| {
+            let answer = row.response.as_deref()?.trim();
+            (!answer.is_empty()).then(|| {
+                (
+                    row.key(),
+                    format!("{answer} (research run {})", run.record.run_id),
+                )
+            })
+        })
+        .collect()
 }
 
 /// The path of a chapter's page in the site, from the site's root.
@@ -244,6 +276,7 @@ fn evidence_blocks(
 ) -> Result<(Vec<EvidenceBlock>, Newest)> {
     let mut counts = None;
     let mut evidence = Vec::new();
+    let answers = research_answers(project, records);
     for e in latest_per_environment(project, records) {
         let diffed = diff::diff_recorded(project, ch, &e)?;
         if counts.is_none() {
@@ -271,7 +304,18 @@ fn evidence_blocks(
                 .to_string(),
             revision: e.record.revision.fingerprint.short().to_string(),
             of_current_revision: e.record.revision.fingerprint == ch.state.current().fingerprint,
-            claims: diffed.diff.claims.iter().map(claim_row).collect(),
+            earlier_measurement: e
+                .record
+                .experiment
+                .as_ref()
+                .filter(|x| !x.is_current_measurement())
+                .map(|x| x.measurement_text()),
+            claims: diffed
+                .diff
+                .claims
+                .iter()
+                .map(|c| claim_row(c, &answers))
+                .collect(),
             tables: diffed
                 .diff
                 .tables

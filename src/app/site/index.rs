@@ -66,7 +66,13 @@ pub fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexR
         engine: String::new(),
         environments: status::by_environment(records)
             .iter()
-            .map(|e| e.label())
+            .map(|e| {
+                if e.current_measurement {
+                    e.label()
+                } else {
+                    format!("{} ({})", e.label(), e.measurement)
+                }
+            })
             .collect(),
     });
     IndexRow {

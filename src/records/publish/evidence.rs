@@ -79,6 +79,16 @@ pub fn measured_group(verdict: &FlaggedVerdict, prose_consistent: bool) -> Evide
     match verdict.class {
         ClaimVerdict::Reproduced if qualified => EvidenceGroup::Qualifying,
         ClaimVerdict::Reproduced => EvidenceGroup::Supporting,
+        // A window mostly the workers' start measured the start as much as
+        // the claim: the verdict's own caveat asks for another run first.
+        ClaimVerdict::NotReproduced
+            if verdict
+                .flags
+                .iter()
+                .any(|f| matches!(f, VerdictFlag::StartInWindow(_))) =>
+        {
+            EvidenceGroup::Unresolved
+        }
         ClaimVerdict::NotReproduced => EvidenceGroup::Contradictory,
         ClaimVerdict::NotComparable => EvidenceGroup::Qualifying,
         // Undecided is not contradicted: a busy machine or a wide interval
@@ -334,6 +344,21 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
         let Some(e) = e else { continue };
         let mut group = measured_group(&c.flagged(), c.prose_consistent);
         let mut rationale = measured_rationale(c);
+        // The author's answer to the claim travels with the measurement.
+        if let Some(answer) = r
+            .items
+            .audit
+            .iter()
+            .find(|row| row.key() == id.to_lowercase())
+            .and_then(|row| row.response.as_deref())
+            .filter(|a| !a.trim().is_empty())
+        {
+            rationale = format!(
+                "{rationale} The research run {} answered it: \"{}\".",
+                r.run_id,
+                answer.trim()
+            );
+        }
         if kind_of(group).is_some_and(|k| r.items.findings_none.contains(&k)) {
             rationale = format!(
                 "{rationale} The research run {} says its {} findings hold nothing, so this stays unresolved.",
