@@ -518,6 +518,17 @@ pub fn compare_within(
     if engine(a) != engine(b) {
         run_differences.insert(0, format!("engine: {} vs {}", engine(a), engine(b)));
     }
+    // Another window is another quantity: first, and in words.
+    if a.settings.window != b.settings.window {
+        run_differences.insert(
+            0,
+            format!(
+                "measurement: {} vs {}: ex/s over different steps, not the same quantity",
+                a.settings.window.label(),
+                b.settings.window.label()
+            ),
+        );
+    }
     if a.environment.env_id != b.environment.env_id {
         let short = |id: &str| crate::env::short_id(id);
         run_differences.push(format!(
@@ -764,9 +775,29 @@ mod tests {
     }
 
     #[test]
+    fn runs_over_different_windows_say_first_they_are_not_the_same_quantity() {
+        let steady = run_like(&chapter06_tables(), 1);
+        let mut whole = steady.clone();
+        whole.settings.window = crate::bench::WindowKind::WholeRun;
+        let c = compare_runs("old", &whole, "new", &steady);
+        assert_eq!(
+            c.run_differences[0],
+            "measurement: whole-run window vs steady-state window: ex/s over different steps, not the same quantity"
+        );
+        let c = compare_runs("a", &steady, "b", &steady.clone());
+        assert!(
+            !c.run_differences
+                .iter()
+                .any(|d| d.starts_with("measurement"))
+        );
+    }
+
+    #[test]
     fn a_start_scale_not_given_compares_as_the_python_scale_it_ran_at() {
         let mut plain = run_like(&chapter06_tables(), 1);
         plain.settings.python_cost_scale = 0.3;
+        plain.settings.fork_cost_scale = None;
+        plain.settings.setup_cost_scale = None;
         let mut given = plain.clone();
         given.settings.fork_cost_scale = Some(0.3);
         given.settings.setup_cost_scale = Some(0.3);

@@ -137,7 +137,7 @@ pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
         && (s.python_cost_scale - defaults.python_cost_scale).abs() > 1e-9
     {
         out.push(format!(
-            "the engine's Python costs at x{}, not as measured (x{})",
+            "the engine's Python costs at x{}, not the default (x{})",
             crate::text::setting(s.python_cost_scale),
             crate::text::setting(defaults.python_cost_scale)
         ));

@@ -15,7 +15,7 @@ use std::time::Duration;
 /// record made before a change of model does not read as one made after.
 /// Change it with any figure or cost the model spends; a second model the
 /// same day is `YYYY-MM-DD.2`.
-pub const ENGINE_MODEL: &str = "2026-12-04";
+pub const ENGINE_MODEL: &str = "2026-12-06";
 
 /// The DataLoader loop's CPU per batch received from a worker process, in
 /// ms (decoding the message, fetching the descriptor, rebuilding the
@@ -74,9 +74,35 @@ pub const TENSOR_CALL: Duration = Duration::from_micros(3);
 /// [`TENSOR_CALL`] was.
 pub const COLLATE_CALL: Duration = Duration::from_micros(7);
 
-/// The default of `--python-cost-scale`: the Python costs below as
-/// measured.
-pub const PYTHON_COST_SCALE: f64 = 1.0;
+/// The default of `--python-cost-scale`: the Python costs below, as a
+/// quiet machine of this kind runs them. The figures were measured on a
+/// machine busy with builds (load average 7 to 8), which slows Python's
+/// per-batch path: PyTorch's own per-batch probe (`pytorch_harness.py`) read
+/// x0.46 and x0.53 of them on a quiet Intel machine of this kind
+/// (2026-12-06, two runs), x0.38 to x0.45 on another (2026-12-04), x0.30 on
+/// an AMD one (2026-12-05). At x0.5, chapter 06's steady state on the
+/// engine came within 1.5% of PyTorch's beside it in every row's ex/s
+/// (docs/engine.md, "The window, against PyTorch").
+pub const PYTHON_COST_SCALE: f64 = 0.5;
+
+/// The default of `--fork-cost-scale`: the loop's fork of each worker as a
+/// quiet machine of this kind runs it, against [`WORKER_FORK`]: PyTorch's
+/// start read x0.60 and x0.52 of it on the quiet Intel machine of
+/// [`PYTHON_COST_SCALE`].
+pub const FORK_COST_SCALE: f64 = 0.55;
+
+/// The default of `--setup-cost-scale`: a worker's set-up and first
+/// batches as a quiet machine of this kind runs them, against
+/// [`WORKER_START`]: x0.91 and x0.82 there.
+pub const SETUP_COST_SCALE: f64 = 0.8;
+
+/// The default of `--receive-ms`: [`PYTORCH_RECEIVE_MS`] at
+/// [`PYTHON_COST_SCALE`], as `--calibrate-to-pytorch` scales it.
+pub const DEFAULT_RECEIVE_MS: f64 = 0.21;
+
+/// The default of `--send-ms`: [`PYTORCH_SEND_MS`] at
+/// [`PYTHON_COST_SCALE`].
+pub const DEFAULT_SEND_MS: f64 = 0.175;
 
 /// A CPU cost that grows with the batch's shape: a fixed part, a part per
 /// sample and a part per float of the samples it handles.

@@ -263,10 +263,22 @@ fn load_footer(run: &BenchRun) -> String {
         n if all_disturbed => format!(
             "{n} rounds, every run disturbed: the rows are medians of disturbed runs, and measure the machine's load as much as the pipeline"
         ),
-        n => format!(
-            "{n} rounds, rows the medians of the undisturbed ones (spread of ex/s up to {:.1}%)",
-            spreads.iter().copied().fold(0.0, f64::max) * 100.0
-        ),
+        n => {
+            // A configuration disturbed in every run has no undisturbed run
+            // to take a median of: its row is of the disturbed ones.
+            let throughout = run.left_disturbed().1;
+            let but = match throughout {
+                0 => String::new(),
+                1 => ", but for 1 configuration disturbed in every run, whose row is of disturbed runs".to_string(),
+                t => format!(
+                    ", but for {t} configurations disturbed in every run, whose rows are of disturbed runs"
+                ),
+            };
+            format!(
+                "{n} rounds, rows the medians of the undisturbed ones{but} (spread of ex/s up to {:.1}%)",
+                spreads.iter().copied().fold(0.0, f64::max) * 100.0
+            )
+        }
     };
     // A disturbed run that was run again once the machine was quiet leaves
     // no row to mark.
@@ -471,6 +483,15 @@ mod tests {
             quiet.ends_with("0 configuration run(s) over 5%\n"),
             "{quiet}"
         );
+        // The summary says a configuration was disturbed in every run; the
+        // footer does not call its row a median of undisturbed runs.
+        assert!(
+            left.contains(
+                "rows the medians of the undisturbed ones, but for 1 configuration disturbed in every run, whose row is of disturbed runs"
+            ),
+            "{left}"
+        );
+        assert!(!rerun.contains(", but for"), "{rerun}");
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub mod verdict;
 pub mod window;
 
 pub use calibration::{
-    CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
+    CPYTHON_SWITCH_INTERVAL_MS, DEFAULT_RECEIVE_MS, DEFAULT_SEND_MS, FORK_COST_SCALE,
+    PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS, SETUP_COST_SCALE,
 };
 pub use config::{PipelineConfig, ProducerKind, ProducerSpec, Transport, WorkerKind};
 pub use python_speed::{ModelledCosts, PythonSpeed};

@@ -282,6 +282,8 @@ mod tests {
     fn the_start_costs_take_their_own_scales_and_the_rest_the_python_one() {
         let mut s = Settings::chapter_defaults();
         s.python_cost_scale = 0.4;
+        s.fork_cost_scale = None;
+        s.setup_cost_scale = None;
         let at = |s: &Settings| {
             PythonCosts::of(&s.pipeline(ProducerKind::Sleep, 8).spec, Producing::Worker)
         };

@@ -390,7 +390,16 @@ mod tests {
 
     #[test]
     fn the_factor_is_this_machines_start_against_the_figures() {
-        let defaults = Settings::chapter_defaults();
+        // The figures as measured: the Python costs at x1, the start at
+        // the Python scale.
+        let defaults = Settings {
+            python_cost_scale: 1.0,
+            fork_cost_scale: None,
+            setup_cost_scale: None,
+            receive_ms: PYTORCH_RECEIVE_MS,
+            send_ms: PYTORCH_SEND_MS,
+            ..Settings::chapter_defaults()
+        };
         let same = speed(FIGURES_FORK_MS, FIGURES_SETUP_MS, defaults.transport).unwrap();
         assert_eq!(
             (same.fork_ratio, same.setup_ratio, same.factor),

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::calibration::{
-    CPYTHON_SWITCH_INTERVAL_MS, PYTHON_COST_SCALE, PYTORCH_RECEIVE_MS, PYTORCH_SEND_MS,
+    CPYTHON_SWITCH_INTERVAL_MS, DEFAULT_RECEIVE_MS, DEFAULT_SEND_MS, FORK_COST_SCALE,
+    PYTHON_COST_SCALE, SETUP_COST_SCALE,
 };
 use super::config::{self, PipelineConfig, ProducerKind, ProducerSpec, WorkerKind};
 use super::window::{WindowKind, WindowPlan};
@@ -239,12 +240,12 @@ impl Settings {
             watchdog_ms: None,
             // PyTorch's own hand-off on Linux, since the chapter is about it.
             transport: super::config::Transport::SharedFd,
-            receive_ms: PYTORCH_RECEIVE_MS,
-            send_ms: PYTORCH_SEND_MS,
+            receive_ms: DEFAULT_RECEIVE_MS,
+            send_ms: DEFAULT_SEND_MS,
             switch_interval_ms: CPYTHON_SWITCH_INTERVAL_MS,
             python_cost_scale: PYTHON_COST_SCALE,
-            fork_cost_scale: None,
-            setup_cost_scale: None,
+            fork_cost_scale: Some(FORK_COST_SCALE),
+            setup_cost_scale: Some(SETUP_COST_SCALE),
         }
     }
 
@@ -583,6 +584,8 @@ mod tests {
     fn the_start_runs_at_the_python_scale_unless_given_its_own() {
         let mut s = Settings {
             python_cost_scale: 0.4,
+            fork_cost_scale: None,
+            setup_cost_scale: None,
             ..Settings::chapter_defaults()
         };
         let spec = |s: &Settings| s.pipeline(ProducerKind::Sleep, 8).spec;
@@ -600,9 +603,15 @@ mod tests {
         fields.remove("setup_cost_scale");
         let read: Settings = serde_json::from_value(old).unwrap();
         assert_eq!((read.fork_cost_scale, read.setup_cost_scale), (None, None));
-        // Not given, they are not written.
-        let plain = serde_json::to_value(Settings::chapter_defaults()).unwrap();
+        // Not given, they are not written; the defaults give their own.
+        s.fork_cost_scale = None;
+        let plain = serde_json::to_value(&s).unwrap();
         assert!(plain.get("fork_cost_scale").is_none());
+        let defaults = Settings::chapter_defaults();
+        assert_eq!(
+            (defaults.fork_cost_scale, defaults.setup_cost_scale),
+            (Some(0.55), Some(0.8))
+        );
     }
 
     #[test]

@@ -223,13 +223,13 @@ pub struct BenchArgs {
     /// process (the real DataLoader's decoding, descriptor fetch and tensor
     /// rebuild, measured on PyTorch 2.15); 0 for none. Refused with thread
     /// workers, which have no hand-off
-    #[arg(long, default_value_t = crate::bench::PYTORCH_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    #[arg(long, default_value_t = crate::bench::DEFAULT_RECEIVE_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub receive_ms: f64,
     /// Worker CPU in milliseconds for handing off each batch through the
     /// worker's helper threads (the real DataLoader's feeder and resource
     /// sharer, measured on PyTorch 2.15); 0 for none. Refused with `pipe`
     /// and thread workers, which have no helper threads
-    #[arg(long, default_value_t = crate::bench::PYTORCH_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
+    #[arg(long, default_value_t = crate::bench::DEFAULT_SEND_MS, allow_negative_numbers = true, value_parser = cost_ms)]
     pub send_ms: f64,
     /// Switch interval in milliseconds of the modelled interpreter locks
     /// (CPython's default is 5), one in the loop's process and one in each
@@ -242,19 +242,22 @@ pub struct BenchArgs {
     /// Scale of the modelled Python CPU beyond the hand-off, measured on
     /// PyTorch 2.15: each sample's call into __getitem__ and its tensor,
     /// default_collate, the index queues' pickling, the loop's and workers'
-    /// bookkeeping; 1 as measured, 0 for none, up to 100. Refused with
+    /// bookkeeping; 1 as measured (on a busy machine), 0.5 as a quiet
+    /// machine of this kind runs them, 0 for none, up to 100. Refused with
     /// thread workers, which have none
     #[arg(long, default_value_t = crate::bench::PYTHON_COST_SCALE, allow_negative_numbers = true, value_parser = python_scale)]
     pub python_cost_scale: f64,
     /// Scale of the loop's CPU forking each worker (PyTorch's
     /// Process.start()) in place of --python-cost-scale's, above 0, up to
     /// 100: PyTorch's fork and its workers' set-up can be far apart from
-    /// one machine to another. Refused with thread workers
+    /// one machine to another. Refused with thread workers [default: 0.55
+    /// with the default --python-cost-scale, else --python-cost-scale's]
     #[arg(long, allow_negative_numbers = true, value_parser = start_scale)]
     pub fork_cost_scale: Option<f64>,
     /// Scale of each worker's set-up after its fork and of its first
     /// batches' extra CPU in place of --python-cost-scale's, above 0, up to
-    /// 100. Refused with thread workers
+    /// 100. Refused with thread workers [default: 0.8 with the default
+    /// --python-cost-scale, else --python-cost-scale's]
     #[arg(long, allow_negative_numbers = true, value_parser = start_scale)]
     pub setup_cost_scale: Option<f64>,
     /// With --engine both: run the embedded half with its Python costs and

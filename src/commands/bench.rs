@@ -52,9 +52,22 @@ fn settings(args: &BenchArgs) -> Settings {
         send_ms: args.send_ms,
         switch_interval_ms: args.switch_interval_ms,
         python_cost_scale: args.python_cost_scale,
-        fork_cost_scale: args.fork_cost_scale,
-        setup_cost_scale: args.setup_cost_scale,
+        // The start's own defaults go with the default Python scale; a
+        // scale given alone scales the start too, as it always did.
+        fork_cost_scale: args
+            .fork_cost_scale
+            .or_else(|| quiet_defaults(args).then_some(crate::bench::FORK_COST_SCALE)),
+        setup_cost_scale: args
+            .setup_cost_scale
+            .or_else(|| quiet_defaults(args).then_some(crate::bench::SETUP_COST_SCALE)),
     }
+}
+
+/// Whether the start's default scales apply: the Python costs at their
+/// default, on process workers.
+fn quiet_defaults(args: &BenchArgs) -> bool {
+    args.python_cost_scale == crate::bench::PYTHON_COST_SCALE
+        && crate::bench::WorkerKind::from(args.worker_kind) == crate::bench::WorkerKind::Process
 }
 
 /// `bench`

@@ -285,7 +285,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("measured before windows: whole-run window; 2 of 3 claims held then"),
+            text.contains("measured before windows: whole-run window; 2 of 5 claims held then"),
             "{text}"
         );
     }

@@ -84,7 +84,11 @@ fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, &'static str, bool
     let number = |value: f64, default: f64, knob| (value != default, knob_flag(knob), value == 0.0);
     let [transport, receive, send, switch, scale, fork, setup, seed] =
         crate::bench::settings::MODEL_KNOBS;
-    let given = |value: Option<f64>, knob| (value.is_some(), knob_flag(knob), false);
+    // A start scale counts as set when given away from its default (None:
+    // not given, the start at the Python scale).
+    let given = |value: Option<f64>, default: Option<f64>, knob| {
+        (value.is_some() && value != default, knob_flag(knob), false)
+    };
     [
         (
             transport,
@@ -111,10 +115,21 @@ fn model_knobs_set(settings: &Settings) -> Vec<(&'static str, &'static str, bool
                 Knob::PythonCostScale,
             ),
         ),
-        (fork, given(settings.fork_cost_scale, Knob::ForkCostScale)),
+        (
+            fork,
+            given(
+                settings.fork_cost_scale,
+                d.fork_cost_scale,
+                Knob::ForkCostScale,
+            ),
+        ),
         (
             setup,
-            given(settings.setup_cost_scale, Knob::SetupCostScale),
+            given(
+                settings.setup_cost_scale,
+                d.setup_cost_scale,
+                Knob::SetupCostScale,
+            ),
         ),
         (seed, (settings.seed != d.seed, "--seed", false)),
     ]

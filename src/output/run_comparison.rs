@@ -382,7 +382,10 @@ fn python_speed_text(note: &PythonSpeedNote) -> String {
              for that reason; `--python-cost-scale {}{} --receive-ms {}{}` models this machine \
              (`--calibrate-to-pytorch` with `bench --engine both`)",
             setting(m.python_cost_scale),
-            if m.start_apart() {
+            // At the default Python scale `bench` runs the start at its own
+            // defaults, so the start's scales are said whenever they would
+            // not otherwise follow.
+            if m.start_apart() || m.python_cost_scale == crate::bench::PYTHON_COST_SCALE {
                 format!(
                     " --fork-cost-scale {} --setup-cost-scale {}",
                     setting(m.fork_cost_scale),

@@ -836,7 +836,7 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
         "--switch-interval-ms",
         "0",
     ]);
-    let out = short_run(&["--worker-kind", "thread", "--python-cost-scale", "1"]);
+    let out = short_run(&["--worker-kind", "thread", "--python-cost-scale", "0.5"]);
     assert!(
         stdout(&out).contains("in the loop's process: no hand-off, no Python costs"),
         "{}",

@@ -136,12 +136,17 @@ fn bench_on_both_engines_prints_them_side_by_side_in_every_format() {
     // knob, so it is no difference, but the embedded run says it set it.
     let out = both(&["--python-cost-scale", "0", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(json["pytorch"]["settings"]["python_cost_scale"], 1.0);
+    assert_eq!(
+        json["pytorch"]["settings"]["python_cost_scale"],
+        research_companion::bench::PYTHON_COST_SCALE
+    );
     assert_eq!(json["embedded"]["settings"]["python_cost_scale"], 0.0);
     let text = stdout(&both(&["--python-cost-scale", "0"]));
-    assert!(!text.contains("python_cost_scale: 1.0 vs 0.0"), "{text}");
+    assert!(!text.contains("python_cost_scale: 0.5 vs 0.0"), "{text}");
     assert!(
-        text.contains("B alone has python_cost_scale 0.0 (the other run has no such setting)"),
+        text.contains(
+            "B alone has fork_cost_scale 0.0, python_cost_scale 0.0, setup_cost_scale 0.0 (the other run has no such setting)"
+        ),
         "{text}"
     );
     // One run per file or record: two runs are refused, nothing written.
@@ -246,7 +251,7 @@ fn the_reference_engine_alone_refuses_the_model_knobs_and_names_them() {
         stderr(&out)
     );
     // The defaults, given out loud, change nothing and are accepted.
-    let out = bench_with(&p, &python, &["--python-cost-scale", "1"]);
+    let out = bench_with(&p, &python, &["--python-cost-scale", "0.5"]);
     assert!(
         !stderr(&out).contains("embedded engine's model"),
         "{}",
@@ -569,9 +574,23 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
     // rows may differ for it and gives the flags that model this machine;
     // beside one run with them, that it modelled it.
     let engine = |name: &str, extra: &[&str]| short_engine_run(&p, name, extra);
-    engine("figures.run.yaml", &[]);
+    engine(
+        "figures.run.yaml",
+        &[
+            "--python-cost-scale",
+            "1",
+            "--receive-ms",
+            "0.42",
+            "--send-ms",
+            "0.35",
+        ],
+    );
     let flags = [
         "--python-cost-scale",
+        "0.5",
+        "--fork-cost-scale",
+        "0.5",
+        "--setup-cost-scale",
         "0.5",
         "--receive-ms",
         "0.21",
@@ -617,7 +636,17 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
         "{text}"
     );
     // The scale alone is not the machine: the hand-off's costs count too.
-    engine("scale-only.run.yaml", &["--python-cost-scale", "0.5"]);
+    engine(
+        "scale-only.run.yaml",
+        &[
+            "--python-cost-scale",
+            "0.5",
+            "--receive-ms",
+            "0.42",
+            "--send-ms",
+            "0.35",
+        ],
+    );
     let text = compare("scale-only.run.yaml");
     assert!(
         text.contains("so rows that lean on them") && !text.contains("as this machine's"),
@@ -628,7 +657,9 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
     engine("pipe.run.yaml", &["--transport", "pipe"]);
     let text = compare("pipe.run.yaml");
     assert!(
-        text.contains("`--python-cost-scale 0.5 --receive-ms 0.21` models this machine"),
+        text.contains(
+            "`--python-cost-scale 0.5 --fork-cost-scale 0.5 --setup-cost-scale 0.5 --receive-ms 0.21` models this machine"
+        ),
         "{text}"
     );
     // Thread workers model no Python: nothing to set against it.

@@ -630,29 +630,18 @@ fn add_other_machine(p: &Project) {
     .unwrap();
 }
 
-/// Marks an experiment record as made by the measurement this tool makes
-/// today (records copied from the fixtures were made before windows).
-fn as_todays_measurement(p: &Project, stem: &str) {
-    let path = p.path(&format!("records/{CHAPTER}/{stem}.record.yaml"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let marked = text.replacen(
-        "\nenvironment:",
-        &format!(
-            "\n  measured_by:\n    engine: embedded\n    engine_model: '{}'\n    window: steady-state\nenvironment:",
-            research_companion::bench::calibration::ENGINE_MODEL
-        ),
-        1,
-    );
-    assert_ne!(marked, text);
-    std::fs::write(&path, marked).unwrap();
-}
-
 #[test]
 fn evidence_from_two_environments_is_given_per_environment() {
     let p = Project::with_fixture_records();
     add_other_machine(&p);
-    as_todays_measurement(&p, "20261102T120000-bbbbbbbbbbbb");
-    as_todays_measurement(&p, "20261103T120000-cccccccccccc");
+    for stem in [
+        "20261102T120000-bbbbbbbbbbbb",
+        "20261103T120000-cccccccccccc",
+    ] {
+        crate::helpers::as_todays_measurement(
+            &p.path(&format!("records/{CHAPTER}/{stem}.record.yaml")),
+        );
+    }
     let out = p.cmd().args(["diff", "--all-envs"]).output().unwrap();
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
@@ -705,7 +694,7 @@ fn status_says_when_the_latest_experiment_ran_short_or_with_scaled_python_costs(
             "--batches",
             "3",
             "--python-cost-scale",
-            "0.5",
+            "0.25",
             "--record",
         ])
         .output()
@@ -714,7 +703,7 @@ fn status_says_when_the_latest_experiment_ran_short_or_with_scaled_python_costs(
     let text = stdout(&p.cmd().arg("status").output().unwrap());
     assert!(
         text.contains(
-            "the latest experiment ran with 3 measured steps a configuration, fewer than reproduce's 20: wider intervals; the engine's Python costs at x0.5, not as measured (x1)"
+            "the latest experiment ran with 3 measured steps a configuration, fewer than reproduce's 20: wider intervals; the engine's Python costs at x0.25, not the default (x0.5)"
         ),
         "{text}"
     );
