@@ -361,6 +361,8 @@ fn settings_differences(a: &BenchRun, b: &BenchRun) -> Vec<String> {
     let mut keys: Vec<&String> = sa.keys().chain(sb.keys()).collect();
     keys.sort();
     keys.dedup();
+    // Another window is said first, in words (`measurement: ...`).
+    keys.retain(|k| k.as_str() != "window");
     let mut out = Vec::new();
     let mut only = [Vec::new(), Vec::new()];
     for k in keys {

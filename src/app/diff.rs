@@ -206,7 +206,8 @@ pub fn all_envs(project: &Project, chapter: Option<&str>) -> Result<AcrossEnviro
     let chapter = project.the_chapter(chapter)?;
     let (records, _) = project.records(&chapter)?;
     let across = AcrossEnvironments::of(chapter.key.to_string(), &records);
-    if across.environments.is_empty() {
+    // Earlier measurements alone are still runs to show, apart.
+    if across.environments.is_empty() && across.earlier_measurements.is_empty() {
         return Err(Error::Usage(format!(
             "no experiment run is recorded for {}",
             chapter.key

@@ -337,7 +337,7 @@ impl BenchRun {
                 range(rows.iter().map(|r| r.batches).collect(), s.batches),
             ),
             super::WindowKind::SteadyState => format!(
-                "steady-state window: {} measured steps a configuration, after a warm-up of {} (the pipeline's fill and {} more), {} batches made after them and never measured",
+                "steady-state window: {} measured steps a configuration, after a warm-up of {} (at least the pipeline's fill and {} more), {} batches made after them and never measured",
                 range(rows.iter().map(|r| r.batches).collect(), s.batches),
                 range(warmups, s.warmup_batches),
                 super::window::SETTLE_BATCHES,

@@ -188,7 +188,7 @@ pub struct BenchArgs {
     /// Measured batches per configuration (after the first batch and the warm-up)
     #[arg(long, default_value_t = crate::bench::DEFAULT_BATCHES, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
-    /// With the steady-state window: warm-up steps at least (each worker count takes at least 2 x prefetch_factor x workers + 8); the whole-run window has none
+    /// With the steady-state window: warm-up steps at least (each worker count takes at least prefetch_factor x workers + 4); the whole-run window has none
     #[arg(long, default_value_t = 0, value_parser = ranged::<u64>(0, MAX_BATCHES))]
     pub warmup_batches: u64,
     /// What ex/s is taken over: the measured steps of a steady state (after the warm-up, with the pipeline still full at the end, as chapter 06's tables), or the whole run from the loader's creation (the workers' start inside)

@@ -90,7 +90,7 @@ pub struct ReproduceArgs {
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
     /// [default: every chapter whose snapshot publishes tables]
     pub chapter: Option<String>,
-    /// Measured batches per configuration in each round
+    /// Measured steps per configuration in each round, over the window the chapter's tables define; a configuration whose steady step is short measures up to 8 times as many, rounded up to whole turns of its workers
     #[arg(long, default_value_t = crate::app::reproduce::BATCHES_PER_ROUND, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
     /// Rounds at least: every configuration once per round; a claim's verdict reads a 95% interval over the undisturbed rounds (6 is the fewest that give one), and rounds are added while a claim is undecided, within --budget

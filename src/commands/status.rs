@@ -32,7 +32,15 @@ impl Render for ChapterStatus {
         line.push('\n');
         match (&self.claims, &self.latest_experiment) {
             (Some(c), Some(e)) => line.push_str(&format!(
-                "    {c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
+                "    {}{c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
+                // Verdicts of an earlier measurement say so before they count.
+                e.earlier_measurement
+                    .as_ref()
+                    .map(|m| format!(
+                        "an earlier measurement ({}), its verdicts then: ",
+                        visible(m)
+                    ))
+                    .unwrap_or_default(),
                 e.run_id,
                 e.recorded_at.format("%Y-%m-%d"),
                 e.revision,

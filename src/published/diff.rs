@@ -386,7 +386,15 @@ fn check_claim(
             ));
         }
     }
-    for producer in claims::producers_used(&c.metric) {
+    // The start is measured apart from ex/s in either window, so a claim
+    // that reads only the start is not held to the window.
+    let only_the_start = claims::cells_used(&c.metric)
+        .iter()
+        .all(|(_, _, column)| claims::MEASURED_ONLY.contains(&column.as_str()));
+    for producer in claims::producers_used(&c.metric)
+        .into_iter()
+        .filter(|_| !only_the_start)
+    {
         if let Some(t) = tables.iter().find(|t| t.header.producer == producer) {
             let window = audit::table_window(t).kind;
             if window != s.window {
@@ -628,6 +636,29 @@ mod tests {
                 .iter()
                 .all(|r| r.verdict == ClaimVerdict::Reproduced)
         );
+    }
+
+    #[test]
+    fn a_claim_over_the_start_has_no_published_value_and_no_window() {
+        let tables = chapter06_tables();
+        let mut claims = claims06(&tables);
+        let mut start = claims.claims[0].clone();
+        start.id = "sleep-start".into();
+        start.metric = "sleep.w8.startup".into();
+        claims.claims = vec![start];
+        let mut run = run_like(&tables, 1);
+        for r in &mut run.results {
+            r.summary.startup_ms = 300.0;
+        }
+        for window in [WindowKind::SteadyState, WindowKind::WholeRun] {
+            run.settings.window = window;
+            let c = diff_run(&tables, &[], Some(&claims), &prose06(), &run);
+            let r = &c.claims[0];
+            assert_ne!(r.verdict, ClaimVerdict::NotComparable, "{window}: {r:?}");
+            assert!(r.published.is_nan());
+            assert_eq!(r.measured, Some(300.0));
+            assert!(r.prose_consistent, "nothing to hold the prose against");
+        }
     }
 
     #[test]

@@ -63,7 +63,12 @@ pub fn verdict_summary(c: &PublishedDiff, paint: &dyn Paint) -> String {
 }
 
 fn prose_note(stated: f64, published: f64, consistent: bool) -> String {
-    if consistent && (stated - published).abs() < 1e-9 {
+    if published.is_nan() {
+        format!(
+            "says {}; no table of the chapter gives it to hold the prose against",
+            fmt_num(stated)
+        )
+    } else if consistent && (stated - published).abs() < 1e-9 {
         format!("says {}, which its own table gives", fmt_num(stated))
     } else if consistent {
         format!(
@@ -118,13 +123,23 @@ pub fn claims_block(c: &PublishedDiff, paint: &dyn Paint, explain_flags: bool) -
             visible(&r.id),
             visible(&r.quote)
         );
-        let _ = writeln!(
-            s,
-            "      published  {} = {} = {}",
-            visible(&r.metric),
-            r.published_formula,
-            fmt_num(r.published)
-        );
+        if r.published.is_nan() {
+            // A claim over the start: the chapter's tables print no such
+            // figure.
+            let _ = writeln!(
+                s,
+                "      published  {}: the chapter's tables print no such figure",
+                visible(&r.metric)
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "      published  {} = {} = {}",
+                visible(&r.metric),
+                r.published_formula,
+                fmt_num(r.published)
+            );
+        }
         match (&r.measured_formula, r.measured) {
             (Some(f), Some(m)) => {
                 let _ = writeln!(

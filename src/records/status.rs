@@ -248,6 +248,11 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             Vec::new()
         },
         latest_experiment: experiment.map(|r| ExperimentFreshness {
+            earlier_measurement: r
+                .experiment
+                .as_ref()
+                .filter(|e| !e.is_current_measurement())
+                .map(|e| e.measurement_text()),
             run_id: r.run_id.clone(),
             recorded_at: r.recorded_at,
             revision: r.revision.fingerprint.short().to_string(),
@@ -345,6 +350,10 @@ impl std::fmt::Display for ClaimsSummary {
 /// How fresh the latest experiment is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExperimentFreshness {
+    /// What measured it, when that is an earlier measurement than today's
+    /// (another engine model, a run before windows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub earlier_measurement: Option<String>,
     pub run_id: RunId,
     pub recorded_at: DateTime<Utc>,
     /// The revision it examined (12 hex digits).

@@ -258,6 +258,9 @@ pub struct EvidenceView {
     pub verdicts: Vec<VerdictView>,
     /// Set when other processes disturbed the run: the record's mark.
     pub disturbed: Option<String>,
+    /// Set when the run is an earlier measurement than today's (another
+    /// engine model, a run before windows): which.
+    pub earlier_measurement: Option<String>,
 }
 
 /// The experiment `record` for the prompt: its verdicts in words from the
@@ -327,6 +330,7 @@ pub fn evidence_view(
         engine: compared.map(|(run, _)| run.evidence()),
         verdicts,
         disturbed: status::disturbed_mark(record),
+        earlier_measurement: (!e.is_current_measurement()).then(|| e.measurement_text()),
     })
 }
 

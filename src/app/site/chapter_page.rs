@@ -58,6 +58,9 @@ struct RowPair {
 struct TablePair {
     header: String,
     same_settings: bool,
+    /// Set when the run took ex/s over another window than the table's:
+    /// the two in words.
+    other_window: Option<String>,
     rows: Vec<RowPair>,
     unmeasured_workers: Vec<usize>,
 }
@@ -323,6 +326,13 @@ fn evidence_blocks(
                 .map(|t| TablePair {
                     header: t.header.clone(),
                     same_settings: t.same_settings,
+                    other_window: (t.window != t.run_window).then(|| {
+                        format!(
+                            "The run took ex/s over a {}, this table over a {}: not the same quantity.",
+                            t.run_window.label(),
+                            t.window.label()
+                        )
+                    }),
                     rows: t
                         .rows
                         .iter()
@@ -396,7 +406,17 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                     .map_or_else(String::new, |m| {
                         format!(" ({m}; rounds without an undisturbed run did not count)")
                     });
-                (format!("{}{mark}", x.summary), Some(x.file.clone()), None)
+                // An earlier measurement says so before its result.
+                let earlier = if x.is_current_measurement() {
+                    String::new()
+                } else {
+                    format!("An earlier measurement ({}): ", x.measurement_text())
+                };
+                (
+                    format!("{earlier}{}{mark}", x.summary),
+                    Some(x.file.clone()),
+                    None,
+                )
             }
             (None, None) => match &r.notebook {
                 Some(n) => (n.summary.clone(), Some(n.file.clone()), None),

@@ -61,7 +61,17 @@ pub fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexR
         summary: r
             .experiment
             .as_ref()
-            .map(|x| x.summary.clone())
+            .map(|x| {
+                if x.is_current_measurement() {
+                    x.summary.clone()
+                } else {
+                    format!(
+                        "an earlier measurement ({}): {}",
+                        x.measurement_text(),
+                        x.summary
+                    )
+                }
+            })
             .unwrap_or_default(),
         engine: String::new(),
         environments: status::by_environment(records)
