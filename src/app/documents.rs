@@ -101,13 +101,8 @@ fn carried(
     let evidence = evidence.map(|mut view| {
         if let Some((run, items)) = latest {
             for v in &mut view.verdicts {
-                let key = v.claim.to_lowercase();
                 v.answered = items
-                    .audit
-                    .iter()
-                    .find(|row| row.key() == key)
-                    .and_then(|row| row.response.clone())
-                    .filter(|r| !r.trim().is_empty())
+                    .response_to(&v.claim)
                     .map(|r| format!("{r} (research run {})", run.record.run_id));
             }
         }
@@ -155,12 +150,7 @@ fn carry_into_report(
     view.carried_sources = sources.iter().any(|s| s.run_id.is_some());
     view.ledger = record_view::ledger_cells(&sources);
     for claim in &mut view.claims {
-        let key = claim.id.to_lowercase();
-        claim.previous_response = items
-            .audit
-            .iter()
-            .find(|row| row.key() == key)
-            .and_then(|row| row.response.clone());
+        claim.previous_response = items.response_to(&claim.id).map(str::to_string);
     }
     // The column only when the previous audit answers one of these claims.
     if view.claims.iter().any(|c| c.previous_response.is_some()) {

@@ -152,7 +152,10 @@ pub fn currency(ch: &Chapter) -> String {
     .into()
 }
 
-fn claim_row(c: &crate::published::diff::ClaimResult, answers: &[(String, String)]) -> ClaimRow {
+fn claim_row(
+    c: &crate::published::diff::ClaimResult,
+    answers: Option<(&str, &crate::records::report_items::ReportItems)>,
+) -> ClaimRow {
     use crate::published::verdict::ClaimVerdict as V;
     let tone = match c.verdict {
         _ if !c.quote_found => "bad",
@@ -200,33 +203,12 @@ fn claim_row(c: &crate::published::diff::ClaimResult, answers: &[(String, String
             ),
         }),
         closest_sentence: c.closest_sentence.clone(),
-        answered: answers
-            .iter()
-            .find(|(id, _)| *id == c.id.to_lowercase())
-            .map(|(_, a)| a.clone()),
+        answered: answers.and_then(|(run, items)| {
+            items
+                .response_to(&c.id)
+                .map(|a| format!("{a} (research run {run})"))
+        }),
     }
-}
-
-/// The latest complete research run's answers in its claim audit, by claim
-/// id in lower case: `(id, "answer (research run RUN)")`.
-fn research_answers(project: &Project, records: &[Record]) -> Vec<(String, String)> {
-    let research = crate::app::research_record::read(project, records);
-    let Some((run, items)) = research.latest() else {
-        return Vec::new();
-    };
-    items
-        .audit
-        .iter()
-        .filter_map(|row| {
-            let answer = row.response.as_deref()?.trim();
-            (!answer.is_empty()).then(|| {
-                (
-                    row.key(),
-                    format!("{answer} (research run {})", run.record.run_id),
-                )
-            })
-        })
-        .collect()
 }
 
 /// The path of a chapter's page in the site, from the site's root.
@@ -279,7 +261,11 @@ fn evidence_blocks(
 ) -> Result<(Vec<EvidenceBlock>, Newest)> {
     let mut counts = None;
     let mut evidence = Vec::new();
-    let answers = research_answers(project, records);
+    // The latest complete research run's answers travel with the verdicts.
+    let research = crate::app::research_record::read(project, records);
+    let answers = research
+        .latest()
+        .map(|(run, items)| (run.record.run_id.to_string(), items));
     for e in latest_per_environment(project, records) {
         let diffed = diff::diff_recorded(project, ch, &e)?;
         if counts.is_none() {
@@ -317,7 +303,7 @@ fn evidence_blocks(
                 .diff
                 .claims
                 .iter()
-                .map(|c| claim_row(c, &answers))
+                .map(|c| claim_row(c, answers.as_ref().map(|(r, i)| (r.as_str(), *i))))
                 .collect(),
             tables: diffed
                 .diff

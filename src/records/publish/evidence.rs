@@ -345,18 +345,10 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
         let mut group = measured_group(&c.flagged(), c.prose_consistent);
         let mut rationale = measured_rationale(c);
         // The author's answer to the claim travels with the measurement.
-        if let Some(answer) = r
-            .items
-            .audit
-            .iter()
-            .find(|row| row.key() == id.to_lowercase())
-            .and_then(|row| row.response.as_deref())
-            .filter(|a| !a.trim().is_empty())
-        {
+        if let Some(answer) = r.items.response_to(id) {
             rationale = format!(
-                "{rationale} The research run {} answered it: \"{}\".",
-                r.run_id,
-                answer.trim()
+                "{rationale} The research run {} answered it: \"{answer}\".",
+                r.run_id
             );
         }
         if kind_of(group).is_some_and(|k| r.items.findings_none.contains(&k)) {

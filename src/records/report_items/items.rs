@@ -164,3 +164,17 @@ pub struct ReportItems {
     /// Lines that should have made an item and could not, with why.
     pub unparsed: Vec<String>,
 }
+
+impl ReportItems {
+    /// The claim audit's response to the claim `id` (any case), when it
+    /// gives one that is not empty.
+    pub fn response_to(&self, id: &str) -> Option<&str> {
+        let key = id.to_lowercase();
+        self.audit
+            .iter()
+            .find(|row| row.key() == key)
+            .and_then(|row| row.response.as_deref())
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+    }
+}
