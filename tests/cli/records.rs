@@ -583,7 +583,9 @@ fn status_shows_the_claims_and_the_latest_experiment_in_text_and_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("    6 claims: 6 reproduced, 0 magnitude differs, 0 not reproduced, 0 inconclusive, 0 not comparable, 0 unrun, 0 quote missing; latest experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb on 2026-11-02, revision a7d34947a6b4 (current)"),
+        // The fixture record was made before windows: its verdicts say so
+        // before they count.
+        text.contains("    an earlier measurement (measured before windows: whole-run window), its verdicts then: 6 claims: 6 reproduced, 0 magnitude differs, 0 not reproduced, 0 inconclusive, 0 not comparable, 0 unrun, 0 quote missing; latest experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb on 2026-11-02, revision a7d34947a6b4 (current)"),
         "{text}"
     );
     let out = p
@@ -595,6 +597,10 @@ fn status_shows_the_claims_and_the_latest_experiment_in_text_and_json() {
     assert_eq!(v[0]["claims"]["claims"], 6);
     assert_eq!(v[0]["claims"]["reproduced"], 6);
     assert_eq!(v[0]["latest_experiment"]["of_current_revision"], true);
+    assert_eq!(
+        v[0]["latest_experiment"]["earlier_measurement"],
+        "measured before windows: whole-run window"
+    );
     assert_eq!(v[0]["label"], "Current");
 }
 
