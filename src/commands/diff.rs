@@ -65,14 +65,14 @@ impl Render for AcrossEnvironments {
                 "earlier measurements, not compared with these (the tool changed, not only the machine):\n",
             );
             for e in &self.earlier_measurements {
-                let held = e.verdicts.iter().filter(|(_, v)| v.class.holds()).count();
                 s.push_str(&format!(
-                    "  env {} ({} CPUs): {} on {}: {}; {held} of {} claims held then\n",
+                    "  env {} ({} CPUs): {} on {}: {}; {} of {} claims held then\n",
                     crate::text::visible(&e.env_id),
                     e.logical_cpus,
                     e.run_id,
                     e.recorded_at.format("%Y-%m-%d"),
                     e.measurement,
+                    e.held(),
                     e.verdicts.len()
                 ));
             }

@@ -260,6 +260,12 @@ impl ExperimentInfo {
             .as_ref()
             .is_some_and(Measurement::is_current)
     }
+
+    /// What measured the run, in words, when it is an earlier measurement
+    /// than today's; None when it is today's.
+    pub fn earlier_measurement(&self) -> Option<String> {
+        (!self.is_current_measurement()).then(|| self.measurement_text())
+    }
 }
 
 /// What measured a recorded run (see [`ExperimentInfo::measured_by`]).

@@ -110,11 +110,7 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
                 .map(|e| e.summary.clone())
                 .or_else(|| r.notebook.as_ref().map(|n| n.summary.clone())),
             disturbed: disturbed_mark(r),
-            earlier_measurement: r
-                .experiment
-                .as_ref()
-                .filter(|e| !e.is_current_measurement())
-                .map(|e| e.measurement_text()),
+            earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             note: r.note.clone(),
             not_comparable: r.experiment.as_ref().and_then(|e| e.not_comparable.clone()),
             retracted: r.retraction.as_ref().map(|x| x.label()),
@@ -227,11 +223,11 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         earlier_measurements: earlier
             .iter()
             .map(|e| {
-                let held = e.verdicts.iter().filter(|(_, v)| v.class.holds()).count();
                 format!(
-                    "{}: {}; {held} of {} claims held then (recorded {})",
+                    "{}: {}; {} of {} claims held then (recorded {})",
                     e.label(),
                     e.measurement,
+                    e.held(),
                     e.verdicts.len(),
                     e.recorded_at.format("%Y-%m-%d")
                 )
@@ -248,11 +244,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             Vec::new()
         },
         latest_experiment: experiment.map(|r| ExperimentFreshness {
-            earlier_measurement: r
-                .experiment
-                .as_ref()
-                .filter(|e| !e.is_current_measurement())
-                .map(|e| e.measurement_text()),
+            earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             run_id: r.run_id.clone(),
             recorded_at: r.recorded_at,
             revision: r.revision.fingerprint.short().to_string(),
@@ -396,6 +388,14 @@ impl EnvironmentEvidence {
     /// `env-v2:0123456789ab (2 CPUs)`.
     pub fn label(&self) -> String {
         format!("{} ({} CPUs)", self.env_id, self.logical_cpus)
+    }
+
+    /// How many of its claims held.
+    pub fn held(&self) -> usize {
+        self.verdicts
+            .iter()
+            .filter(|(_, v)| v.class.holds())
+            .count()
     }
 }
 

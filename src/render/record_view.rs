@@ -330,7 +330,7 @@ pub fn evidence_view(
         engine: compared.map(|(run, _)| run.evidence()),
         verdicts,
         disturbed: status::disturbed_mark(record),
-        earlier_measurement: (!e.is_current_measurement()).then(|| e.measurement_text()),
+        earlier_measurement: e.earlier_measurement(),
     })
 }
 

@@ -297,8 +297,7 @@ fn evidence_blocks(
                 .record
                 .experiment
                 .as_ref()
-                .filter(|x| !x.is_current_measurement())
-                .map(|x| x.measurement_text()),
+                .and_then(|x| x.earlier_measurement()),
             claims: diffed
                 .diff
                 .claims
@@ -393,11 +392,10 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                         format!(" ({m}; rounds without an undisturbed run did not count)")
                     });
                 // An earlier measurement says so before its result.
-                let earlier = if x.is_current_measurement() {
-                    String::new()
-                } else {
-                    format!("An earlier measurement ({}): ", x.measurement_text())
-                };
+                let earlier = x
+                    .earlier_measurement()
+                    .map(|m| format!("An earlier measurement ({m}): "))
+                    .unwrap_or_default();
                 (
                     format!("{earlier}{}{mark}", x.summary),
                     Some(x.file.clone()),

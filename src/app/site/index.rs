@@ -61,16 +61,9 @@ pub fn index_row(ch: &Chapter, records: &[Record], st: &ChapterStatus) -> IndexR
         summary: r
             .experiment
             .as_ref()
-            .map(|x| {
-                if x.is_current_measurement() {
-                    x.summary.clone()
-                } else {
-                    format!(
-                        "an earlier measurement ({}): {}",
-                        x.measurement_text(),
-                        x.summary
-                    )
-                }
+            .map(|x| match x.earlier_measurement() {
+                Some(m) => format!("an earlier measurement ({m}): {}", x.summary),
+                None => x.summary.clone(),
             })
             .unwrap_or_default(),
         engine: String::new(),
