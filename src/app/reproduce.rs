@@ -143,18 +143,24 @@ fn settings(project: &Project, chapter: &Chapter) -> Result<Settings> {
     s.workers.sort();
     // The window each table's own rows define (its ex/s against its wait
     // and work): a run measures the same quantity, or none of it compares.
-    let window = crate::published::audit::table_window(first).kind;
-    if let Some(t) = parsed
+    let windows: Vec<_> = parsed
         .tables
         .iter()
-        .find(|t| crate::published::audit::table_window(t).kind != window)
+        .map(|t| crate::published::audit::table_window(t).kind)
+        .collect();
+    let window = windows[0];
+    if let Some((t, other)) = parsed
+        .tables
+        .iter()
+        .zip(&windows)
+        .find(|(_, w)| **w != window)
     {
         return Err(Error::Usage(format!(
             "the chapter's tables take ex/s over different windows ({} over a {}, {} over a {}); run `bench` for each by hand, with the window of each",
             first.header,
             window.label(),
             t.header,
-            crate::published::audit::table_window(t).kind.label()
+            other.label()
         )));
     }
     s.window = window;

@@ -320,28 +320,22 @@ impl BenchRun {
     /// run files whose rows do not say).
     pub fn window_text(&self) -> String {
         let s = &self.settings;
-        let rows: Vec<&Row> = self.results.iter().map(|c| &c.summary).collect();
-        let range = |values: Vec<u64>, fallback: u64| {
-            let lo = values.iter().min().copied().unwrap_or(fallback);
-            let hi = values.iter().max().copied().unwrap_or(fallback);
-            if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo} to {hi}")
-            }
+        let rows = || self.results.iter().map(|c| &c.summary);
+        let span = |counts: Vec<u64>, fallback: u64| {
+            super::window::span(counts).unwrap_or_else(|| fallback.to_string())
         };
-        let warmups: Vec<u64> = rows.iter().filter_map(|r| r.warmup_batches).collect();
+        let warmups: Vec<u64> = rows().filter_map(|r| r.warmup_batches).collect();
         match s.window {
             super::WindowKind::SteadyState if warmups.is_empty() => format!(
                 "steady-state window: {} measured steps a configuration",
-                range(rows.iter().map(|r| r.batches).collect(), s.batches),
+                self.measured_steps_text(),
             ),
             super::WindowKind::SteadyState => format!(
                 "steady-state window: {} measured steps a configuration, after a warm-up of {} (at least the pipeline's fill and {} more), {} batches made after them and never measured",
-                range(rows.iter().map(|r| r.batches).collect(), s.batches),
-                range(warmups, s.warmup_batches),
+                self.measured_steps_text(),
+                span(warmups, s.warmup_batches),
                 super::window::SETTLE_BATCHES,
-                range(rows.iter().filter_map(|r| r.tail_batches).collect(), 0),
+                span(rows().filter_map(|r| r.tail_batches).collect(), 0),
             ),
             super::WindowKind::WholeRun if s.warmup_batches > 0 => format!(
                 "window after a warm-up of {}, up to the pipeline's drain: {} measured batches a configuration (an older run file)",
@@ -397,12 +391,8 @@ impl BenchRun {
     /// The measured steps of the run's configurations: `20` or `20 to
     /// 160`.
     pub fn measured_steps_text(&self) -> String {
-        let counts: Vec<u64> = self.results.iter().map(|c| c.summary.batches).collect();
-        match (counts.iter().min(), counts.iter().max()) {
-            (Some(lo), Some(hi)) if lo != hi => format!("{lo} to {hi}"),
-            (Some(lo), _) => lo.to_string(),
-            _ => self.settings.batches.to_string(),
-        }
+        super::window::span(self.results.iter().map(|c| c.summary.batches))
+            .unwrap_or_else(|| self.settings.batches.to_string())
     }
 
     /// The summary row for a producer and worker count.

@@ -503,13 +503,7 @@ impl Settings {
             .map(|(p, w)| self.window_plan(p, w))
             .collect();
         let range = |f: fn(&WindowPlan) -> u64| {
-            let lo = plans.iter().map(f).min().unwrap_or(0);
-            let hi = plans.iter().map(f).max().unwrap_or(0);
-            if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo} to {hi}")
-            }
+            super::window::span(plans.iter().map(f)).unwrap_or_else(|| "0".into())
         };
         match self.window {
             WindowKind::SteadyState => format!(

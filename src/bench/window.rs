@@ -88,6 +88,22 @@ pub fn short_step_scale(slowest_ms: f64, steady_ms: f64) -> u64 {
     ((slowest_ms / steady_ms).floor() as u64).clamp(1, MAX_SHORT_STEP_SCALE)
 }
 
+/// Counts in words, as the footers give them: `20`, or `20 to 160` for
+/// the least and the most; None for no count.
+pub fn span(counts: impl IntoIterator<Item = u64>) -> Option<String> {
+    let (lo, hi) = counts
+        .into_iter()
+        .fold(None, |acc: Option<(u64, u64)>, n| match acc {
+            None => Some((n, n)),
+            Some((lo, hi)) => Some((lo.min(n), hi.max(n))),
+        })?;
+    Some(if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo} to {hi}")
+    })
+}
+
 /// The steps of one configuration's run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowPlan {
@@ -186,6 +202,13 @@ mod tests {
         assert_eq!(short_step_scale(72.0, 0.0), MAX_SHORT_STEP_SCALE);
         assert_eq!(short_step_scale(0.0, 0.0), 1);
         assert_eq!(short_step_scale(72.0, 100.0), 1, "never fewer");
+    }
+
+    #[test]
+    fn a_span_is_one_count_or_the_least_to_the_most() {
+        assert_eq!(span([20, 160, 40]).as_deref(), Some("20 to 160"));
+        assert_eq!(span([20, 20]).as_deref(), Some("20"));
+        assert_eq!(span([]), None);
     }
 
     #[test]

@@ -241,8 +241,10 @@ pub fn diff_run(
     text: &str,
     run: &BenchRun,
 ) -> PublishedDiff {
+    // Each table's window, read once from its rows.
+    let windows: Vec<TableWindow> = tables.iter().map(audit::table_window).collect();
     let mut diffs = Vec::new();
-    for t in tables {
+    for (t, window) in tables.iter().zip(&windows) {
         let producer = t.header.producer;
         let mut rows = Vec::new();
         let mut unmeasured = Vec::new();
@@ -273,7 +275,7 @@ pub fn diff_run(
             header: t.header.to_string(),
             producer,
             same_settings: t.header.same_experiment(&run.settings),
-            window: audit::table_window(t).kind,
+            window: window.kind,
             run_window: run.settings.window,
             rows,
             unmeasured_workers: unmeasured,
@@ -285,7 +287,17 @@ pub fn diff_run(
         .map(|f| {
             f.claims
                 .iter()
-                .map(|c| check_claim(c, tables, &published_set, &measured_set, text, run))
+                .map(|c| {
+                    check_claim(
+                        c,
+                        tables,
+                        &windows,
+                        &published_set,
+                        &measured_set,
+                        text,
+                        run,
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -293,7 +305,7 @@ pub fn diff_run(
         tables: diffs,
         claims: results,
         audit: tables.iter().flat_map(audit::audit).collect(),
-        windows: tables.iter().map(audit::table_window).collect(),
+        windows,
         malformed: malformed.to_vec(),
         run_cpus: run.cpus_used.len(),
     }
@@ -337,6 +349,7 @@ pub fn unrun(c: &Claim, published: &TableSet, text: &str, reason: Option<String>
 fn check_claim(
     c: &Claim,
     tables: &[Table],
+    windows: &[TableWindow],
     published: &TableSet,
     measured: &TableSet,
     text: &str,
@@ -395,11 +408,10 @@ fn check_claim(
         .into_iter()
         .filter(|_| !only_the_start)
     {
-        if let Some(t) = tables.iter().find(|t| t.header.producer == producer) {
-            let window = audit::table_window(t).kind;
-            if window != s.window {
-                unmet.push(window_difference(producer, window, s.window));
-            }
+        if let Some(w) = windows.iter().find(|w| w.producer == producer)
+            && w.kind != s.window
+        {
+            unmet.push(window_difference(producer, w.kind, s.window));
         }
     }
     if !unmet.is_empty() {
