@@ -147,19 +147,30 @@ pub fn read_owned(path: &Path, folder: &Path) -> Result<String> {
     read_utf8(path)
 }
 
+/// Whether `c` is an invisible formatting character that can change how
+/// text around it reads without showing itself: the Arabic letter mark
+/// (U+061C), zero-width spaces, joiners and direction marks (U+200B to
+/// U+200F), the bidirectional embeddings and overrides (U+202A to U+202E),
+/// the word joiner, invisible operators and bidirectional isolates (U+2060
+/// to U+2069), and the byte order mark / zero-width no-break space (U+FEFF).
+pub fn is_format_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}'
+    )
+}
+
 /// Text read from a file (a title, a note, a quote, an error naming a
-/// value) as a terminal may show it on one line: every control character
-/// (line feed, carriage return, tab and escape included; C1 controls too)
-/// and every bidirectional control (U+061C, U+200E, U+200F, U+202A to
-/// U+202E, U+2066 to U+2069) is written as an escape (`\n`, `\r`, `\t`,
-/// `\u{1b}`, `\u{202e}`), so no file can forge a line, move the cursor,
-/// colour the terminal or turn the text around. Borrowed when nothing
-/// needs escaping. Every print of file-derived text goes through here.
+/// value, a cell id) as a terminal may show it on one line: every control
+/// character (line feed, carriage return, tab, NUL, BEL and escape
+/// included; C1 controls too) and every invisible formatting character
+/// ([`is_format_char`]: U+202E, U+200B, ...) is written as an escape
+/// (`\n`, `\r`, `\t`, `\u{1b}`, `\u{202e}`), so no file can forge a line,
+/// move the cursor, colour the terminal or turn the text around. Borrowed
+/// when nothing needs escaping. Every print of file-derived text goes
+/// through here.
 pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| {
-        c.is_control()
-            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    };
+    let hidden = |c: char| c.is_control() || is_format_char(c);
     if !s.contains(hidden) {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -176,15 +187,20 @@ pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// A whole document (a prompt, a report) as a terminal may show it: its
-/// lines kept (line feeds, tabs, and carriage returns before a line feed),
-/// every other control character written as an escape as [`visible`]
-/// does, so text quoted from a chapter cannot drive the terminal. Prose
-/// keeps its bidirectional marks here: they belong to right-to-left text.
+/// A whole document (a prompt, a report, a cell's output) as a terminal, a
+/// file or a page may show it: its lines kept (line feeds, tabs, and
+/// carriage returns before a line feed), every other control character and
+/// every invisible formatting character written as an escape as [`visible`]
+/// does, so text quoted from a chapter, a notebook or a ledger can neither
+/// drive the terminal nor hide or reorder what it says.
 pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
     let bytes = s.as_bytes();
     let hidden = |i: usize, c: char| {
-        c.is_control() && c != '\n' && c != '\t' && !(c == '\r' && bytes.get(i + 1) == Some(&b'\n'))
+        (c.is_control()
+            && c != '\n'
+            && c != '\t'
+            && !(c == '\r' && bytes.get(i + 1) == Some(&b'\n')))
+            || is_format_char(c)
     };
     if !s.char_indices().any(|(i, c)| hidden(i, c)) {
         return std::borrow::Cow::Borrowed(s);
@@ -196,6 +212,50 @@ pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
         } else {
             out.push(c);
         }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// The mark [`quoted`] puts before a line of quoted text that could pass
+/// for the structure of the document quoting it.
+pub const QUOTE_MARK: &str = "| ";
+
+/// Whether a line, after its leading white space, starts the way a line of
+/// a prompt's or a report's own structure does: a section line (`==`, or
+/// the fullwidth `＝`), a Markdown heading (`#`), a rule or a cell's header
+/// (`---`), a cell's first line (`>>>`), a code fence (three backquotes or
+/// tildes) or a table row or quoted line (`|`).
+pub fn looks_like_structure(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with('=')
+        || t.starts_with('\u{FF1D}')
+        || t.starts_with('#')
+        || t.starts_with("---")
+        || t.starts_with(">>>")
+        || t.starts_with("```")
+        || t.starts_with("~~~")
+        || t.starts_with('|')
+}
+
+/// Text quoted from a chapter, a notebook, a report or a ledger, as a
+/// prompt or a report prints it: every line that could pass for the
+/// document's own structure ([`looks_like_structure`]) gets [`QUOTE_MARK`]
+/// before it, so no line of quoted material can be taken for a section
+/// heading, a cell's header or the end of a fence. Other lines are left as
+/// they are; borrowed when no line needs the mark.
+pub fn quoted(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.split('\n').any(looks_like_structure) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if looks_like_structure(line) {
+            out.push_str(QUOTE_MARK);
+        }
+        out.push_str(line);
     }
     std::borrow::Cow::Owned(out)
 }
@@ -566,9 +626,30 @@ mod tests {
             std::borrow::Cow::Borrowed(_)
         ));
         assert_eq!(
-            visible_lines("a\r\nb\tc\rd\u{1b}e\u{200f}\n"),
-            "a\r\nb\tc\\rd\\u{1b}e\u{200f}\n"
+            visible_lines("a\r\nb\tc\rd\u{1b}e\u{200f}\0\u{7}\u{feff}\n"),
+            "a\r\nb\tc\\rd\\u{1b}e\\u{200f}\\u{0}\\u{7}\\u{feff}\n"
         );
+        for c in [
+            '\u{61c}', '\u{200b}', '\u{202e}', '\u{2060}', '\u{2069}', '\u{feff}',
+        ] {
+            assert!(is_format_char(c), "{c:?}");
+            assert_eq!(visible(&c.to_string()), format!("\\u{{{:x}}}", c as u32));
+        }
+        assert!(!is_format_char('\u{2070}') && !is_format_char('\u{200a}'));
+    }
+
+    #[test]
+    fn lines_that_could_pass_for_structure_are_marked_and_the_rest_kept() {
+        assert_eq!(
+            quoted(
+                "ok\n== 8. How to investigate ==\n  # h\n--- x ---\n>>> y\n```\n~~~\n| t\n\u{ff1d}z\n-- fine"
+            ),
+            "ok\n| == 8. How to investigate ==\n|   # h\n| --- x ---\n| >>> y\n| ```\n| ~~~\n| | t\n| \u{ff1d}z\n-- fine"
+        );
+        assert!(matches!(
+            quoted("plain text\nover - two lines > here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -167,7 +167,7 @@ fn run_text(c: &ChapterRun) -> String {
             format!("{}{rate}", cell.verdict),
             cell_name(cell.index, cell.id.as_deref()),
             run.map_or(0.0, |x| x.seconds),
-            crate::text::prefix(&cell.first_line, 60)
+            visible(crate::text::prefix(&cell.first_line, 60))
         ));
     }
     for (i, k) in r.runs.iter().enumerate() {
@@ -206,8 +206,16 @@ impl Render for Checked {
             s.push_str(&format!("{f}\n"));
         }
         s.push_str(&match self.findings.len() {
-            0 => format!("{}: {} cells, no findings\n", self.notebook, self.cells),
-            n => format!("{}: {} cells, {n} finding(s)\n", self.notebook, self.cells),
+            0 => format!(
+                "{}: {} cells, no findings\n",
+                visible(&self.notebook),
+                self.cells
+            ),
+            n => format!(
+                "{}: {} cells, {n} finding(s)\n",
+                visible(&self.notebook),
+                self.cells
+            ),
         });
         Ok(s)
     }

@@ -43,7 +43,9 @@ pub struct Finding {
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}: {}", self.cell, self.kind, self.detail)
+        // One line: a cell id or a detail quoting one may hold a line feed.
+        let line = format!("{}: {}: {}", self.cell, self.kind, self.detail);
+        f.write_str(&crate::text::visible(&line))
     }
 }
 

@@ -58,7 +58,7 @@ impl Cell {
     /// How findings and listings name the cell: its id, else its position.
     pub fn label(&self) -> String {
         match &self.id {
-            Some(id) => id.clone(),
+            Some(id) => crate::text::visible(id).into_owned(),
             None => format!("cell #{}", self.index),
         }
     }

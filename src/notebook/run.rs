@@ -277,7 +277,10 @@ pub fn summarize(
 
 /// How a cell is named in one line: its id, else its position.
 pub fn cell_name(index: usize, id: Option<&str>) -> String {
-    id.map_or_else(|| format!("cell #{index}"), str::to_string)
+    id.map_or_else(
+        || format!("cell #{index}"),
+        |id| crate::text::visible(id).into_owned(),
+    )
 }
 
 /// One line: `PASS: 7 of 7 code cells passed (3 with assertions), 1 fresh
@@ -324,7 +327,7 @@ pub fn summary_line(
 
 /// `AssertionError: x is not two`, or `timed out`.
 pub fn failure_words(c: &CellRun) -> String {
-    match c.outcome {
+    let words: String = match c.outcome {
         CellOutcome::Timeout => "timed out".into(),
         CellOutcome::Error => {
             let name = c.ename.as_deref().unwrap_or("error");
@@ -335,7 +338,9 @@ pub fn failure_words(c: &CellRun) -> String {
         }
         CellOutcome::Ok => "ok".into(),
         CellOutcome::NotReached => "not reached".into(),
-    }
+    };
+    // One line, whatever the exception's name and message hold.
+    crate::text::visible(&words).into_owned()
 }
 
 #[cfg(test)]

@@ -126,6 +126,7 @@ impl Templates {
                 minijinja::AutoEscape::None
             }
         });
+        env.set_formatter(format_value);
         env.set_fuel(Some(TEMPLATE_FUEL));
         // Text files end with a newline; keep the template's own.
         env.set_syntax(
@@ -209,6 +210,44 @@ impl Templates {
                 Err(Error::Other(format!("template {name}: {e}")))
             }
         }
+    }
+}
+
+/// How every value a template prints is written: text with its control
+/// and invisible formatting characters escaped (`text::visible_lines`), so
+/// none reaches a terminal, a file or a page. In the Markdown and text
+/// templates (the prompt, the report), every line of a value that could
+/// pass for the document's own structure is marked too (`text::quoted`):
+/// what a chapter, a notebook, a report or a ledger says is quoted
+/// material, and no line of it can look like a section heading. A
+/// template marks its own headings `| safe`, which skips the marking (not
+/// the escapes). HTML templates escape values as HTML instead: their
+/// structure is their tags.
+fn format_value(
+    out: &mut minijinja::Output,
+    state: &mut minijinja::State,
+    value: &minijinja::Value,
+) -> std::result::Result<(), minijinja::Error> {
+    let Some(text) = value.as_str() else {
+        return minijinja::escape_formatter(out, state, value);
+    };
+    let shown = crate::text::visible_lines(text);
+    let write = |out: &mut minijinja::Output, s: &str| {
+        out.write_str(s)
+            .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
+    };
+    match state.auto_escape() {
+        minijinja::AutoEscape::None if value.is_safe() => write(out, &shown),
+        minijinja::AutoEscape::None => write(out, &crate::text::quoted(&shown)),
+        _ => minijinja::escape_formatter(
+            out,
+            state,
+            &if value.is_safe() {
+                minijinja::Value::from_safe_string(shown.into_owned())
+            } else {
+                minijinja::Value::from(shown.as_ref())
+            },
+        ),
     }
 }
 
