@@ -65,6 +65,25 @@ pub fn die_with_this_thread(cmd: &mut std::process::Command) {
     }
 }
 
+/// Opens `path` for reading with O_NONBLOCK, so opening a FIFO with no
+/// writer (or a device that would wait) returns at once instead of
+/// waiting for one; [`set_blocking`] turns it back off once the caller
+/// has seen what it opened.
+pub fn open_read_nonblocking(path: &std::path::Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Clears O_NONBLOCK on an open file, so reads wait as usual.
+pub fn set_blocking(file: &std::fs::File) -> io::Result<()> {
+    let flags = rustix::fs::fcntl_getfl(file)?;
+    rustix::fs::fcntl_setfl(file, flags - rustix::fs::OFlags::NONBLOCK)?;
+    Ok(())
+}
+
 /// Whether any process of the group `pgid` is left (zombies included).
 pub fn group_alive(pgid: u32) -> bool {
     i32::try_from(pgid)

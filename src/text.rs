@@ -13,15 +13,39 @@ use crate::error::{Error, Result};
 /// size, in `yaml_io`). docs/commands.md lists it with the other limits.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
-/// Reads a whole file of at most `limit` bytes. A regular file's size is
-/// checked before anything is read; anything else (a pipe, `/dev/zero`) is
-/// read to one byte past the limit and no further. Past the limit the
-/// error (kind `FileTooLarge`) names the size and the limit.
+/// Opens a file the user named (or one of the tool's own) for reading,
+/// refusing anything that is not a regular file: a FIFO would wait for a
+/// writer forever and a device (`/dev/zero`) never ends. The open itself
+/// cannot wait (O_NONBLOCK, `sys::open_read_nonblocking`); the open file's
+/// type is then read with `fstat`, so what is checked is what is read, and
+/// a regular file is handed back with O_NONBLOCK cleared. The error (kind
+/// `InvalidInput`) says what the file is: `a FIFO (named pipe), not a
+/// regular file; refusing to read it`.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = crate::sys::open_read_nonblocking(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{}, not a regular file; refusing to read it",
+                file_kind(&meta.file_type())
+            ),
+        ));
+    }
+    crate::sys::set_blocking(&file)?;
+    Ok(file)
+}
+
+/// Reads a whole regular file ([`open_regular`]) of at most `limit` bytes.
+/// Its size is checked before anything is read, and the read stops one
+/// byte past the limit (a file growing while it is read). Past the limit
+/// the error (kind `FileTooLarge`) names the size and the limit.
 pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let stated = format!("the {limit}-byte ({}) limit", mib(limit));
     let too_large = |what: String| std::io::Error::new(std::io::ErrorKind::FileTooLarge, what);
-    let file = std::fs::File::open(path)?;
+    let file = open_regular(path)?;
     let meta = file.metadata()?;
     if meta.is_file() && meta.len() > limit {
         let size = meta.len();

@@ -56,7 +56,7 @@ impl Chapter {
 
 /// Fingerprints a file with `prose-v1`, turning errors into ones that name it.
 pub fn fingerprint_file(path: &std::path::Path) -> Result<Fingerprint> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
     normalize::fingerprint_reader(std::io::BufReader::new(file))
         .map(Fingerprint::prose_v1)
         .map_err(|e| normalize_error(path, e))

@@ -47,6 +47,8 @@ fn open(file: &Path) -> Result<Box<dyn Read>> {
     if file.as_os_str() == "-" {
         return Ok(Box::new(std::io::stdin().lock()));
     }
-    let f = std::fs::File::open(file).map_err(|e| Error::io(file, e))?;
+    // A named file must be a regular one (a FIFO would wait for a writer,
+    // a device never ends); `-` streams standard input, whatever it is.
+    let f = crate::text::open_regular(file).map_err(|e| Error::io(file, e))?;
     Ok(Box::new(f))
 }

@@ -189,7 +189,9 @@ fn run_text(c: &ChapterRun) -> String {
 /// `notebook check`
 fn check(out: &mut Out, project: &Project, args: NotebookCheckArgs) -> Result<Outcome> {
     let path = std::path::Path::new(&args.target);
-    let target = if path.is_file() {
+    // A file of any kind (a FIFO too, refused when it is read), not a
+    // folder: a chapter id names no file.
+    let target = if path.exists() && !path.is_dir() {
         CheckTarget::File(path)
     } else {
         CheckTarget::Chapter(&args.target)

@@ -93,7 +93,7 @@ pub fn read_file(path: &Path) -> Result<(Vec<u8>, Notebook)> {
 
 /// A notebook file's bytes, at most [`MAX_NOTEBOOK_BYTES`] of them.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if size > MAX_NOTEBOOK_BYTES {
         return Err(too_large(path, size));

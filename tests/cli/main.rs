@@ -9,6 +9,7 @@ mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
+mod hardening_inputs;
 mod hardening_quoting;
 mod helpers;
 mod hostile;
