@@ -9,6 +9,7 @@ mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
+mod hardening_secrets;
 mod helpers;
 mod hostile;
 mod notebook;
