@@ -46,3 +46,102 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
         );
     }
 }
+
+/// The Python with nbclient and ipykernel, or None after saying SKIPPED (a
+/// panic where CI requires the kernel), as the kernel tests find it.
+fn kernel_python(test: &str) -> Option<std::path::PathBuf> {
+    let python = std::env::var_os("RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON")
+        .map_or_else(|| "python3".into(), std::path::PathBuf::from);
+    let imports = std::process::Command::new(&python)
+        .args(["-c", "import nbclient, ipykernel"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if imports {
+        return Some(python);
+    }
+    let why = format!("{} cannot import nbclient and ipykernel", python.display());
+    if std::env::var_os("RESEARCH_COMPANION_REQUIRE_NOTEBOOK_KERNEL").is_some() {
+        panic!("{test}: {why}");
+    }
+    eprintln!("SKIPPED {test}: {why}");
+    None
+}
+
+#[test]
+fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
+    let Some(python) = kernel_python("no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader")
+    else {
+        return;
+    };
+    let _g = crate::helpers::exclusive();
+    let p = Project::with_fixture_records();
+    // A password cut at `&` and under 12 characters after it; a token in a
+    // cell's first line; a token as an exception's class name (built from
+    // pieces, so the notebook's source does not hold it whole).
+    let password = "Tr0ub4dor&3xyz!Q";
+    let hf = "hf_Zq81mBv0TrPk22LsXeQw93NbVc41MxYz";
+    let ghp = format!("ghp_{}Ab3dE6", "Ab3dE5fG7h".repeat(3));
+    let nb = notebook(vec![
+        code(
+            "env",
+            &format!(
+                "import os\nos.environ.update({{'MY_DB_PASSWORD': '{password}'}})\nprint(dict(os.environ))"
+            ),
+        ),
+        code("hf", &format!("HF_TOKEN = '{hf}'\nprint(len(HF_TOKEN))")),
+        code(
+            "raises",
+            "name = 'ghp_' + 'Ab3dE5fG7h' * 3 + 'Ab3dE6'\nraise type(name, (Exception,), {})('for ' + name)",
+        ),
+    ]);
+    p.write("leaky.ipynb", nb);
+    let out = p
+        .cmd()
+        .args(["notebook", "add", "06", "leaky.ipynb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = p
+        .cmd()
+        .args(["notebook", "run", "06", "--cell-timeout", "60", "--python"])
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let mut shown = vec![("notebook run".to_string(), stdout(&out) + &stderr(&out))];
+    assert!(
+        stdout(&out).contains("raises FAIL (<secret>: for <secret>)"),
+        "{}",
+        stdout(&out)
+    );
+    for args in [
+        vec!["status"],
+        vec!["history", "06"],
+        vec!["prompt", "06"],
+        vec!["report", "06"],
+        vec!["publish", "06"],
+        vec!["notebook", "report"],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        shown.push((args.join(" "), stdout(&out) + &stderr(&out)));
+    }
+    p.cmd().args(["site", "--out", "site"]).assert().success();
+    let files = |dir: &str| {
+        crate::helpers::files_under(&p.path(dir))
+            .into_iter()
+            .map(|f| (f.display().to_string(), std::fs::read(&f).unwrap()))
+            .collect::<Vec<_>>()
+    };
+    for (name, bytes) in files("records").into_iter().chain(files("site")) {
+        shown.push((name, String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    // Each field is there, its secret taken out.
+    let (_, prompt) = &shown[3];
+    assert!(prompt.contains("HF_TOKEN = '<secret>'"), "{prompt}");
+    assert!(prompt.contains("'MY_DB_PASSWORD': '<secret>'"), "{prompt}");
+    for (what, text) in &shown {
+        for secret in [password, hf, ghp.as_str(), "Tr0ub4dor", "3xyz!Q"] {
+            assert!(!text.contains(secret), "{secret} in {what}:\n{text}");
+        }
+    }
+}
