@@ -145,3 +145,43 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
         }
     }
 }
+
+#[test]
+fn the_site_renders_a_reports_ledger_urls_without_their_tokens() {
+    let p = Project::with_fixture_records();
+    let rows = "| A loopback service | Doe, J. | 2024 | https://[::1]:8080/x?token=tok-ipv6-999&page=2 | full text | none | local only | 2026-12-01 / 2026-12-01 |\n\
+                | A split host | Roe, R. | 2023 | http://exa mple.org/?token=tok-space-888 | abstract only | none | a typo in the host | 2026-12-01 / 2026-12-01 |\n";
+    let report = crate::helpers::fixture_report("review-06.md");
+    let anchor = "| tf.data: A Machine Learning Data Processing Framework |";
+    let at = report.find(anchor).unwrap();
+    let line_end = at + report[at..].find('\n').unwrap() + 1;
+    let report = format!("{}{rows}{}", &report[..line_end], &report[line_end..]);
+    p.write("review.md", report);
+    p.record(&["--report", "review.md"]);
+    let secrets = ["tok-ipv6-999", "tok-space-888"];
+    for args in [
+        vec!["prompt", "06"],
+        vec!["report", "06"],
+        vec!["publish", "06"],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        for s in secrets {
+            assert!(!stdout(&out).contains(s), "{args:?} shows {s}");
+        }
+    }
+    let out = p.cmd().args(["site", "--out", "site"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page =
+        std::fs::read_to_string(p.path(&format!("site/{}.html", crate::helpers::CHAPTER))).unwrap();
+    // The rows are rendered, their URLs without the token.
+    assert!(page.contains("A loopback service"), "{page}");
+    assert!(page.contains("https://[::1]:8080/x?page=2"), "{page}");
+    assert!(page.contains("http://exa mple.org/"), "{page}");
+    for f in crate::helpers::files_under(&p.path("site")) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        for s in secrets {
+            assert!(!text.contains(s), "{} shows {s}", f.display());
+        }
+    }
+}
