@@ -579,9 +579,9 @@ const KEY_QUALIFIERS: [&str; 6] = [
 
 /// A name's last words that name something about a secret rather than the
 /// secret (`TOKEN_PATH`, `password_file`, `secret_name`, `token_type`).
-const ABOUT_A_SECRET: [&str; 16] = [
+const ABOUT_A_SECRET: [&str; 21] = [
     "path", "file", "dir", "name", "url", "uri", "type", "class", "count", "len", "length", "id",
-    "env", "var", "limit", "size",
+    "ids", "idx", "index", "env", "var", "limit", "size", "str", "text",
 ];
 
 /// Whether an identifier names a secret: one of its words ([`name_words`])
@@ -724,8 +724,9 @@ const NO_VALUE: [&str; 7] = [
 ];
 
 /// Whether a value assigned to a secret's name is a credential: at least
-/// [`MIN_SECRET_CHARS`] characters with a letter among them, not a
-/// placeholder ([`PLACEHOLDERS`], [`NO_VALUE`], `<...>`, `${...}`), and, when it is not
+/// [`MIN_SECRET_CHARS`] characters with a letter among them, not one word
+/// as prose writes it (letters only, small after the first, or all
+/// capitals), not a placeholder ([`PLACEHOLDERS`], [`NO_VALUE`], `<...>`, `${...}`), and, when it is not
 /// quoted, not code: a call or a lookup (`os.environ["HF_TOKEN"]`,
 /// `getpass()`), or a name made of words (`args.hf_token`,
 /// `DEFAULT_TOKEN`: `.` or `_` between letters, no digit).
@@ -750,10 +751,17 @@ fn looks_like_credential(v: &str, quoted: bool) -> bool {
         && v.contains(['.', '_'])
         && !v.bytes().any(|b| b.is_ascii_digit());
     let code = !quoted && (call || words_name || v.starts_with(['$', '{', '(', '[']));
+    // One word as prose writes it (`embedding`, `Wonderful`, `TRUE`): what
+    // a tokenizer's `token` or a `token_str` prints, not a credential.
+    let tail = v.get(1..).unwrap_or("");
+    let word = v.chars().all(|c| c.is_ascii_alphabetic())
+        && (tail.bytes().all(|b| b.is_ascii_lowercase())
+            || v.bytes().all(|b| b.is_ascii_uppercase()));
     v.chars().count() >= MIN_SECRET_CHARS
         && v.chars().any(char::is_alphabetic)
         && !placeholder
         && !code
+        && !word
 }
 
 #[cfg(test)]
@@ -896,6 +904,9 @@ mod tests {
             "token_type: 'BearerScheme'",
             "detokenize: 'reverse of tokenize'",
             "keyboard = 'qwertyuiop'",
+            "{'score': 0.1, 'token': 2204, 'token_str': 'wonderful', 'sequence': 'a b'}",
+            "token: embedding\ntoken: Transformers",
+            "{token: frequency for token in vocab}",
         ] {
             assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
         }
@@ -944,7 +955,7 @@ PATH=/bin",
                 "\"db_password\": \"correct horse \\\"battery\\\" staple\"",
                 "correct horse \\\"battery\\\" staple",
             ),
-            ("--api-key=abcdefghij", "abcdefghij"),
+            ("--api-key=abcdEFGHij", "abcdEFGHij"),
             (
                 "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMIbPxRfiCY",
                 "wJalrXUtnFEMIbPxRfiCY",
