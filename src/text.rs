@@ -488,8 +488,7 @@ pub fn carries_secret(url: &str) -> bool {
 
 /// Free text (a report, a record file copied into the site) with every URL
 /// in it through [`redact_url`]; the text comes back borrowed when it holds
-/// no secret. A URL runs from its scheme to the first white space, quote,
-/// angle bracket, closing parenthesis or bracket, or backquote.
+/// no secret. Where a URL ends is [`url_end`]'s to say.
 pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
@@ -498,11 +497,7 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
         let start = text[..i]
             .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
             .map_or(0, |j| j + 1);
-        let end = text[i..]
-            .find(|c: char| {
-                c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`')
-            })
-            .map_or(text.len(), |j| i + j);
+        let end = url_end(text, i + 3);
         search = end.max(i + 3);
         if start == i || start < copied {
             continue;
@@ -520,6 +515,65 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether `c` ends a URL in free text: white space, a quote, an angle
+/// bracket, a closing parenthesis or bracket, or a backquote.
+fn ends_url(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`')
+}
+
+/// Where a URL in free text whose authority starts at `from` (just after
+/// its `://`) ends, as a ledger's URL cell would hold it whole: at the
+/// first character that [`ends_url`], except that a bracketed host
+/// (`https://[::1]:8080/x`) runs to its closing `]`, and a host split by
+/// one space (`http://exa mple.org/?token=S`) runs on through the next
+/// word when the part before the space is still the host (no `/`, `?` or
+/// `#` yet) and the next word is the rest of a host (a `.` in it) going
+/// on into a path, query or fragment, and no URL of its own (prose such
+/// as `http://example.org and/or` is left alone). Such a URL is one no parser reads, and
+/// [`redact_url`] takes its secrets out by the text alone.
+pub fn url_end(text: &str, from: usize) -> usize {
+    let rest = &text[from..];
+    let word_end = |at: usize| {
+        let mut in_host = true;
+        let mut bracket = false;
+        for (j, c) in text[at..].char_indices() {
+            match c {
+                '/' | '?' | '#' if !bracket => in_host = false,
+                '[' if in_host => bracket = true,
+                ']' if bracket => {
+                    bracket = false;
+                    continue;
+                }
+                _ => {}
+            }
+            // Inside a bracketed host only white space ends it.
+            if ends_url(c) && (!bracket || c.is_whitespace()) {
+                return at + j;
+            }
+        }
+        text.len()
+    };
+    let end = word_end(from);
+    let host = &text[from..end];
+    let split = text[end..].starts_with(' ')
+        && !host.is_empty()
+        && !host.contains(['/', '?', '#'])
+        && !rest.starts_with('[');
+    if split {
+        let next = end + 1;
+        let next_end = word_end(next);
+        let word = &text[next..next_end];
+        let host_rest = word.find(['/', '?', '#']).map(|k| &word[..k]);
+        let continues = word.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && !word.contains("://")
+            && host_rest.is_some_and(|h| h.contains('.'));
+        if continues {
+            return next_end;
+        }
+    }
+    end
 }
 
 /// How a column of an [`aligned`] table is aligned.
@@ -637,6 +691,40 @@ mod tests {
             redact_urls_in("repository: https://gitlab.com/o/r.git?access_token=x\n"),
             "repository: https://gitlab.com/o/r.git\n"
         );
+    }
+
+    #[test]
+    fn a_url_in_text_ends_where_a_ledger_cell_would_end_it() {
+        for (text, shown) in [
+            (
+                "| https://[::1]:8080/x?token=S&a=1 |",
+                "| https://[::1]:8080/x?a=1 |",
+            ),
+            (
+                "| http://exa mple.org/?token=S |",
+                "| http://exa mple.org/ |",
+            ),
+            (
+                "[ref](http://exa mple.org/p?key=S) and (see https://[fe80::1]/?sig=S)",
+                "[ref](http://exa mple.org/p) and (see https://[fe80::1]/)",
+            ),
+            // Two URLs a space apart stay two URLs.
+            (
+                "http://a.org https://b.org/?token=S",
+                "http://a.org https://b.org/",
+            ),
+            // A bracket after the host still ends the URL.
+            ("[https://h/x?token=S]", "[https://h/x]"),
+        ] {
+            assert_eq!(redact_urls_in(text), shown, "{text}");
+        }
+        // Prose after a bare host is not taken into it.
+        let prose = "see http://example.org and/or the docs";
+        assert_eq!(url_end(prose, 11), "see http://example.org".len());
+        assert!(matches!(
+            redact_urls_in(prose),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -205,20 +205,45 @@ const PATH_MARKS: [&str; 8] = [
     "site-packages",
 ];
 
+/// The absolute path a word of text is or ends with: the word itself
+/// (`/home/x`, `~/x`, `C:\\Users\\x`, `c:/Users/x`), a `file://` URL's
+/// path (`file:///home/x`), or the value of a setting (`HOME=/home/x`).
+fn path_in(word: &str) -> Option<&str> {
+    let absolute = |s: &str| {
+        s.starts_with(['/', '~'])
+            || (s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && (s.get(1..3) == Some(":\\") || s.get(1..3) == Some(":/")))
+    };
+    let word = match word.get(..7) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file://") => &word[7..],
+        _ => word,
+    };
+    if absolute(word) {
+        return Some(word);
+    }
+    let value = &word[word.find('=')? + 1..];
+    let value = match value.get(..7) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("file://") => &value[7..],
+        _ => value,
+    };
+    absolute(value).then_some(value)
+}
+
 /// The absolute local paths in `text`, each once, cut to 80 characters.
 fn local_paths(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for token in text.split(|c: char| c.is_whitespace() || "\"'`()[]{}<>,;".contains(c)) {
-        // A traceback's `path:line:` ends at the path.
+        let Some(token) = path_in(token) else {
+            continue;
+        };
+        // A traceback's `path:line:` (and a search path's `a:b`) ends at
+        // the path.
         let token = match token.get(2..).and_then(|rest| rest.find(':')) {
             Some(colon) => &token[..colon + 2],
             None => token,
         };
         let token = token.trim_end_matches(['.']);
-        let absolute = token.starts_with('/')
-            || token.starts_with('~')
-            || token.get(1..3).is_some_and(|s| s == ":\\");
-        if !absolute || !PATH_MARKS.iter().any(|m| token.contains(m)) {
+        if !PATH_MARKS.iter().any(|m| token.contains(m)) {
             continue;
         }
         let shown = crate::text::prefix(token, 80).to_string();
@@ -237,6 +262,10 @@ struct TokenShape {
     exact: bool,
     charset: fn(char) -> bool,
     what: &'static str,
+    /// Whether the characters after the prefix must hold a random-looking
+    /// part ([`random_part`]): a key, not a word that happens to start
+    /// with the prefix (`sk-learn-compatible`).
+    random: bool,
 }
 
 fn alnum(c: char) -> bool {
@@ -256,6 +285,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "gho_",
@@ -263,6 +293,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "ghu_",
@@ -270,6 +301,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "ghs_",
@@ -277,6 +309,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "ghr_",
@@ -284,6 +317,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "github_pat_",
@@ -291,6 +325,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "GitHub token",
+        random: true,
     },
     TokenShape {
         prefix: "glpat-",
@@ -298,6 +333,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "GitLab token",
+        random: true,
     },
     TokenShape {
         prefix: "sk-",
@@ -305,6 +341,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "API key (sk-)",
+        random: true,
     },
     TokenShape {
         prefix: "hf_",
@@ -312,6 +349,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum,
         what: "Hugging Face token",
+        random: true,
     },
     TokenShape {
         prefix: "xoxb-",
@@ -319,6 +357,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "Slack token",
+        random: true,
     },
     TokenShape {
         prefix: "xoxp-",
@@ -326,6 +365,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "Slack token",
+        random: true,
     },
     TokenShape {
         prefix: "xoxa-",
@@ -333,6 +373,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "Slack token",
+        random: true,
     },
     TokenShape {
         prefix: "AKIA",
@@ -340,6 +381,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: true,
         charset: upper_digit,
         what: "AWS access key id",
+        random: false,
     },
     TokenShape {
         prefix: "ASIA",
@@ -347,6 +389,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: true,
         charset: upper_digit,
         what: "AWS access key id",
+        random: false,
     },
     TokenShape {
         prefix: "AIza",
@@ -354,6 +397,7 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: alnum_dash,
         what: "Google API key",
+        random: false,
     },
     TokenShape {
         prefix: "eyJ",
@@ -361,24 +405,13 @@ const SHAPES: [TokenShape; 16] = [
         exact: false,
         charset: jwt_char,
         what: "JSON web token",
+        random: false,
     },
 ];
 
 fn jwt_char(c: char) -> bool {
     alnum_dash(c) || c == '.'
 }
-
-/// Names of assignments whose value is a credential (`HF_TOKEN = "..."`,
-/// `password: ...`), matched case-insensitively inside an identifier.
-const SECRET_NAMES: [&str; 7] = [
-    "api_key",
-    "apikey",
-    "secret",
-    "token",
-    "password",
-    "passwd",
-    "access_key",
-];
 
 /// Whether `c` may start a token, after `before` (a token starts a word:
 /// `task-0f3a...` holds `sk-` but is no key).
@@ -446,7 +479,7 @@ fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
                 n >= shape.min
             };
             let jwt_ok = shape.prefix != "eyJ" || body.matches('.').count() == 2;
-            if fits && jwt_ok {
+            if fits && jwt_ok && (!shape.random || random_part(&body)) {
                 found.push((shape.what, format!("{}{body}", shape.prefix)));
             }
         }
@@ -456,76 +489,281 @@ fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
     }
     for value in assigned_secrets(text) {
         // A value of a known shape was reported as that.
-        let shaped = SHAPES.iter().any(|s| value.starts_with(s.prefix));
-        if !shaped {
+        if !found.iter().any(|(_, t)| *t == value) {
             found.push(("credential assigned to a secret's name:", value));
         }
     }
     found
 }
 
-/// Values assigned to a name that holds [`SECRET_NAMES`]: the value is at
-/// least 12 characters of letters, digits and `-_./+=`, with letters and
-/// digits both, and it is not an id or a digest (all hex, or `word-<hex>`
-/// as in `task-<hex>`), not a placeholder and not a call (`os.environ`).
-fn assigned_secrets(text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let lower = text.to_ascii_lowercase();
-    for name in SECRET_NAMES {
-        for (at, _) in lower.match_indices(name) {
-            let after_name = &text[at + name.len()..];
-            // The rest of the identifier, then `=` or `:`, maybe quoted.
-            let rest =
-                after_name.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
-            let rest = rest.trim_start_matches(['"', '\'']).trim_start();
-            let Some(rest) = rest.strip_prefix(['=', ':']) else {
-                continue;
-            };
-            let rest = without_string_prefix(rest.trim_start());
-            let value: String = rest
-                .chars()
-                .take_while(|&c| c.is_ascii_alphanumeric() || "-_./+=".contains(c))
-                .collect();
-            if looks_like_credential(&value) {
-                found.push(value);
+/// The shortest random-looking part a token of a known shape holds:
+/// [`random_part`].
+const RANDOM_PART_CHARS: usize = 16;
+
+/// Whether `body` (a token after its prefix) holds a run of at least
+/// [`RANDOM_PART_CHARS`] letters and digits mixing two of lower case,
+/// upper case and digits, as generated keys do; words joined by `-` or
+/// `_` (`learn-compatible-estimator`) do not.
+fn random_part(body: &str) -> bool {
+    body.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|part| {
+            let kinds = [
+                part.bytes().any(|b| b.is_ascii_lowercase()),
+                part.bytes().any(|b| b.is_ascii_uppercase()),
+                part.bytes().any(|b| b.is_ascii_digit()),
+            ];
+            part.len() >= RANDOM_PART_CHARS && kinds.iter().filter(|k| **k).count() >= 2
+        })
+}
+
+/// The shortest value of a secret-named assignment taken for a credential.
+pub const MIN_SECRET_CHARS: usize = 8;
+
+/// The words of a name, lower case: split at `_`, `-`, `.` and any other
+/// character that is not a letter or digit, at a change from lower to
+/// upper case (`hfToken`), before the last capital of a run of them
+/// followed by a small letter (`APIKey`), and between letters and digits.
+fn name_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
             }
+            continue;
+        }
+        if !word.is_empty() {
+            let prev = chars[i - 1];
+            let next = chars.get(i + 1).copied();
+            let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+                || (prev.is_ascii_uppercase()
+                    && c.is_ascii_uppercase()
+                    && next.is_some_and(|n| n.is_ascii_lowercase()))
+                || (prev.is_ascii_digit() != c.is_ascii_digit());
+            if boundary {
+                words.push(std::mem::take(&mut word));
+            }
+        }
+        word.push(c.to_ascii_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Words that make a name a secret's wherever they stand in it.
+const SECRET_WORDS: [&str; 10] = [
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "authtoken",
+];
+
+/// Words before `key` that make it a secret's (`API_KEY`, `signing_key`;
+/// a dictionary's `key` or a `sort_key` is none).
+const KEY_QUALIFIERS: [&str; 6] = [
+    "api",
+    "access",
+    "private",
+    "secret",
+    "signing",
+    "encryption",
+];
+
+/// A name's last words that name something about a secret rather than the
+/// secret (`TOKEN_PATH`, `password_file`, `secret_name`, `token_type`).
+const ABOUT_A_SECRET: [&str; 21] = [
+    "path", "file", "dir", "name", "url", "uri", "type", "class", "count", "len", "length", "id",
+    "ids", "idx", "index", "env", "var", "limit", "size", "str", "text",
+];
+
+/// Whether an identifier names a secret: one of its words ([`name_words`])
+/// is a [`SECRET_WORDS`] word, or `key` after a [`KEY_QUALIFIERS`] word,
+/// and its last word is not an [`ABOUT_A_SECRET`] word. Words, not
+/// substrings: `tokenizer`, `tokenizer_class` and `TOKENIZER_PATH` name
+/// no token, `monkey` no key.
+fn names_a_secret(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if !["token", "secret", "passw", "passphrase", "key"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return false;
+    }
+    let words = name_words(name);
+    let secret = words.iter().enumerate().any(|(i, w)| {
+        SECRET_WORDS.contains(&w.as_str())
+            || (w == "key" && i > 0 && KEY_QUALIFIERS.contains(&words[i - 1].as_str()))
+    });
+    secret
+        && !words
+            .last()
+            .is_some_and(|w| ABOUT_A_SECRET.contains(&w.as_str()))
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// Values assigned to a name that [`names_a_secret`], with `=` or `:`,
+/// the name bare or quoted (`HF_TOKEN = ...`, `'MY_DB_PASSWORD': ...`,
+/// `--api-key=...`). A quoted value is everything up to its closing quote
+/// on the line, whatever characters it holds (a string prefix such as
+/// `b"` allowed); a bare one runs to white space, `,`, `;` or `}`. Kept
+/// when [`looks_like_credential`].
+fn assigned_secrets(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_name_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_name_byte(bytes[i]) {
+            i += 1;
+        }
+        if !names_a_secret(&text[start..i]) {
+            continue;
+        }
+        if let Some(value) = assigned_value(&text[i..])
+            && !found.contains(&value)
+        {
+            found.push(value);
         }
     }
     found
 }
 
-/// A string literal's start without its quote and any prefix (`b"`, `r'`,
-/// `f"`); anything else as it is.
-fn without_string_prefix(s: &str) -> &str {
-    match s.find(['"', '\'']) {
-        Some(q) if q <= 2 && s[..q].bytes().all(|b| b"bBrRfFuU".contains(&b)) => &s[q + 1..],
-        _ => s,
+/// The credential assigned in `rest` (what follows a secret's name), if
+/// any: see [`assigned_secrets`].
+fn assigned_value(rest: &str) -> Option<String> {
+    let blank = |c: char| c == ' ' || c == '\t';
+    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    let rest = rest.trim_start_matches(blank);
+    let rest = match rest.strip_prefix('=') {
+        Some(r) if !r.starts_with(['=', '>']) => r,
+        Some(_) => return None,
+        None => rest.strip_prefix(':').filter(|r| !r.starts_with(':'))?,
+    };
+    let rest = rest.trim_start_matches(blank);
+    let prefix_len = rest.bytes().take_while(|b| b"bBrRfFuU".contains(b)).count();
+    match rest[prefix_len..].chars().next() {
+        Some(quote @ ('"' | '\'')) if prefix_len <= 2 => {
+            let body = &rest[prefix_len + 1..];
+            let mut end = body.len();
+            let mut escaped = false;
+            for (j, c) in body.char_indices() {
+                match c {
+                    '\n' => {
+                        end = j;
+                        break;
+                    }
+                    '\\' if !escaped => {
+                        escaped = true;
+                        continue;
+                    }
+                    c if c == quote && !escaped => {
+                        end = j;
+                        break;
+                    }
+                    _ => {}
+                }
+                escaped = false;
+            }
+            let value = &body[..end];
+            let template = rest[..prefix_len].contains(['f', 'F']) && value.contains('{');
+            (!template && looks_like_credential(value, true)).then(|| value.to_string())
+        }
+        _ => {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '}'))
+                .unwrap_or(rest.len());
+            let value = &rest[..end];
+            // A call's closing bracket is not the value's.
+            let value = if value.contains(['(', '[']) {
+                value
+            } else {
+                value.trim_end_matches([')', ']'])
+            };
+            looks_like_credential(value, false).then(|| value.to_string())
+        }
     }
 }
 
-fn looks_like_credential(v: &str) -> bool {
-    let is_hex = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit());
-    let id_like = v
-        .split_once('-')
-        .is_some_and(|(word, rest)| word.bytes().all(|b| b.is_ascii_alphabetic()) && is_hex(rest));
-    let placeholder = [
-        "xxx",
-        "your",
-        "example",
-        "changeme",
-        "redacted",
-        "placeholder",
-        "dummy",
-    ]
-    .iter()
-    .any(|p| v.to_ascii_lowercase().contains(p));
-    v.len() >= 12
-        && v.bytes().any(|b| b.is_ascii_alphabetic())
-        && v.bytes().any(|b| b.is_ascii_digit())
-        && !is_hex(v)
-        && !id_like
+/// Words a value stands in for a credential with, not one (found
+/// anywhere in it, in any case).
+const PLACEHOLDERS: [&str; 8] = [
+    "xxx",
+    "your",
+    "example",
+    "changeme",
+    "redacted",
+    "placeholder",
+    "dummy",
+    "<secret>",
+];
+
+/// Whole values (in any case) a program prints for a value it has not got.
+const NO_VALUE: [&str; 7] = [
+    "undefined",
+    "required",
+    "optional",
+    "missing",
+    "not set",
+    "notset",
+    "<hidden>",
+];
+
+/// Whether a value assigned to a secret's name is a credential: at least
+/// [`MIN_SECRET_CHARS`] characters with a letter among them, not one word
+/// as prose writes it (letters only, small after the first, or all
+/// capitals), not a placeholder ([`PLACEHOLDERS`], [`NO_VALUE`], `<...>`, `${...}`), and, when it is not
+/// quoted, not code: a call or a lookup (`os.environ["HF_TOKEN"]`,
+/// `getpass()`), or a name made of words (`args.hf_token`,
+/// `DEFAULT_TOKEN`: `.` or `_` between letters, no digit).
+fn looks_like_credential(v: &str, quoted: bool) -> bool {
+    let lower = v.to_ascii_lowercase();
+    let placeholder = PLACEHOLDERS.iter().any(|p| lower.contains(p))
+        || NO_VALUE.contains(&lower.as_str())
+        || (v.starts_with('<') && v.ends_with('>'))
+        || (v.starts_with("${") && v.ends_with('}'))
+        || (v.starts_with("{{") && v.ends_with("}}"));
+    let is_ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let head_len = v
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(v.len());
+    let call = head_len > 0
+        && is_ident(v[..head_len].split('.').next().unwrap_or(""))
+        && v[head_len..].starts_with(['(', '[']);
+    let words_name = v.split('.').all(is_ident)
+        && v.contains(['.', '_'])
+        && !v.bytes().any(|b| b.is_ascii_digit());
+    let code = !quoted && (call || words_name || v.starts_with(['$', '{', '(', '[']));
+    // One word as prose writes it (`embedding`, `Wonderful`, `TRUE`): what
+    // a tokenizer's `token` or a `token_str` prints, not a credential.
+    let tail = v.get(1..).unwrap_or("");
+    let word = v.chars().all(|c| c.is_ascii_alphabetic())
+        && (tail.bytes().all(|b| b.is_ascii_lowercase())
+            || v.bytes().all(|b| b.is_ascii_uppercase()));
+    v.chars().count() >= MIN_SECRET_CHARS
+        && v.chars().any(char::is_alphabetic)
         && !placeholder
-        && !v.starts_with("os.")
+        && !code
+        && !word
 }
 
 #[cfg(test)]
@@ -645,8 +883,6 @@ mod tests {
         for text in [
             // `task-<hex>` holds `sk-`, and an assignment of an id is no credential.
             "job task-3f9a0c1d2e4b5a6978695a4b3c2d1e0f done",
-            "token = task-3f9a0c1d2e4b5a69",
-            "token: 3f9a0c1d2e4b5a6978695a4b3c2d1e0f (sha256 prefix)",
             "api_key = os.environ['OPENAI_API_KEY']",
             "API_KEY = 'your-api-key-here-123'",
             "secret = 12",
@@ -654,5 +890,129 @@ mod tests {
         ] {
             assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn names_that_only_hold_a_secret_word_are_no_secrets_name() {
+        for text in [
+            "tokenizer = \"meta-llama/Llama-2-7b-hf\"",
+            "\"tokenizer_class\": \"GPT2TokenizerFast\"",
+            "TOKENIZER_PATH: models/llama-2-7b/tokenizer.model",
+            "max_tokens = 4096",
+            "monkey = 'banana-split-sundae'",
+            "sort_key: lambda_row_by_length",
+            "TOKEN_PATH=/srv/run/creds/hf",
+            "password_file: secrets/db-password.txt",
+            "token_type: 'BearerScheme'",
+            "detokenize: 'reverse of tokenize'",
+            "keyboard = 'qwertyuiop'",
+            "{'score': 0.1, 'token': 2204, 'token_str': 'wonderful', 'sequence': 'a b'}",
+            "token: embedding\ntoken: Transformers",
+            "{token: frequency for token in vocab}",
+        ] {
+            assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
+        }
+        assert_eq!(
+            name_words("APIKey_hfToken2x.secret-Path"),
+            ["api", "key", "hf", "token", "2", "x", "secret", "path"]
+        );
+    }
+
+    #[test]
+    fn a_word_after_a_known_prefix_is_no_key() {
+        for text in [
+            "pip install sk-learn-compatible-estimators-and-wrappers",
+            "see hf_transfer_enabled_for_this_run_only_today",
+            "xoxb-not-a-real-slack-token-at-all",
+            "glpat-documentation-page-link",
+            "ghp_abcdefghijklmnopqrstuvwxyzabcdefghij",
+        ] {
+            assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
+        }
+        // A generated key mixes cases or digits in a long run.
+        assert_eq!(
+            secrets("sk-learn-Zq81mBv0TrPk22LsXe"),
+            ["API key (sk-) sk-l... (27 characters)"]
+        );
+    }
+
+    #[test]
+    fn a_secret_names_value_is_kept_out_whatever_it_holds() {
+        for (text, value) in [
+            // dict(os.environ): quoted, cut at the closing quote, not at `&`.
+            (
+                "environ({'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q', 'PATH': '/usr/bin'})",
+                "Tr0ub4dor&3xyz!Q",
+            ),
+            // `env` output: bare, to white space.
+            (
+                "MY_DB_PASSWORD=Tr0ub4dor&3xyz!Q
+PATH=/bin",
+                "Tr0ub4dor&3xyz!Q",
+            ),
+            // A short value of a known prefix is still a secret name's value.
+            ("HF_TOKEN = 'hf_Qx81mB'", "hf_Qx81mB"),
+            // Letters only, spaces and quotes inside.
+            (
+                "\"db_password\": \"correct horse \\\"battery\\\" staple\"",
+                "correct horse \\\"battery\\\" staple",
+            ),
+            ("--api-key=abcdEFGHij", "abcdEFGHij"),
+            (
+                "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMIbPxRfiCY",
+                "wJalrXUtnFEMIbPxRfiCY",
+            ),
+            ("self.signingKey = b'k3y-m4t3r1al'", "k3y-m4t3r1al"),
+            (
+                "export GITHUB_TOKEN=0123456789abcdef0123",
+                "0123456789abcdef0123",
+            ),
+            ("call(secret=Zq81mBv0TrPk)", "Zq81mBv0TrPk"),
+        ] {
+            let found = secret_tokens(text);
+            assert!(found.iter().any(|(_, t)| t == value), "{text}: {found:?}");
+            let clean = redact_secrets(text);
+            assert!(!clean.contains(value), "{clean}");
+            assert!(clean.contains("<secret>"), "{clean}");
+            assert!(secrets(&clean).is_empty(), "{clean}: {:?}", secrets(&clean));
+        }
+    }
+
+    #[test]
+    fn code_templates_and_short_values_are_no_credentials() {
+        for text in [
+            "HF_TOKEN = os.environ[\"HF_TOKEN\"]",
+            "password = getpass.getpass()",
+            "api_key=args.openai_api_key,",
+            "token = DEFAULT_HF_TOKEN",
+            "token = f\"{prefix}-{suffix}-value\"",
+            "API_TOKEN: ${API_TOKEN_FROM_ENV}",
+            "password: '<your password>'",
+            "secret_key = 'abc'",
+            "password = '12345678901'",
+            "token: <secret>",
+            "token: required",
+            "if token == 'abcdefghijkl':",
+        ] {
+            assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn home_folders_show_in_settings_urls_and_windows_paths() {
+        for (text, path) in [
+            ("HOME=/home/x", "/home/x"),
+            ("see file:///home/x/data.csv", "/home/x/data.csv"),
+            ("c:/Users/x/AppData", "c:/Users/x/AppData"),
+            ("C:\\Users\\x\\nb", "C:\\Users\\x\\nb"),
+            ("PATH=/home/x/bin:/usr/bin", "/home/x/bin"),
+            ("File /home/x/a.py:3: in f", "/home/x/a.py"),
+        ] {
+            assert_eq!(local_paths(text), [path.to_string()], "{text}");
+        }
+        assert_eq!(
+            local_paths("https://example.org/home/x"),
+            Vec::<String>::new()
+        );
     }
 }

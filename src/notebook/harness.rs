@@ -262,7 +262,7 @@ fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Durati
     facts.hosts.extend(a.host.clone());
     let scrubber = Scrubber::new(&facts);
     // A secret a cell printed is no more kept than the machine's facts.
-    let clean = |s: &str| super::audit::redact_secrets(&scrubber.scrub(&plain_text(s)));
+    let clean = |s: &str| super::run::redact_run_text(&scrubber.scrub(&plain_text(s)));
     let cells = a
         .cells
         .iter()
@@ -271,7 +271,9 @@ fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Durati
             CellRun {
                 index: c.index,
                 outcome: c.outcome,
-                ename: c.ename.clone(),
+                ename: c.ename.as_deref().map(|n| {
+                    crate::text::prefix(&clean(n), super::run::MAX_ENAME_CHARS).to_string()
+                }),
                 evalue: c.evalue.as_deref().map(|v| bounded(&clean(v), 500).0),
                 seconds: c.seconds,
                 output,

@@ -218,6 +218,51 @@ impl NotebookInfo {
     }
 }
 
+/// The longest exception name a record keeps, in characters (a class
+/// name can be made of anything, a token included).
+pub const MAX_ENAME_CHARS: usize = 500;
+
+/// The longest first line of a cell a record keeps, in characters.
+pub const FIRST_LINE_CHARS: usize = 120;
+
+/// The one redaction every text that comes from a notebook run passes
+/// through before a record keeps it or a reader shows it (a cell's first
+/// line, its id, an exception's name and message, what a cell printed):
+/// each URL without its credentials and secret parameters
+/// ([`crate::text::redact_urls_in`]), then every secret-like string the
+/// audit finds as `<secret>` ([`super::audit::redact_secrets`]). Applying
+/// it again changes nothing, so runs stored before a rule was added are
+/// put through it again when they are read.
+pub fn redact_run_text(text: &str) -> String {
+    super::audit::redact_secrets(&crate::text::redact_urls_in(text))
+}
+
+impl NotebookRunFile {
+    /// The run file with every text field that came from the notebook or
+    /// its run put through [`redact_run_text`]: for a run file read back,
+    /// which may have been stored by a version with fewer rules.
+    pub fn redacted(mut self) -> Self {
+        for c in &mut self.cells {
+            c.id = c.id.as_deref().map(redact_run_text);
+            c.first_line = redact_run_text(&c.first_line);
+        }
+        for c in self.runs.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+            c.ename = c.ename.as_deref().map(redact_run_text);
+            c.evalue = c.evalue.as_deref().map(redact_run_text);
+            c.output = redact_run_text(&c.output);
+        }
+        self
+    }
+}
+
+impl NotebookInfo {
+    /// The record's part with its summary (which quotes cell ids and
+    /// exceptions) put through [`redact_run_text`], as it is read back.
+    pub fn redact(&mut self) {
+        self.summary = redact_run_text(&self.summary);
+    }
+}
+
 /// Each code cell across `runs`, the totals, and the notebook's verdict:
 /// FAIL when a cell failed in every run that reached it, else FLAKY when
 /// one failed in some, else PASS.
@@ -257,8 +302,11 @@ pub fn summarize(
         }
         summaries.push(CellSummary {
             index: cell.index,
-            id: cell.id.clone(),
-            first_line: crate::text::prefix(cell.first_line(), 120).to_string(),
+            id: cell.id.as_deref().map(redact_run_text),
+            // Redacted whole, then cut: a secret cut short is no longer
+            // found.
+            first_line: crate::text::prefix(&redact_run_text(cell.first_line()), FIRST_LINE_CHARS)
+                .to_string(),
             has_assertions: cell.has_assertions(),
             verdict,
             passed,
@@ -430,5 +478,66 @@ mod tests {
         let (cells, t, v) = summarize(&cells(), &runs);
         assert_eq!(v, NotebookVerdict::Fail);
         assert!(summary_line(v, &t, &cells, &runs).contains("c2 FAIL (timed out)"));
+    }
+
+    #[test]
+    fn every_text_of_a_run_read_back_is_redacted_again_and_twice_is_once() {
+        let token = "hf_Zq81mBv0TrPk22LsXeQw93NbVc41MxYz";
+        let mut k = run([O, E, N]);
+        k.cells[1].ename = Some(token.into());
+        k.cells[1].evalue = Some(format!("see https://h/x?token={token}"));
+        k.cells[0].output = "{'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q'}".into();
+        let (mut cells, totals, verdict) = summarize(&cells(), std::slice::from_ref(&k));
+        cells[0].first_line = format!("HF_TOKEN = '{token}'");
+        cells[1].id = Some(token.into());
+        let stored = NotebookRunFile {
+            schema: NOTEBOOK_RUN_SCHEMA.into(),
+            created_at: Utc::now(),
+            tool_version: "0".into(),
+            notebook: NotebookRef {
+                file: "n.ipynb".into(),
+                fingerprint: Fingerprint::prose_v1("0".repeat(64)),
+                sha256: "0".repeat(64),
+            },
+            chapter_revision: Fingerprint::prose_v1("0".repeat(64)),
+            settings: RunSettings {
+                cell_timeout_seconds: 1,
+                kernel: "python3".into(),
+                repeat: 1,
+            },
+            versions: Versions {
+                python: "3".into(),
+                kernel: "python3".into(),
+                kernel_language_version: None,
+                ipykernel: "6".into(),
+                nbclient: "0".into(),
+                nbformat: "5".into(),
+                jupyter_client: None,
+                torch: None,
+            },
+            environment: crate::env::collect(),
+            verdict,
+            totals,
+            cells,
+            runs: vec![k],
+        };
+        let yaml = stored.clone().redacted().to_yaml().unwrap();
+        for secret in [token, "Tr0ub4dor&3xyz!Q"] {
+            assert!(!yaml.contains(secret), "{yaml}");
+        }
+        assert!(yaml.contains("HF_TOKEN = '<secret>'"), "{yaml}");
+        assert!(yaml.contains("see https://h/x"), "{yaml}");
+        let once = stored.redacted();
+        assert_eq!(once.clone().redacted(), once);
+        let mut info = NotebookInfo::of(&once, String::new());
+        assert!(
+            info.summary
+                .contains("<secret> FAIL (<secret>: see https://h/x)"),
+            "{}",
+            info.summary
+        );
+        info.summary = format!("FAIL; {token} FAIL");
+        info.redact();
+        assert_eq!(info.summary, "FAIL; <secret> FAIL");
     }
 }

@@ -11,6 +11,7 @@ mod diff;
 mod fetch;
 mod hardening_inputs;
 mod hardening_quoting;
+mod hardening_secrets;
 mod helpers;
 mod hostile;
 mod notebook;

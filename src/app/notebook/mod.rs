@@ -339,7 +339,8 @@ pub fn status(
 }
 
 /// A recorded notebook run's run file, read back from inside the records
-/// folder.
+/// folder, its texts put through the run redaction again (a run stored
+/// before a rule was added keeps no secret that rule finds).
 pub fn run_file(
     project: &Project,
     record: &Record,
@@ -351,7 +352,7 @@ pub fn run_file(
         .layout()
         .evidence_file(&record.run_id.chapter, &info.file);
     crate::text::check_owned(&path, &project.layout().records_root())?;
-    crate::yaml_io::read(&path).map(Some)
+    crate::yaml_io::read::<crate::notebook::NotebookRunFile>(&path).map(|run| Some(run.redacted()))
 }
 
 /// The chapter's latest notebook run with its run file, when there is one

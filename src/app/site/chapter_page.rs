@@ -582,11 +582,16 @@ pub fn chapter_files(
     for r in records {
         for path in crate::records::store::record_files(project.layout(), r) {
             // Checked first (a FIFO would hang the read); and the copy is
-            // published, so no URL in it keeps a secret.
+            // published, so no URL in it keeps a secret, and a notebook
+            // run's files (stored, maybe, before a redaction rule was
+            // added) go through the run redaction again.
             crate::text::check_owned(&path, &project.layout().records_root())?;
             let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
                 .map_err(|e| Error::io(&path, e))?;
             let bytes = match String::from_utf8(bytes) {
+                Ok(text) if r.notebook.is_some() => {
+                    crate::notebook::run::redact_run_text(&text).into_bytes()
+                }
                 Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
                 Err(e) => e.into_bytes(),
             };
