@@ -9,6 +9,7 @@ mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
+mod hardening_notebook_scale;
 mod helpers;
 mod hostile;
 mod notebook;
