@@ -10,6 +10,7 @@ mod chapters;
 mod diff;
 mod fetch;
 mod hardening_notebook_scale;
+mod hardening_report_bounds;
 mod helpers;
 mod hostile;
 mod notebook;
