@@ -81,10 +81,14 @@ fn carried(
     research: &research_record::ResearchRecord,
 ) -> record_view::Carried {
     let latest = research.latest();
-    let (findings, leads) = latest
+    let (findings, leads, more_leads) = latest
         .map(|(_, items)| record_view::findings_and_leads(items))
         .unwrap_or_default();
     let latest_id = latest.map(|(r, _)| r.record.run_id.to_string());
+    let (sources, more_sources) = record_view::sources(
+        chapter,
+        latest_id.as_deref().zip(latest.map(|(_, items)| items)),
+    );
     let evidence = crate::records::latest_evidence(records).and_then(|r| {
         let compared = runs::experiment(project, r.clone())
             .and_then(|e| diff::diff_recorded(project, chapter, &e).map(|d| (e.run, d.diff.claims)))
@@ -109,12 +113,11 @@ fn carried(
         view
     });
     record_view::Carried {
-        sources: record_view::sources(
-            chapter,
-            latest_id.as_deref().zip(latest.map(|(_, items)| items)),
-        ),
+        sources,
+        more_sources,
         findings,
         leads,
+        more_leads,
         unrun: latest
             .map(|(_, items)| {
                 items
@@ -146,9 +149,10 @@ fn carry_into_report(
         return;
     };
     let run_id = run.record.run_id.to_string();
-    let sources = record_view::sources(chapter, Some((&run_id, items)));
+    let (sources, more) = record_view::sources(chapter, Some((&run_id, items)));
     view.carried_sources = sources.iter().any(|s| s.run_id.is_some());
     view.ledger = record_view::ledger_cells(&sources);
+    view.more_ledger = more;
     for claim in &mut view.claims {
         claim.previous_response = items.response_to(&claim.id).map(str::to_string);
     }

@@ -75,6 +75,9 @@ pub fn research(
 ) -> Result<ResearchStored> {
     let text = create::read_report(report)?;
     let check = crate::records::report::check(&text);
+    if let Some(why) = crate::records::report::over_bounds(text.len(), &check) {
+        return Err(Error::invalid(report, why));
+    }
     if check.sections_present.is_empty() {
         // Not a review report at all (a plain text, the wrong file): stored,
         // it would fail the chapter's state with nothing to show for it.

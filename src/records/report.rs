@@ -14,6 +14,32 @@ pub const REQUIRED_SECTIONS: [&str; 7] = [
     "## 7. Review checklist",
 ];
 
+/// The largest report `record --report` stores, in bytes (2 MiB). Every
+/// reader of a record (prompt, report, publish, site) reads the latest
+/// report whole and carries parts of it into its output, whose own limit is
+/// 16 MiB; a report within this bound leaves them room.
+pub const MAX_REPORT_BYTES: usize = 2 << 20;
+
+/// The most source-ledger rows `record --report` stores (a ledger of
+/// 10,000 sources is already far past what one review reads).
+pub const MAX_LEDGER_ROWS: usize = 10_000;
+
+/// Why a report is too large to record, if it is: more than
+/// [`MAX_REPORT_BYTES`] bytes, or more than [`MAX_LEDGER_ROWS`] ledger rows.
+pub fn over_bounds(bytes: usize, check: &ReportCheck) -> Option<String> {
+    if bytes > MAX_REPORT_BYTES {
+        return Some(format!(
+            "the report is {bytes} bytes, more than the {MAX_REPORT_BYTES}-byte (2 MiB) limit of a recorded report; nothing was stored"
+        ));
+    }
+    (check.source_ledger_rows > MAX_LEDGER_ROWS).then(|| {
+        format!(
+            "the source ledger has {} rows, more than the {MAX_LEDGER_ROWS} a recorded report may hold; nothing was stored",
+            check.source_ledger_rows
+        )
+    })
+}
+
 /// What the checks found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportCheck {

@@ -81,6 +81,8 @@ pub struct PromptContext {
     pub sources: Vec<SourceView>,
     /// Whether any source was carried from a research run.
     pub carried_sources: bool,
+    /// The latest research run's ledger rows past those in `sources`.
+    pub more_sources: usize,
     /// chapter.yaml's objective, or the general one when it states none.
     pub objective: String,
     pub objective_given: bool,
@@ -96,6 +98,8 @@ pub struct PromptContext {
     pub latest_research: Option<String>,
     pub findings: Vec<FindingView>,
     pub leads: Vec<LeadView>,
+    /// Its leads past those in `leads`.
+    pub more_leads: usize,
     /// The experiments it proposed and left UNRUN.
     pub unrun: Vec<String>,
     pub required_sections: Vec<SectionView>,
@@ -199,6 +203,7 @@ pub fn prompt(
         references: ch.manifest.references.clone(),
         carried_sources: carried.sources.iter().any(|s| s.run_id.is_some()),
         sources: carried.sources,
+        more_sources: carried.more_sources,
         objective_given: objective.is_some(),
         objective: objective.unwrap_or_else(|| GENERAL_OBJECTIVE.to_string()),
         questions: ch.manifest.research_questions.clone(),
@@ -210,6 +215,7 @@ pub fn prompt(
         latest_research: carried.latest_research,
         findings: carried.findings,
         leads: carried.leads,
+        more_leads: carried.more_leads,
         unrun: carried.unrun,
         required_sections: REQUIRED_SECTIONS
             .iter()
@@ -286,6 +292,8 @@ pub struct ReportContext {
     pub ledger: Vec<LedgerCells>,
     /// Whether the ledger holds sources carried from a research run.
     pub carried_sources: bool,
+    /// The latest research run's ledger rows past those carried.
+    pub more_ledger: usize,
     /// The latest complete research run, whose responses the claim audit
     /// shows beside the proposed ones.
     pub previous_run: Option<String>,
@@ -540,6 +548,7 @@ pub fn report(
                 .collect::<Vec<_>>(),
         ),
         carried_sources: false,
+        more_ledger: 0,
         previous_run: None,
         findings,
         proposals,

@@ -87,24 +87,52 @@ impl SourceView {
     }
 }
 
-/// The sources of chapter.yaml, then those of the latest research run's
-/// ledger (`latest`: its run id and items).
-pub fn sources(ch: &Chapter, latest: Option<(&str, &ReportItems)>) -> Vec<SourceView> {
+/// How many of the latest research run's ledger rows, and of its leads,
+/// the prompt and the report draft carry: the first ones, and the count of
+/// the rest ("and N more"). A recorded report holds at most 10,000 ledger
+/// rows, and one stored by an older version any number; what the documents
+/// carry stays a few hundred kilobytes whatever the record holds.
+pub const CARRIED_ROWS: usize = 200;
+
+/// Characters of a lead's claim the prompt shows (a longer one is cut and
+/// ends in `...`).
+pub const LEAD_CLAIM_CHARS: usize = 200;
+
+/// Characters of a lead's marked text the prompt shows.
+pub const LEAD_GAP_CHARS: usize = 1000;
+
+/// `s` cut to `n` characters, with `...` when it was cut.
+fn cut(s: &str, n: usize) -> String {
+    let head = crate::text::prefix(s, n);
+    if head.len() < s.len() {
+        format!("{head}...")
+    } else {
+        s.to_string()
+    }
+}
+
+/// The sources of chapter.yaml, then the first [`CARRIED_ROWS`] of the
+/// latest research run's ledger (`latest`: its run id and items), and how
+/// many more rows that ledger holds.
+pub fn sources(ch: &Chapter, latest: Option<(&str, &ReportItems)>) -> (Vec<SourceView>, usize) {
     let mut out: Vec<SourceView> = ch
         .manifest
         .references
         .iter()
         .map(SourceView::of_reference)
         .collect();
+    let mut more = 0;
     if let Some((run_id, items)) = latest {
         out.extend(
             items
                 .sources
                 .iter()
+                .take(CARRIED_ROWS)
                 .map(|r| SourceView::of_ledger(r, run_id)),
         );
+        more = items.sources.len().saturating_sub(CARRIED_ROWS);
     }
-    out
+    (out, more)
 }
 
 /// Something the latest research run marked UNVERIFIED, with its claim.
@@ -122,8 +150,10 @@ pub struct FindingView {
 }
 
 /// The latest research run's findings, group by group (a group it says
-/// holds nothing reads "none"), and its leads.
-pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadView>) {
+/// holds nothing reads "none"); its first [`CARRIED_ROWS`] leads, each
+/// once, the claim cut to [`LEAD_CLAIM_CHARS`] and the marked text to
+/// [`LEAD_GAP_CHARS`]; and how many more leads it has.
+pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadView>, usize) {
     let mut findings = Vec::new();
     for kind in FindingKind::ALL {
         findings.extend(
@@ -143,15 +173,19 @@ pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadVie
             });
         }
     }
-    let leads = items
+    let mut seen = std::collections::HashSet::new();
+    let mut leads: Vec<LeadView> = items
         .gaps
         .iter()
+        .filter(|g| seen.insert((g.claim.as_str(), g.gap.as_str())))
         .map(|g| LeadView {
-            claim: g.claim.clone(),
-            gap: g.gap.clone(),
+            claim: cut(&g.claim, LEAD_CLAIM_CHARS),
+            gap: cut(&g.gap, LEAD_GAP_CHARS),
         })
         .collect();
-    (findings, leads)
+    let more = leads.len().saturating_sub(CARRIED_ROWS);
+    leads.truncate(CARRIED_ROWS);
+    (findings, leads, more)
 }
 
 /// One research run, as section 7 of the prompt lists it.
@@ -337,11 +371,16 @@ pub fn evidence_view(
 /// What the prompt carries forward from the chapter's research record.
 #[derive(Debug, Default)]
 pub struct Carried {
-    /// chapter.yaml's references, then the latest research run's ledger.
+    /// chapter.yaml's references, then the latest research run's ledger
+    /// (its first [`CARRIED_ROWS`] rows).
     pub sources: Vec<SourceView>,
+    /// The ledger rows past the first [`CARRIED_ROWS`], not carried.
+    pub more_sources: usize,
     /// The latest complete research run's findings and leads, and its id.
     pub findings: Vec<FindingView>,
     pub leads: Vec<LeadView>,
+    /// The leads past the first [`CARRIED_ROWS`], not carried.
+    pub more_leads: usize,
     /// The experiments it proposed and marked UNRUN.
     pub unrun: Vec<String>,
     pub latest_research: Option<String>,

@@ -12,6 +12,8 @@ mod fetch;
 mod hardening_inputs;
 mod hardening_quoting;
 mod hardening_secrets;
+mod hardening_notebook_scale;
+mod hardening_report_bounds;
 mod helpers;
 mod hostile;
 mod notebook;

@@ -310,10 +310,11 @@ fn twenty_concurrent_records_are_all_kept() {
 fn a_killed_writer_leaves_no_partial_record() {
     let _g = crate::helpers::exclusive();
     let p = Project::seeded();
-    // A big report makes the write window wide enough to be hit.
+    // A big report (under the 2 MiB a record takes) makes the write window
+    // wide enough to be hit.
     let big = format!(
         "{FULL_REPORT}\n{}",
-        "padding line for the report body\n".repeat(200_000)
+        "padding line for the report body\n".repeat(60_000)
     );
     p.write("report.md", &big);
     let mut killed_mid_run = 0;

@@ -344,11 +344,18 @@ fn evidence_blocks(
     Ok((evidence, counts))
 }
 
+/// How much report Markdown one chapter page shows inline, newest report
+/// first (4 MiB: two reports at the 2 MiB a record holds, rendered, stay
+/// well inside the page's 16 MiB). A report past what is left, as one an
+/// older version stored may be, is linked and not shown.
+const INLINE_REPORT_BYTES: usize = 4 << 20;
+
 /// Every record of the chapter, newest first, with what changed since it
-/// and its report rendered.
+/// and its report rendered (while [`INLINE_REPORT_BYTES`] allow).
 fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<HistoryRow> {
     let current = ch.state.current();
     let mut history = Vec::new();
+    let mut inline_left = INLINE_REPORT_BYTES;
     // Many records examined the same revision: diff each revision once.
     let mut since: std::collections::HashMap<&str, Option<String>> = Default::default();
     for r in records {
@@ -374,7 +381,17 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                 let html = runs::report_text(project, r)
                     .ok()
                     .flatten()
-                    .map(|t| markdown::to_html(&t));
+                    .map(|t| {
+                        if t.len() <= inline_left {
+                            inline_left -= t.len();
+                            markdown::to_html(&t)
+                        } else {
+                            format!(
+                                "<p>This report ({} bytes) is too large to show on this page; the Markdown copy linked above holds it whole.</p>",
+                                t.len()
+                            )
+                        }
+                    });
                 let what = if p.draft {
                     "research report (draft, not counted as research)".to_string()
                 } else if p.complete {

@@ -3,6 +3,8 @@
 //! used, as negative findings; what changed since the research run before
 //! (`delta`); and the links a reader follows to a run's record.
 
+use std::collections::{HashMap, HashSet};
+
 use super::schema::{Delta, Identifiers, NegativeFinding, Paper, Source};
 use crate::ids::RunId;
 use crate::records::report_items::{AuditRow, ReportItems};
@@ -38,20 +40,28 @@ impl RecordLinks {
 
 /// The sources of the latest report's ledger (the first of `reports`,
 /// newest first), one per id, each with the runs whose ledgers hold it.
+/// Linear in the ledgers' rows: each row's id is made once, and ids are
+/// looked up in sets.
 pub fn sources(reports: &[(&RunId, ReportItems)]) -> Vec<Source> {
     let Some((_, latest)) = reports.first() else {
         return Vec::new();
     };
+    let ledgers: Vec<HashSet<String>> = reports
+        .iter()
+        .map(|(_, items)| items.sources.iter().map(source_id).collect())
+        .collect();
     let mut out: Vec<Source> = Vec::new();
+    let mut listed: HashSet<String> = HashSet::new();
     for row in &latest.sources {
         let id = source_id(row);
-        if out.iter().any(|s| s.id == id) {
+        if !listed.insert(id.clone()) {
             continue;
         }
         let provenance = reports
             .iter()
-            .filter(|(_, items)| items.sources.iter().any(|r| source_id(r) == id))
-            .map(|(run, _)| format!("source ledger of research run {run}"))
+            .zip(&ledgers)
+            .filter(|(_, ids)| ids.contains(&id))
+            .map(|((run, _), _)| format!("source ledger of research run {run}"))
             .collect();
         out.push(Source {
             id,
@@ -73,10 +83,12 @@ pub fn sources(reports: &[(&RunId, ReportItems)]) -> Vec<Source> {
 
 /// The sources the ledger says were reviewed and not used as evidence.
 pub fn negative_findings(items: &ReportItems, sources: &[Source]) -> Vec<NegativeFinding> {
+    let known: HashSet<&str> = sources.iter().map(|s| s.id.as_str()).collect();
+    let mut said: HashSet<String> = HashSet::new();
     let mut out: Vec<NegativeFinding> = Vec::new();
     for row in items.sources.iter().filter(|r| r.not_used()) {
         let id = source_id(row);
-        if out.iter().any(|n| n.paper.id == id) || !sources.iter().any(|s| s.id == id) {
+        if !known.contains(id.as_str()) || !said.insert(id.clone()) {
             continue;
         }
         out.push(NegativeFinding {
@@ -97,19 +109,29 @@ pub fn negative_findings(items: &ReportItems, sources: &[Source]) -> Vec<Negativ
 /// whose verdict cell differs, or that changed, is re-validated; one kept
 /// as it was is reused.
 pub fn delta(now: &ReportItems, before: &ReportItems, claims_touched: &[String]) -> Delta {
-    let ids = |i: &ReportItems| -> Vec<String> { i.sources.iter().map(source_id).collect() };
-    let old_ids = ids(before);
-    let find = |rows: &'_ [AuditRow], key: &str| -> Option<AuditRow> {
-        rows.iter().find(|r| r.key() == key).cloned()
+    let old_ids: HashSet<String> = before.sources.iter().map(source_id).collect();
+    // Each claim's first audit row, by its key.
+    let by_key = |rows: &'_ [AuditRow]| -> HashMap<String, usize> {
+        let mut map = HashMap::with_capacity(rows.len());
+        for (i, r) in rows.iter().enumerate() {
+            map.entry(r.key()).or_insert(i);
+        }
+        map
     };
-    let touched: Vec<String> = claims_touched.iter().map(|c| c.to_lowercase()).collect();
+    let old_rows = by_key(&before.audit);
+    let now_rows = by_key(&now.audit);
+    let touched: HashSet<String> = claims_touched.iter().map(|c| c.to_lowercase()).collect();
     let mut d = Delta {
-        papers_new: ids(now).iter().filter(|id| !old_ids.contains(id)).count(),
+        papers_new: now
+            .sources
+            .iter()
+            .filter(|r| !old_ids.contains(&source_id(r)))
+            .count(),
         ..Delta::default()
     };
     for row in &now.audit {
         let key = row.key();
-        let Some(old) = find(&before.audit, &key) else {
+        let Some(old) = old_rows.get(&key).map(|&i| &before.audit[i]) else {
             d.claims_added += 1;
             continue;
         };
@@ -127,7 +149,7 @@ pub fn delta(now: &ReportItems, before: &ReportItems, claims_touched: &[String])
     d.claims_removed = before
         .audit
         .iter()
-        .filter(|r| find(&now.audit, &r.key()).is_none())
+        .filter(|r| !now_rows.contains_key(&r.key()))
         .count();
     d.relations_removed = d.claims_removed;
     d

@@ -108,28 +108,29 @@ impl Reader {
                 (Some(AUDIT), Some(_)) => row.first().map(|c| plain(c)).unwrap_or_default(),
                 _ => self.heading.clone(),
             };
-            for cell in &row {
-                for _ in 0..count_word(cell, "UNVERIFIED") {
-                    let mut gap = plain(cell);
-                    if gap == claim {
-                        gap = "UNVERIFIED".into();
-                    }
-                    self.items.gaps.push(Gap {
-                        claim: claim.clone(),
-                        gap,
-                    });
+            // A cell marked twice is one lead.
+            for cell in row.iter().filter(|c| count_word(c, "UNVERIFIED") > 0) {
+                let mut gap = plain(cell);
+                if gap == claim {
+                    gap = "UNVERIFIED".into();
                 }
+                self.items.gaps.push(Gap {
+                    claim: claim.clone(),
+                    gap,
+                });
             }
             return;
         }
         let text = bullet_text(trimmed).unwrap_or(trimmed);
-        for sentence in plain::sentences(text) {
-            for _ in 0..count_word(sentence, "UNVERIFIED") {
-                self.items.gaps.push(Gap {
-                    claim: self.heading.clone(),
-                    gap: plain(sentence),
-                });
-            }
+        // A sentence marked twice is one lead.
+        for sentence in plain::sentences(text)
+            .into_iter()
+            .filter(|s| count_word(s, "UNVERIFIED") > 0)
+        {
+            self.items.gaps.push(Gap {
+                claim: self.heading.clone(),
+                gap: plain(sentence),
+            });
         }
     }
 

@@ -181,3 +181,18 @@ fn findings_groups_are_read_in_every_way_a_report_writes_them() {
     );
     assert_eq!(items.findings_none, [FindingKind::Contradictory]);
 }
+
+#[test]
+fn a_cell_or_sentence_marked_twice_is_one_gap() {
+    let text = "## 1. Context and provenance\nUNVERIFIED and UNVERIFIED again. UNVERIFIED once.\n\
+## 2. Claim audit\n| claim | evidence |\n|---|---|\n| c1 | UNVERIFIED, UNVERIFIED | \n";
+    let gaps: Vec<String> = read(text).gaps.into_iter().map(|g| g.gap).collect();
+    assert_eq!(
+        gaps,
+        [
+            "UNVERIFIED and UNVERIFIED again.",
+            "UNVERIFIED once.",
+            "UNVERIFIED, UNVERIFIED"
+        ]
+    );
+}
