@@ -9,6 +9,7 @@ mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
+mod hardening_evidence;
 mod helpers;
 mod hostile;
 mod notebook;
