@@ -10,6 +10,7 @@ mod chapters;
 mod diff;
 mod fetch;
 mod hardening_evidence;
+mod hardening_refusals;
 mod helpers;
 mod hostile;
 mod notebook;
