@@ -255,6 +255,12 @@ pub enum HarnessError {
         "RESEARCH_COMPANION_HARNESS_TIMEOUT={value}: not a number of seconds from {min} to {max}"
     )]
     BadTimeout { value: String, min: f64, max: f64 },
+    /// RESEARCH_COMPANION_HARNESS_TIMEOUT is set to nothing but blanks,
+    /// which is not taken for unset: a blank is more likely a mistake.
+    #[error(
+        "RESEARCH_COMPANION_HARNESS_TIMEOUT is set but blank; unset it for the limit a run's size gives, or set a number of seconds from {min} to {max}"
+    )]
+    BlankTimeout { min: f64, max: f64 },
     /// It printed more than its answer can be for this run.
     #[error(
         "the PyTorch harness printed more than {limit} bytes, more than its answer for this run can be; it and its workers were stopped"

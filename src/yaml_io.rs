@@ -151,6 +151,7 @@ fn check_shape(text: &str, path: &Path) -> Result<()> {
     // Open collections: anchor, and the counts when they opened.
     let mut open: Vec<(usize, u64, u64)> = Vec::new();
     let (mut nodes, mut bytes) = (0u64, 0u64);
+    let mut aliased = false;
     loop {
         let (event, mark) = parser.next_token().map_err(|e| Error::Yaml {
             path: path.to_path_buf(),
@@ -183,6 +184,7 @@ fn check_shape(text: &str, path: &Path) -> Result<()> {
                 }
             }
             Event::Alias(id) => {
+                aliased = true;
                 let (n, b) = anchors.get(&id).copied().unwrap_or((1, 0));
                 nodes += n;
                 bytes += b;
@@ -190,12 +192,24 @@ fn check_shape(text: &str, path: &Path) -> Result<()> {
             _ => {}
         }
         if nodes > MAX_YAML_NODES || bytes > MAX_YAML_EXPANDED_BYTES {
-            return Err(refuse(
-                mark.line(),
+            // Without an alias, the file itself is what is too big: say
+            // its size, not what aliases would expand to.
+            let what = if aliased {
                 format!(
                     "aliases expand beyond {MAX_YAML_NODES} nodes or {MAX_YAML_EXPANDED_BYTES} bytes"
-                ),
-            ));
+                )
+            } else if nodes > MAX_YAML_NODES {
+                format!(
+                    "the file ({} bytes) holds more than {MAX_YAML_NODES} YAML nodes (values, lists and mappings), more than the tool reads from one file",
+                    text.len()
+                )
+            } else {
+                format!(
+                    "the file ({} bytes) holds more than {MAX_YAML_EXPANDED_BYTES} bytes of values, more than the tool reads from one file",
+                    text.len()
+                )
+            };
+            return Err(refuse(mark.line(), what));
         }
     }
 }
@@ -248,6 +262,23 @@ mod tests {
 
     fn parse(text: &str) -> std::result::Result<Doc, String> {
         from_str_finite::<Doc>(text, Path::new("f.yaml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_file_of_too_many_nodes_without_aliases_is_refused_by_its_size() {
+        let mut text = String::from("name: a\nitems:\n");
+        for _ in 0..=MAX_YAML_NODES {
+            text.push_str("- 1\n");
+        }
+        let err = parse(&text).unwrap_err();
+        assert!(!err.contains("aliases"), "{err}");
+        assert!(
+            err.contains(&format!(
+                "the file ({} bytes) holds more than {MAX_YAML_NODES} YAML nodes",
+                text.len()
+            )),
+            "{err}"
+        );
     }
 
     #[test]

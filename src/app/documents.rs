@@ -57,6 +57,17 @@ pub fn prompt(
         .cloned()
         .collect();
     let research = research_record::read(project, &all);
+    let mut unreadable = research.unreadable.clone();
+    // A run file or notebook run file that no longer matches its record is
+    // not read: the prompt falls back on what the record itself holds, and
+    // says so. (Reports are in `research.unreadable` already.)
+    unreadable.extend(
+        records
+            .iter()
+            .filter(|r| r.report.is_none())
+            .filter_map(|r| crate::records::store::verify_evidence(project.layout(), r).err())
+            .map(|e| format!("the evidence file: {e}; the prompt uses only what its record holds")),
+    );
     let carried = carried(project, chapter, &records, &research);
     let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
     view.changes_since_research =
@@ -67,7 +78,7 @@ pub fn prompt(
         context: serde_json::to_value(&view)
             .map_err(|e| crate::error::Error::Other(format!("cannot write JSON: {e}")))?,
         skipped,
-        unreadable: research.unreadable,
+        unreadable,
     })
 }
 

@@ -57,7 +57,7 @@ pub struct FetchReport {
 
 /// A validator to send again or to store: None, with a note saying why,
 /// when it cannot be (see [`fetch::validator_problem`]).
-fn bounded(
+pub(super) fn bounded(
     name: &str,
     value: Option<String>,
     doing: &str,

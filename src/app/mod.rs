@@ -18,6 +18,7 @@ pub mod diff;
 pub mod documents;
 pub mod fetch;
 pub mod notebook;
+pub mod output_folder;
 pub mod project;
 pub mod publish;
 pub mod record;

@@ -72,11 +72,10 @@ pub fn experiment(project: &Project, record: Record) -> Result<RecordedRun> {
             record.run_id, record.kind
         )));
     };
-    let path = project
-        .layout()
-        .evidence_file(&record.run_id.chapter, &exp.file);
-    crate::text::check_owned(&path, &project.layout().records_root())?;
-    let run = BenchRun::load(&path)?;
+    let layout = project.layout();
+    let path = layout.evidence_file(&record.run_id.chapter, &exp.file);
+    let text = crate::records::store::read_evidence_text(layout, &record, &exp.file, &exp.sha256)?;
+    let run = BenchRun::parse(&text, &path)?;
     Ok(RecordedRun { record, run })
 }
 
@@ -88,10 +87,12 @@ pub fn report_text(project: &Project, record: &Record) -> Result<Option<String>>
     let Some(info) = &record.report else {
         return Ok(None);
     };
-    let path = project
-        .layout()
-        .evidence_file(&record.run_id.chapter, &info.file);
-    let text = crate::text::read_owned(&path, &project.layout().records_root())?;
+    let text = crate::records::store::read_evidence_text(
+        project.layout(),
+        record,
+        &info.file,
+        &info.sha256,
+    )?;
     Ok(Some(crate::text::redact_urls_in(&text).into_owned()))
 }
 

@@ -39,12 +39,23 @@ fn each_chapter<T>(
             bad.iter()
                 .map(|b| format!("unreadable record: {}", b.error)),
         );
+        problems.extend(evidence_problems(project, &records));
         all.push(view(&ch, &records));
     }
     Ok(Overview {
         chapters: all,
         problems,
     })
+}
+
+/// The records whose evidence files cannot be read or no longer have the
+/// sha256 their record holds, one line each naming the file.
+pub fn evidence_problems(project: &Project, records: &[crate::records::Record]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|r| crate::records::store::verify_evidence(project.layout(), r).err())
+        .map(|e| format!("unreadable evidence: {e}"))
+        .collect()
 }
 
 /// One view per chapter, and what could not be read (broken chapters,

@@ -219,21 +219,29 @@ const MIN_TIMEOUT_S: f64 = 0.001;
 const MAX_TIMEOUT_S: f64 = 1e7;
 
 /// The time limit RESEARCH_COMPANION_HARNESS_TIMEOUT sets, if it sets one:
-/// unset or empty, none. Checked before a run starts, so that a bad value
-/// fails at once rather than after the progress line.
+/// unset, none; set, it must be a number of seconds in range (a blank value
+/// or one that is not UTF-8 is refused, not taken for unset). Checked
+/// before a run starts, so that a bad value fails at once rather than
+/// after the progress line.
 pub fn timeout_from_env() -> Result<Option<Duration>> {
-    let Ok(v) = std::env::var(HARNESS_TIMEOUT_ENV) else {
-        return Ok(None);
+    let v = match std::env::var(HARNESS_TIMEOUT_ENV) {
+        Err(std::env::VarError::NotPresent) => return Ok(None),
+        Err(std::env::VarError::NotUnicode(raw)) => raw.to_string_lossy().into_owned(),
+        Ok(v) => v,
     };
     if v.trim().is_empty() {
-        return Ok(None);
+        return Err(HarnessError::BlankTimeout {
+            min: MIN_TIMEOUT_S,
+            max: MAX_TIMEOUT_S,
+        }
+        .into());
     }
     match v.trim().parse::<f64>() {
         Ok(secs) if (MIN_TIMEOUT_S..=MAX_TIMEOUT_S).contains(&secs) => {
             Ok(Some(Duration::from_secs_f64(secs)))
         }
         _ => Err(HarnessError::BadTimeout {
-            value: v,
+            value: crate::text::visible(&v).into_owned(),
             min: MIN_TIMEOUT_S,
             max: MAX_TIMEOUT_S,
         }

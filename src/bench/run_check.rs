@@ -24,7 +24,12 @@ impl BenchRun {
     /// Reads a run file and checks its schema and its values' bounds
     /// ([`check_run`]).
     pub fn load(path: &Path) -> Result<BenchRun> {
-        let run: BenchRun = yaml_io::read_finite(path)?;
+        BenchRun::parse(&yaml_io::read_text(path)?, path)
+    }
+
+    /// [`BenchRun::load`] of text already read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<BenchRun> {
+        let run: BenchRun = yaml_io::from_str_finite(text, path)?;
         if run.schema != RUN_SCHEMA {
             return Err(Error::invalid(
                 path,
@@ -53,8 +58,17 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
             "field 'measurement_overhead_ns_per_step': {overhead} is out of range"
         ));
     }
+    // One row per configuration: a second row for the same producer and
+    // worker count would let a reader pick either value.
+    let mut seen = std::collections::HashMap::new();
     for (i, r) in run.results.iter().enumerate() {
         let at = format!("results[{i}]");
+        if let Some(first) = seen.insert((r.producer, r.workers), i) {
+            return Err(format!(
+                "field '{at}': a second row for producer {} with {} worker(s) (results[{first}] is the first); a run has one row per configuration",
+                r.producer, r.workers
+            ));
+        }
         if !s.producers.contains(&r.producer) {
             return Err(format!(
                 "field '{at}.producer': {} is not among the run's producers ({})",

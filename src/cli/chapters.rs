@@ -136,7 +136,7 @@ pub enum ClaimsCommand {
 pub struct VerifyArgs {
     /// Chapters to verify [default: all]
     pub ids: Vec<String>,
-    /// Also fail when a current snapshot does not match the published fingerprint (it differs, is an excerpt, or none is published)
+    /// Also fail when a current snapshot cannot be matched with the published fingerprint (it is an excerpt, or none is published); one that DIFFERS from it fails without --strict too
     #[arg(long)]
     pub strict: bool,
     #[arg(long, value_enum, default_value_t = ListFormat::Text)]

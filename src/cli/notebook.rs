@@ -15,6 +15,33 @@ pub const MAX_JOBS: u64 = 16;
 /// Most fresh kernels per notebook.
 pub const MAX_NOTEBOOK_REPEAT: u64 = 100;
 
+/// Longest kernelspec name `--kernel` takes.
+pub const MAX_KERNEL_NAME: usize = 64;
+
+/// `--kernel`: a kernelspec name as Jupyter names them (letters, digits,
+/// `.`, `_`, `-`), 1 to [`MAX_KERNEL_NAME`] characters; anything else
+/// (an empty name among them) is refused before any kernel starts, so it
+/// is never recorded as the kernel a run used.
+fn kernel_name(text: &str) -> Result<String, String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if text.is_empty() {
+        return Err("a kernel name cannot be empty; give a kernelspec name such as python3".into());
+    }
+    if text.len() > MAX_KERNEL_NAME {
+        return Err(format!(
+            "{} characters, more than the {MAX_KERNEL_NAME} a kernel name may have",
+            text.chars().count()
+        ));
+    }
+    match text.chars().find(|c| !ok(*c)) {
+        Some(c) => Err(format!(
+            "'{}' holds {c:?}; a kernelspec name holds only letters, digits, '.', '_' and '-'",
+            crate::text::visible(text)
+        )),
+        None => Ok(text.to_string()),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum NotebookCommand {
     /// Store a snapshot of the chapter's notebook (numbered, never edited) from a file or a URL
@@ -58,8 +85,9 @@ pub struct NotebookRunArgs {
     /// (it needs nbclient and ipykernel)
     #[arg(long, value_name = "PATH", default_value = "python3")]
     pub python: PathBuf,
-    /// The Jupyter kernel (a kernelspec name)
-    #[arg(long, value_name = "NAME", default_value = "python3")]
+    /// The Jupyter kernel: a kernelspec name, 1 to 64 letters, digits,
+    /// `.`, `_` or `-`
+    #[arg(long, value_name = "NAME", default_value = "python3", value_parser = kernel_name)]
     pub kernel: String,
     /// Seconds a code cell may run before it is stopped (a timeout fails it)
     #[arg(long, value_name = "S", default_value_t = 120, value_parser = ranged::<u64>(1, MAX_CELL_TIMEOUT))]

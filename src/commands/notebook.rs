@@ -45,6 +45,9 @@ fn add(out: &mut Out, project: &Project, args: NotebookAddArgs) -> Result<Outcom
         timeout: Duration::from_secs_f64(args.timeout),
     };
     let added = notebook::add(project, &chapter, &source, args.source.as_deref(), download)?;
+    for note in &added.notes {
+        crate::output::warn(note);
+    }
     if added.not_modified {
         out.line("unchanged: the server answered 304 Not Modified; nothing written")?;
         return Ok(Outcome::Ok);
@@ -189,16 +192,33 @@ fn run_text(c: &ChapterRun) -> String {
 /// `notebook check`
 fn check(out: &mut Out, project: &Project, args: NotebookCheckArgs) -> Result<Outcome> {
     let path = std::path::Path::new(&args.target);
-    // A file of any kind (a FIFO too, refused when it is read), not a
-    // folder: a chapter id names no file.
-    let target = if path.exists() && !path.is_dir() {
-        CheckTarget::File(path)
-    } else {
-        CheckTarget::Chapter(&args.target)
+    let target = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => CheckTarget::File(path),
+        // Something else at that path (a FIFO would hang the read).
+        Ok(m) if !m.is_dir() => {
+            return Err(crate::error::Error::invalid(
+                path,
+                format!(
+                    "{}, not a regular notebook file; refusing to read it",
+                    crate::text::file_kind(&m.file_type())
+                ),
+            ));
+        }
+        // A path no chapter id can be (absolute, relative to `.`, or a
+        // notebook's name) names a file, which is missing: said so, not
+        // read as a chapter id.
+        Err(e) if names_a_file(&args.target) => return Err(crate::error::Error::io(path, e)),
+        _ => CheckTarget::Chapter(&args.target),
     };
     let checked = notebook::check(Some(project), target)?;
     out.emit(&checked, args.format.into())?;
     Ok(Outcome::check(checked.findings.is_empty()))
+}
+
+/// Whether `notebook check`'s argument can only be a file: a chapter id is
+/// never absolute, never starts with `.` and never ends in `.ipynb`.
+fn names_a_file(target: &str) -> bool {
+    target.starts_with(['/', '.', '~']) || target.to_ascii_lowercase().ends_with(".ipynb")
 }
 
 impl Render for Checked {

@@ -32,6 +32,9 @@ pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcom
         .as_deref()
         .ok_or_else(|| Error::Usage("name a chapter, or give --site DIR".into()))?;
     let chapter = project.chapter(query)?;
+    if let Some(path) = args.out.as_deref().filter(|p| p.as_os_str() != "-") {
+        crate::app::output_folder::check(project.layout(), path, "publish --out")?;
+    }
     let data = publish::site_data(project, &chapter, args.site_url.as_deref())?;
     warn_unparsed(&chapter.key.to_string(), data.unparsed);
     let text = yaml_io::to_string(&data.site)?;

@@ -21,38 +21,60 @@ impl Verified {
         self.checks.iter().any(|c| !c.intact())
     }
 
+    /// A current snapshot that differs from the published fingerprint
+    /// fails `verify` with or without `--strict`: the text stored is not
+    /// the text published (an excerpt, or no fingerprint to match, fails
+    /// only `--strict`).
+    fn differs(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| c.currency == SnapshotCurrency::Differs)
+    }
+
     fn failed(&self) -> bool {
         let not_current = self
             .checks
             .iter()
             .any(|c| c.currency != SnapshotCurrency::Matches);
-        self.altered() || (self.strict && not_current)
+        self.altered() || self.differs() || (self.strict && not_current)
     }
 }
 
 impl Verified {
-    /// The `--strict` failure line: each chapter whose current snapshot
-    /// does not match the published fingerprint, and why not.
+    /// The failure line: each chapter whose current snapshot does not
+    /// match the published fingerprint, and why not (without `--strict`,
+    /// only those that differ).
     fn strict_failure(&self) -> String {
+        let strict = self.strict;
         let why: Vec<String> = self
             .checks
             .iter()
             .filter_map(|c| {
                 let reason = match c.currency {
                     SnapshotCurrency::Matches => return None,
-                    SnapshotCurrency::ExcerptCannotMatch => {
+                    SnapshotCurrency::ExcerptCannotMatch if strict => {
                         "an excerpt, which cannot match the published fingerprint"
                     }
-                    SnapshotCurrency::NotPublished => "no published fingerprint to match",
+                    SnapshotCurrency::NotPublished if strict => "no published fingerprint to match",
+                    SnapshotCurrency::ExcerptCannotMatch | SnapshotCurrency::NotPublished => {
+                        return None;
+                    }
                     SnapshotCurrency::Differs => "differs from the published fingerprint",
                 };
                 Some(format!("{}: {reason}", c.chapter))
             })
             .collect();
-        format!(
-            "FAILED (--strict): not every current snapshot matches its published fingerprint: {}",
-            why.join("; ")
-        )
+        if strict {
+            format!(
+                "FAILED (--strict): not every current snapshot matches its published fingerprint: {}",
+                why.join("; ")
+            )
+        } else {
+            format!(
+                "FAILED: a current snapshot DIFFERS from its published fingerprint: {}",
+                why.join("; ")
+            )
+        }
     }
 }
 

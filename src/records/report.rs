@@ -108,6 +108,38 @@ pub(super) fn section_of(line: &str) -> Option<usize> {
     })
 }
 
+/// The lines (numbered from 0, as `str::lines` counts them) that open a
+/// top-level heading (`# ` or `## `) as Markdown reads the text: a heading
+/// line inside a code fence, an indented code block or an HTML comment is
+/// text, not a section. Found with pulldown-cmark, in one pass.
+pub(super) fn heading_lines(text: &str) -> std::collections::HashSet<usize> {
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag};
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    Parser::new_ext(text, Options::ENABLE_TABLES)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H1 | HeadingLevel::H2,
+                ..
+            }) => Some(line_starts.partition_point(|&s| s <= range.start) - 1),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether line `n` of a report (`line`) opens a top-level section: it
+/// starts with `# ` or `## ` and Markdown reads it as a heading (see
+/// [`heading_lines`]).
+pub(super) fn is_heading(
+    headings: &std::collections::HashSet<usize>,
+    n: usize,
+    line: &str,
+) -> bool {
+    (line.starts_with("## ") || line.starts_with("# ")) && headings.contains(&n)
+}
+
 /// The cells of a Markdown table row, trimmed.
 pub(super) fn cells(line: &str) -> Vec<String> {
     let inner = line.trim().trim_matches('|');
@@ -135,7 +167,8 @@ pub fn check(text: &str) -> ReportCheck {
     // draft lists each claim twice when it keeps the other engine's
     // verdicts apart, and that is one claim, not two rows of audit.
     let mut audited = std::collections::BTreeSet::new();
-    for line in text.lines() {
+    let headings = heading_lines(text);
+    for (n, line) in text.lines().enumerate() {
         if current == Some(6) && line.trim_start().starts_with("- [ ]") {
             unticked += 1;
         }
@@ -155,7 +188,7 @@ pub fn check(text: &str) -> ReportCheck {
         } else if current == Some(1) {
             audit_line = 0;
         }
-        if line.starts_with("## ") || line.starts_with("# ") {
+        if is_heading(&headings, n, line) {
             close_table(current, &mut table_lines, &mut rows);
             in_table = false;
             current = section_of(line);
@@ -256,6 +289,19 @@ mod tests {
             c.draft_reasons().unwrap(),
             "1 [[author: ...]] place(s) to fill, 1 unticked review-checklist box(es), 1 claim-audit row(s) with no response"
         );
+    }
+
+    #[test]
+    fn headings_in_code_fences_and_html_comments_are_not_sections() {
+        let fenced = format!("# Report\n\n```markdown\n{FULL}```\n");
+        let c = check(&fenced);
+        assert!(c.sections_present.is_empty(), "{c:?}");
+        let tilde = format!("~~~\n{FULL}~~~\n");
+        assert!(check(&tilde).sections_present.is_empty());
+        let commented = FULL.replace("## 4. Findings", "<!--\n## 4. Findings\n-->");
+        assert_eq!(check(&commented).sections_missing, vec!["## 4. Findings"]);
+        // The same report outside any fence is complete.
+        assert!(check(FULL).complete());
     }
 
     #[test]

@@ -45,6 +45,65 @@ pub fn record_files(layout: &Layout, record: &Record) -> Vec<PathBuf> {
     files
 }
 
+/// Reads one of a record's evidence files (its report, its run file or its
+/// notebook run file) from inside `records/`, and checks that its bytes
+/// still have the SHA-256 the record holds for them: a file edited after it
+/// was recorded is refused with its path named, never read as the evidence
+/// of a verdict. Every reader of a record's evidence goes through here.
+pub fn read_evidence(
+    layout: &Layout,
+    record: &Record,
+    file: &str,
+    sha256: &str,
+) -> Result<Vec<u8>> {
+    let path = layout.evidence_file(&record.run_id.chapter, file);
+    crate::text::check_owned(&path, &layout.records_root())?;
+    let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+        .map_err(|e| Error::io(&path, e))?;
+    let found = hex(&Sha256::digest(&bytes));
+    if found != sha256 {
+        return Err(Error::invalid(
+            &path,
+            format!(
+                "no longer matches run {}: its sha256 is {}..., the record holds {}...; the file was changed after it was recorded, so nothing reads it as evidence",
+                record.run_id,
+                crate::text::prefix(&found, 12),
+                crate::text::prefix(&crate::text::visible(sha256), 12),
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Checks every evidence file of `record` as [`read_evidence`] reads it:
+/// the first that cannot be read or no longer matches, as an error naming
+/// the file.
+pub fn verify_evidence(layout: &Layout, record: &Record) -> Result<()> {
+    let files = [
+        record.report.as_ref().map(|r| (&r.file, &r.sha256)),
+        record.experiment.as_ref().map(|e| (&e.file, &e.sha256)),
+        record.notebook.as_ref().map(|n| (&n.file, &n.sha256)),
+    ];
+    for (file, sha256) in files.into_iter().flatten() {
+        read_evidence(layout, record, file, sha256)?;
+    }
+    Ok(())
+}
+
+/// [`read_evidence`] as UTF-8 text.
+pub fn read_evidence_text(
+    layout: &Layout,
+    record: &Record,
+    file: &str,
+    sha256: &str,
+) -> Result<String> {
+    let bytes = read_evidence(layout, record, file, sha256)?;
+    String::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+        path: layout.evidence_file(&record.run_id.chapter, file),
+        offset: e.utf8_error().valid_up_to() as u64,
+    })
+}
+
 /// Random hex for a record's nonce, from the operating system.
 pub fn nonce() -> Result<String> {
     let mut buf = [0u8; 8];

@@ -240,11 +240,12 @@ fn snapshot_add_stores_a_new_current_revision_without_touching_the_old() {
         std::fs::read(stored).unwrap(),
         b"The complete chapter, pasted by its author.\n"
     );
-    // A complete snapshot that is not the published revision differs.
+    // A complete snapshot that is not the published revision differs,
+    // which fails `verify`.
     p.cmd()
         .arg("verify")
         .assert()
-        .code(0)
+        .code(1)
         .stdout(predicate::str::contains("DIFFERS"));
     // The same prose again, re-wrapped: nothing is written.
     p.write("again.txt", "The complete chapter,\npasted by its author.");

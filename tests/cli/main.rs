@@ -14,6 +14,8 @@ mod hardening_quoting;
 mod hardening_secrets;
 mod hardening_notebook_scale;
 mod hardening_report_bounds;
+mod hardening_evidence;
+mod hardening_refusals;
 mod helpers;
 mod hostile;
 mod notebook;

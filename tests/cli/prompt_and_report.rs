@@ -112,7 +112,10 @@ fn a_failing_claim_becomes_a_proposal_and_a_checklist_item() {
     {
         r.summary.ex_per_s = 1200.0;
     }
-    std::fs::write(&run_path, serde_yaml::to_string(&run).unwrap()).unwrap();
+    // Recorded as a run of its own: the stored file is evidence under its
+    // record's sha256 and is never edited in place.
+    let edited = p.write("spin-scales.run.yaml", serde_yaml::to_string(&run).unwrap());
+    p.record(&["--run", edited.to_str().unwrap()]);
     let text = render(&p, &["report", "06"]);
     assert!(text.contains("| NOT_REPRODUCED |"), "{text}");
     assert!(text.contains("### spin-454-vs-449"), "{text}");

@@ -53,6 +53,9 @@ pub struct Added {
     pub downloaded_from: Option<String>,
     /// The server said the notebook is unchanged since the last download.
     pub not_modified: bool,
+    /// What of the download was not kept (a validator too long to send
+    /// again), one line each.
+    pub notes: Vec<String>,
 }
 
 /// The chapter's stored notebooks, or an error saying none is stored.
@@ -102,6 +105,8 @@ pub struct Obtained {
     pub downloaded_from: Option<String>,
     /// The validators of the download.
     pub fetch: Option<FetchState>,
+    /// What of the download was not kept, one line each.
+    pub notes: Vec<String>,
 }
 
 /// Reads or downloads the notebook `source` names; None when the server
@@ -128,6 +133,7 @@ pub fn obtain(
                     .unwrap_or_else(|| layout.portable_source(path)),
                 downloaded_from: None,
                 fetch: None,
+                notes: Vec::new(),
             }));
         }
         NotebookSource::Url(u) => u.clone(),
@@ -192,13 +198,14 @@ fn download_notebook(
             last_modified,
             final_url,
             ..
-        } => (
-            text,
-            etag.filter(|v| sendable(v)),
-            last_modified.filter(|v| sendable(v)),
-            final_url,
-        ),
+        } => (text, etag, last_modified, final_url),
     };
+    // A validator too long (or not a header value) is dropped, and said.
+    let mut notes = Vec::new();
+    let stored = "stored (the next download fetches the whole notebook)";
+    let etag = super::fetch::bounded("server's ETag", etag, stored, &mut notes);
+    let last_modified =
+        super::fetch::bounded("server's Last-Modified", last_modified, stored, &mut notes);
     let notebook = format::parse(text.as_bytes(), Path::new(&final_url))?;
     Ok(Some(Obtained {
         bytes: text.into_bytes(),
@@ -211,6 +218,7 @@ fn download_notebook(
             last_modified,
             fetched_at: Some(chrono::Utc::now()),
         }),
+        notes,
     }))
 }
 
@@ -240,15 +248,18 @@ pub fn add(
             outcome: NotebookAdded::Unchanged(current),
             downloaded_from: None,
             not_modified: true,
+            notes: Vec::new(),
         });
     };
     let downloaded_from = obtained.downloaded_from.clone();
+    let notes = obtained.notes.clone();
     let outcome = store_obtained(project, &chapter.key, obtained)?;
     Ok(Added {
         chapter: chapter.key_str(),
         outcome,
         downloaded_from,
         not_modified: false,
+        notes,
     })
 }
 
@@ -348,11 +359,11 @@ pub fn run_file(
     let Some(info) = &record.notebook else {
         return Ok(None);
     };
-    let path = project
-        .layout()
-        .evidence_file(&record.run_id.chapter, &info.file);
-    crate::text::check_owned(&path, &project.layout().records_root())?;
-    crate::yaml_io::read::<crate::notebook::NotebookRunFile>(&path).map(|run| Some(run.redacted()))
+    let layout = project.layout();
+    let path = layout.evidence_file(&record.run_id.chapter, &info.file);
+    let text = crate::records::store::read_evidence_text(layout, record, &info.file, &info.sha256)?;
+    crate::yaml_io::from_str::<crate::notebook::NotebookRunFile>(&text, &path)
+        .map(|run| Some(run.redacted()))
 }
 
 /// The chapter's latest notebook run with its run file, when there is one

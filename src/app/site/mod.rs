@@ -39,6 +39,7 @@ pub fn build(
     out: &Path,
     now: DateTime<Utc>,
 ) -> Result<HtmlSite> {
+    super::output_folder::check(project.layout(), out, "site --out")?;
     folder::check_target(out)?;
     let generated = now.format("%Y-%m-%d %H:%M UTC").to_string();
     let (chapters, broken) = project.all_chapters()?;
@@ -60,6 +61,7 @@ pub fn build(
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))
             .collect();
+        errors.extend(super::status::evidence_problems(project, &all));
         match super::notebook::status(project, ch, &records) {
             Ok(n) => st.notebook = n,
             Err(e) => errors.push(e.to_string()),

@@ -16,7 +16,7 @@ mod plain;
 
 // Sections, marks and table cells as the report check reads them, so the
 // items and the check never disagree about what the report says.
-use super::report::{cells, count_word, section_of};
+use super::report::{cells, count_word, heading_lines, is_heading, section_of};
 use entries::{Entry, bullet_text};
 
 pub use items::{
@@ -238,9 +238,9 @@ impl Reader {
         }
     }
 
-    fn line(&mut self, n: usize, line: &str) {
+    fn line(&mut self, n: usize, line: &str, heading: bool) {
         let trimmed = line.trim();
-        if line.starts_with("## ") || line.starts_with("# ") {
+        if heading {
             self.finish();
             self.section = section_of(line);
             self.heading = line.trim_start_matches('#').trim().to_string();
@@ -265,8 +265,9 @@ impl Reader {
 /// Reads a report's text into items.
 pub fn read(text: &str) -> ReportItems {
     let mut reader = Reader::default();
+    let headings = heading_lines(text);
     for (n, line) in text.lines().enumerate() {
-        reader.line(n, line);
+        reader.line(n, line, is_heading(&headings, n, line));
     }
     reader.finish();
     reader.items

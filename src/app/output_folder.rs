@@ -1,0 +1,100 @@
+//! Where `site --out` and `publish --site`/`--out` may write: never into
+//! the tool's own stores or the project's sources. A target inside, equal
+//! to, or holding `book-snapshots/`, `records/`, `templates/`, `src/` or
+//! `.git` of the project root is refused before anything is written, with
+//! the folder named. Both paths are compared as the file system resolves
+//! them (links followed, `..` and `.` taken), also when the target, or part
+//! of it, does not exist yet.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+/// The project root's folders no output may be written into or over.
+pub const PROTECTED: [&str; 5] = ["book-snapshots", "records", "templates", "src", ".git"];
+
+/// `path` as the file system would resolve it once written: absolute, with
+/// every existing part's links followed and `.`/`..` taken, and the parts
+/// that do not exist yet appended as they are.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(Path::new("."), e))?
+            .join(path)
+    };
+    let mut out = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir => out.push(part.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                // An existing part (a link among them) is taken as the
+                // file system resolves it; a missing one stays as written.
+                if let Ok(real) = out.canonicalize() {
+                    out = real;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Refuses `target` (`what` says which output, e.g. `site --out`) when it
+/// is one of the project's [`PROTECTED`] folders, lies inside one, or holds
+/// one.
+pub fn check(layout: &Layout, target: &Path, what: &str) -> Result<()> {
+    let resolved = resolve(target)?;
+    let root = resolve(layout.root())?;
+    for name in PROTECTED {
+        let store = resolve(&root.join(name))?;
+        let relation = if resolved == store {
+            "is"
+        } else if resolved.starts_with(&store) {
+            "is inside"
+        } else if store.starts_with(&resolved) {
+            "holds"
+        } else {
+            continue;
+        };
+        return Err(Error::invalid(
+            target,
+            format!(
+                "{relation} the project's {name}/ folder ({}); {what} never writes into the tool's own stores or sources, give a path outside them",
+                store.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_in_over_or_through_a_link_into_a_store_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join("records/b/c")).unwrap();
+        std::fs::create_dir_all(root.join("book-snapshots")).unwrap();
+        std::os::unix::fs::symlink(root.join("records"), dir.path().join("link")).unwrap();
+        let layout = Layout::new(root.clone());
+        let refused = |p: PathBuf| check(&layout, &p, "site --out").unwrap_err().to_string();
+        assert!(refused(root.join("records")).contains("is the project's records/"));
+        assert!(refused(root.join("records/b/new")).contains("is inside the project's records/"));
+        assert!(refused(root.clone()).contains("holds the project's book-snapshots/"));
+        assert!(refused(dir.path().join("link/new/site")).contains("records/"));
+        assert!(refused(root.join("x/../book-snapshots/s")).contains("book-snapshots/"));
+        // A store that does not exist yet is protected all the same.
+        assert!(refused(root.join("templates/site")).contains("templates/"));
+        check(&layout, &root.join("site"), "site --out").unwrap();
+        check(&layout, &dir.path().join("elsewhere"), "site --out").unwrap();
+    }
+}
