@@ -1,4 +1,4 @@
-//! Where `site --out` and `publish --site`/`--out` may write: never into
+//! Where the HTML site and the site data may be written: never into
 //! the tool's own stores or the project's sources. A target inside, equal
 //! to, or holding `book-snapshots/`, `records/`, `templates/`, `src/` or
 //! `.git` of the project root is refused before anything is written, with
@@ -46,7 +46,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// Refuses `target` (`what` says which output, e.g. `site --out`) when it
+/// Refuses `target` (`what` says which output, as the command names it) when it
 /// is one of the project's [`PROTECTED`] folders, lies inside one, or holds
 /// one.
 pub fn check(layout: &Layout, target: &Path, what: &str) -> Result<()> {
@@ -86,7 +86,7 @@ mod tests {
         std::fs::create_dir_all(root.join("book-snapshots")).unwrap();
         std::os::unix::fs::symlink(root.join("records"), dir.path().join("link")).unwrap();
         let layout = Layout::new(root.clone());
-        let refused = |p: PathBuf| check(&layout, &p, "site --out").unwrap_err().to_string();
+        let refused = |p: PathBuf| check(&layout, &p, "the site").unwrap_err().to_string();
         assert!(refused(root.join("records")).contains("is the project's records/"));
         assert!(refused(root.join("records/b/new")).contains("is inside the project's records/"));
         assert!(refused(root.clone()).contains("holds the project's book-snapshots/"));
@@ -94,7 +94,7 @@ mod tests {
         assert!(refused(root.join("x/../book-snapshots/s")).contains("book-snapshots/"));
         // A store that does not exist yet is protected all the same.
         assert!(refused(root.join("templates/site")).contains("templates/"));
-        check(&layout, &root.join("site"), "site --out").unwrap();
-        check(&layout, &dir.path().join("elsewhere"), "site --out").unwrap();
+        check(&layout, &root.join("site"), "the site").unwrap();
+        check(&layout, &dir.path().join("elsewhere"), "the site").unwrap();
     }
 }

@@ -167,7 +167,6 @@ pub fn write_site_data(
     dir: &Path,
     site_url: Option<&str>,
 ) -> Result<SiteDataWritten> {
-    super::output_folder::check(project.layout(), dir, "publish --site")?;
     let (chapters, broken) = project.all_chapters()?;
     let mut done = SiteDataWritten {
         problems: broken,

@@ -18,6 +18,7 @@ fn warn_unparsed(chapter: &str, lines: impl IntoIterator<Item = String>) {
 /// `publish`
 pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcome> {
     if let Some(dir) = &args.site {
+        crate::app::output_folder::check(project.layout(), dir, "publish --site")?;
         let done = publish::write_site_data(project, dir, args.site_url.as_deref())?;
         for (chapter, line) in done.unparsed {
             warn_unparsed(&chapter, [line]);

@@ -8,6 +8,7 @@ use crate::render::{self, Templates};
 /// `site`
 pub fn run(project: &Project, args: SiteArgs) -> Result<Outcome> {
     let templates = Templates::new(args.templates.as_deref())?;
+    crate::app::output_folder::check(project.layout(), &args.out, "site --out")?;
     let built = site::build(project, &templates, &args.out, render::now()?)?;
     eprintln!(
         "site written to {} ({} chapter page(s), {} file(s)); open {}",

@@ -39,7 +39,6 @@ pub fn build(
     out: &Path,
     now: DateTime<Utc>,
 ) -> Result<HtmlSite> {
-    super::output_folder::check(project.layout(), out, "site --out")?;
     folder::check_target(out)?;
     let generated = now.format("%Y-%m-%d %H:%M UTC").to_string();
     let (chapters, broken) = project.all_chapters()?;
