@@ -193,17 +193,9 @@ fn run_text(c: &ChapterRun) -> String {
 fn check(out: &mut Out, project: &Project, args: NotebookCheckArgs) -> Result<Outcome> {
     let path = std::path::Path::new(&args.target);
     let target = match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => CheckTarget::File(path),
-        // Something else at that path (a FIFO would hang the read).
-        Ok(m) if !m.is_dir() => {
-            return Err(crate::error::Error::invalid(
-                path,
-                format!(
-                    "{}, not a regular notebook file; refusing to read it",
-                    crate::text::file_kind(&m.file_type())
-                ),
-            ));
-        }
+        // A file, or something else that is no folder (a FIFO, a device),
+        // which the reader refuses without a blocking open.
+        Ok(m) if !m.is_dir() => CheckTarget::File(path),
         // A path no chapter id can be (absolute, relative to `.`, or a
         // notebook's name) names a file, which is missing: said so, not
         // read as a chapter id.
