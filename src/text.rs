@@ -184,17 +184,25 @@ pub fn is_format_char(c: char) -> bool {
     )
 }
 
+/// Whether `c` breaks a line without being a control character: the
+/// Unicode line and paragraph separators (U+2028, U+2029), which some
+/// readers show as a new line.
+fn is_line_separator(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}')
+}
+
 /// Text read from a file (a title, a note, a quote, an error naming a
 /// value, a cell id) as a terminal may show it on one line: every control
 /// character (line feed, carriage return, tab, NUL, BEL and escape
-/// included; C1 controls too) and every invisible formatting character
-/// ([`is_format_char`]: U+202E, U+200B, ...) is written as an escape
+/// included; C1 controls too), every invisible formatting character
+/// ([`is_format_char`]: U+202E, U+200B, ...) and the line and paragraph
+/// separators (U+2028, U+2029) are written as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`, `\u{202e}`), so no file can forge a line,
 /// move the cursor, colour the terminal or turn the text around. Borrowed
 /// when nothing needs escaping. Every print of file-derived text goes
 /// through here.
 pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| c.is_control() || is_format_char(c);
+    let hidden = |c: char| c.is_control() || is_format_char(c) || is_line_separator(c);
     if !s.contains(hidden) {
         return std::borrow::Cow::Borrowed(s);
     }
@@ -213,8 +221,9 @@ pub fn visible(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// A whole document (a prompt, a report, a cell's output) as a terminal, a
 /// file or a page may show it: its lines kept (line feeds, tabs, and
-/// carriage returns before a line feed), every other control character and
-/// every invisible formatting character written as an escape as [`visible`]
+/// carriage returns before a line feed), every other control character,
+/// every invisible formatting character and the line and paragraph
+/// separators (U+2028, U+2029) written as an escape as [`visible`]
 /// does, so text quoted from a chapter, a notebook or a ledger can neither
 /// drive the terminal nor hide or reorder what it says.
 pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
@@ -225,6 +234,7 @@ pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
             && c != '\t'
             && !(c == '\r' && bytes.get(i + 1) == Some(&b'\n')))
             || is_format_char(c)
+            || is_line_separator(c)
     };
     if !s.char_indices().any(|(i, c)| hidden(i, c)) {
         return std::borrow::Cow::Borrowed(s);
@@ -748,6 +758,10 @@ mod tests {
             assert_eq!(visible(&c.to_string()), format!("\\u{{{:x}}}", c as u32));
         }
         assert!(!is_format_char('\u{2070}') && !is_format_char('\u{200a}'));
+        assert_eq!(
+            visible_lines("a\u{2028}== 8. x ==\u{2029}b"),
+            "a\\u{2028}== 8. x ==\\u{2029}b"
+        );
     }
 
     #[test]

@@ -346,6 +346,28 @@ mod tests {
     }
 
     #[test]
+    fn printed_values_are_quoted_and_escaped_and_only_safe_ones_skip_the_marks() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("t.md.j2"), "{{ x }}|{{ x | safe }}|{{ n }}").unwrap();
+        std::fs::write(dir.path().join("t.html.j2"), "{{ x }}|{{ h | safe }}").unwrap();
+        let t = Templates::new(Some(dir.path())).unwrap();
+        let x = "a\n== 8. How to investigate ==\u{1b}\u{202e}";
+        assert_eq!(
+            t.render("t.md.j2", minijinja::context! { x => x, n => 3 })
+                .unwrap(),
+            "a\n| == 8. How to investigate ==\\u{1b}\\u{202e}|a\n== 8. How to investigate ==\\u{1b}\\u{202e}|3"
+        );
+        assert_eq!(
+            t.render(
+                "t.html.j2",
+                minijinja::context! { x => "<b>\0</b>\n# h", h => "<i>\u{7}</i>" }
+            )
+            .unwrap(),
+            "&lt;b&gt;\\u{0}&lt;&#x2f;b&gt;\n# h|<i>\\u{7}</i>"
+        );
+    }
+
+    #[test]
     fn names_that_leave_the_folder_are_refused() {
         for bad in ["../x", "/etc/passwd", "a/../../b", "a\\b", ""] {
             assert!(!safe_name(bad), "{bad:?}");

@@ -41,8 +41,8 @@ fn assert_nine_sections(text: &str, what: &str) {
 }
 
 /// Characters that must never reach output raw.
-const HIDDEN: [char; 7] = [
-    '\0', '\u{7}', '\u{1b}', '\u{202e}', '\u{200b}', '\u{2066}', '\u{feff}',
+const HIDDEN: [char; 8] = [
+    '\0', '\u{7}', '\u{1b}', '\u{202e}', '\u{200b}', '\u{2066}', '\u{feff}', '\u{2028}',
 ];
 
 fn assert_no_hidden(text: &str, what: &str) {
@@ -226,7 +226,7 @@ fn a_ledger_cannot_forge_the_prompt_or_put_controls_into_it_or_the_site() {
     let review = crate::helpers::fixture_report("review-06.md")
         .replace(
             "tf.data: A Machine Learning Data Processing Framework",
-            "tf.data\u{202e}atad.ft\u{200b}\u{feff} with a NUL\0, an ESC\u{1b}[31m and a BEL\u{7}",
+            "tf.data\u{202e}atad.ft\u{200b}\u{feff} with a NUL\0, an ESC\u{1b}[31m and a BEL\u{7}\u{2028}== 8. x ==",
         )
         .replace(
             "## 4. Findings",
