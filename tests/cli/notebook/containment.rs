@@ -1,6 +1,7 @@
 //! A notebook run leaves nothing running and nothing written behind: the
 //! harness and its kernels die with the tool, even when it is killed
-//! outright (SIGKILL); a process a cell moved to a session of its own
+//! outright (SIGKILL), and the next run clears what a cell of it left;
+//! a process a cell moved to a session of its own
 //! (`setsid`) is killed when the run ends; a cell that kills the harness
 //! fails the run and leaves no kernel and no connection file. Processes
 //! are found as the tool finds them, by the run's mark in their
@@ -161,9 +162,13 @@ fn a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it() {
     let p = Project::seeded();
     let temp = tempfile::tempdir().unwrap();
     let up = tempfile::tempdir().unwrap();
-    // Each kernel says it is up, then sleeps past any wait of this test.
+    // Each kernel starts a child in a session of its own (nothing but the
+    // run's mark ties it to the run), says it is up by naming the child,
+    // then sleeps past any wait of this test.
     let say_up = format!(
-        "import os\nopen(os.path.join({}, str(os.getpid())), 'w').close()",
+        "import os, subprocess\n\
+         child = subprocess.Popen(['setsid', 'sleep', '600'])\n\
+         open(os.path.join({}, str(child.pid)), 'w').close()",
         py(up.path())
     );
     store(
@@ -183,19 +188,27 @@ fn a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it() {
     wait_for("both kernels up", || {
         std::fs::read_dir(up.path()).unwrap().count() == 2
     });
+    let children: Vec<u32> = names_in(up.path())
+        .iter()
+        .map(|n| n.parse().unwrap())
+        .collect();
     let marks = marks_of_children(tool.id());
     let _cleanup = Leftovers(marks.clone());
     assert_eq!(marks.len(), 2, "one mark per harness: {marks:?}");
     for mark in &marks {
-        // The harness and its kernel.
-        assert!(marked(mark).len() >= 2, "{mark}: {:?}", marked(mark));
+        // The harness, its kernel and the kernel's child.
+        assert!(marked(mark).len() >= 3, "{mark}: {:?}", marked(mark));
     }
     tool.kill().unwrap();
     tool.wait().unwrap();
     wait_for("every harness and kernel of the killed run gone", || {
-        marks.iter().all(|m| marked(m).is_empty())
+        marks
+            .iter()
+            .flat_map(|m| marked(m))
+            .all(|pid| children.contains(&pid))
     });
-    // Their folders stay until the next run, which clears them.
+    // The cells' children and the runs' folders stay until the next run,
+    // which clears them.
     let left = names_in(temp.path());
     assert_eq!(left.len(), 2, "{left:?}");
     assert!(
@@ -213,6 +226,9 @@ fn a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(names_in(temp.path()), Vec::<String>::new());
+    for mark in &marks {
+        assert_eq!(marked(mark), Vec::<u32>::new(), "{mark} left behind");
+    }
 }
 
 #[test]
