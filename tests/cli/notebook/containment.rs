@@ -256,7 +256,14 @@ fn a_process_a_cell_moves_to_a_session_of_its_own_ends_with_the_run() {
         "escapes.ipynb",
         &notebook(vec![
             code("escape", &escape),
-            code("after", "print('done')"),
+            // The kernel dies with the harness that started it.
+            code(
+                "dies_with_the_harness",
+                "import ctypes, signal\n\
+                 sig = ctypes.c_int()\n\
+                 assert ctypes.CDLL(None).prctl(2, ctypes.byref(sig)) == 0  # PR_GET_PDEATHSIG\n\
+                 assert sig.value == signal.SIGKILL, sig.value",
+            ),
         ]),
     );
     let out = run(&p, &python, &["06", "--no-record"]);
@@ -268,7 +275,11 @@ fn a_process_a_cell_moves_to_a_session_of_its_own_ends_with_the_run() {
     let mark = mark_of(pid);
     let _cleanup = Leftovers(mark.clone().into_iter().collect());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("PASS: 2 of 2 code cells passed"));
+    assert!(
+        stdout(&out).contains("PASS: 2 of 2 code cells passed (1 with assertions)"),
+        "{}",
+        stdout(&out)
+    );
     wait_for("the cell's setsid child gone with the run", || {
         mark_of(pid).is_none()
     });
