@@ -3,8 +3,8 @@
 //! runs its harness: written to a folder of the run's own (`contain`), run
 //! with the Python given, within bounds (`bounded_child`: its own process
 //! group, a deadline from the cell timeout and the number of cells, its
-//! output capped), and killed by the kernel if this tool dies (Linux's
-//! parent death signal; the harness asks the same for its kernel). The
+//! output capped), and killed by Linux if this tool dies (the parent death
+//! signal; the harness asks the same for its Jupyter kernel). The
 //! kernel works in an empty folder made for the run, with the run's folder
 //! as its `TMPDIR` and Jupyter runtime folder; whatever way the run ends,
 //! every process carrying the run's mark is killed and the folder removed.
