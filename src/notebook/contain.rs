@@ -70,7 +70,9 @@ impl RunFolder {
             .map_err(cannot)?;
         let lock_path = dir.path().join(LOCK_FILE);
         let lock = File::create(&lock_path).map_err(|e| Error::io(&lock_path, e))?;
-        crate::sys::lock_exclusive(&lock).map_err(|e| Error::io(&lock_path, e))?;
+        // Where the file system cannot lock, the run goes on: its folder is
+        // then never taken for a dead run's (another tool's try fails too).
+        let _ = crate::sys::lock_exclusive(&lock);
         let mark = new_mark()?;
         let mark_path = dir.path().join(MARK_FILE);
         File::create(&mark_path)
@@ -162,11 +164,11 @@ fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// The run folders in `temp` whose run is over (their owner is gone): each
-/// has every process carrying its mark killed, then is removed. Folders of
-/// other users, of runs still going (their lock is held), and not made by
-/// this version of the tool (no process id in the name) are left alone.
-/// Returns the folders removed.
+/// The run folders in `temp` whose run is over (no process has the id in
+/// their name, and no one holds their lock): each has every process
+/// carrying its mark killed, then is removed. Folders of other users, of
+/// runs still going, and not made by this version of the tool (no process
+/// id in the name) are left alone. Returns the folders removed.
 pub fn clear_dead_runs(temp: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(temp) else {
@@ -189,14 +191,17 @@ pub fn clear_dead_runs(temp: &Path) -> Vec<PathBuf> {
         if !ours {
             continue;
         }
+        // Its owner is alive (making it, or running): not dead. A process
+        // id used again only delays the clearing.
+        if alive(owner) {
+            continue;
+        }
         // Held while the folder goes, so that no other tool clears it too.
         let lock = match File::open(path.join(LOCK_FILE)) {
             Ok(lock) => match crate::sys::try_lock_exclusive(&lock) {
                 Ok(true) => Some(lock),
                 _ => continue,
             },
-            // Made but not locked yet, unless its maker is gone.
-            Err(_) if alive(owner) => continue,
             Err(_) => None,
         };
         if let Ok(mark) = std::fs::read_to_string(path.join(MARK_FILE)) {
@@ -254,6 +259,10 @@ mod tests {
     #[test]
     fn a_folder_is_cleared_only_once_its_owner_is_gone() {
         let temp = tempfile::tempdir().unwrap();
+        // A process id no process has any more.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let gone_pid = gone.id();
+        gone.wait().unwrap();
         let make = |name: &str| {
             let p = temp.path().join(name);
             std::fs::create_dir(&p).unwrap();
@@ -261,18 +270,19 @@ mod tests {
             std::fs::write(p.join(MARK_FILE), "00000000000000ff").unwrap();
             p
         };
-        let held = make(&format!("{FOLDER_PREFIX}1-held"));
+        let held = make(&format!("{FOLDER_PREFIX}{gone_pid}-held"));
         let lock = File::open(held.join(LOCK_FILE)).unwrap();
         assert!(crate::sys::try_lock_exclusive(&lock).unwrap());
-        let dead = make(&format!("{FOLDER_PREFIX}1-dead"));
+        let dead = make(&format!("{FOLDER_PREFIX}{gone_pid}-dead"));
         let other = make("research-companion-notebook-nopid");
-        // Being made by a live process: no lock file yet.
+        // Its owner is alive: being made (no lock file yet), or running.
+        let live = make(&format!("{FOLDER_PREFIX}{}-live", crate::sys::own_pid()));
         let making = temp
             .path()
             .join(format!("{FOLDER_PREFIX}{}-new", crate::sys::own_pid()));
         std::fs::create_dir(&making).unwrap();
         assert_eq!(clear_dead_runs(temp.path()), vec![dead.clone()]);
-        assert!(held.exists() && other.exists() && making.exists());
+        assert!(held.exists() && other.exists() && making.exists() && live.exists());
         assert!(!dead.exists());
         drop(lock);
         assert_eq!(clear_dead_runs(temp.path()), vec![held.clone()]);
