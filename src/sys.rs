@@ -118,6 +118,42 @@ pub fn stop_process_group(pgid: u32, how: Stop) -> io::Result<()> {
     }
 }
 
+/// Sends SIGKILL to the process `pid`. One that is gone is not an error.
+pub fn kill_process(pid: u32) -> io::Result<()> {
+    use rustix::process::{Pid, Signal, kill_process};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return Ok(());
+    };
+    match kill_process(pid, Signal::KILL) {
+        Err(rustix::io::Errno::SRCH) => Ok(()),
+        other => other.map_err(Into::into),
+    }
+}
+
+/// This process's id.
+pub fn own_pid() -> u32 {
+    rustix::process::getpid().as_raw_nonzero().get() as u32
+}
+
+/// The effective user id of this process.
+pub fn own_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+/// Takes an exclusive lock on `file` (flock) if no other open file holds
+/// one: Ok(false) when another does (in this process or another), without
+/// waiting.
+pub fn try_lock_exclusive(file: impl AsFd) -> io::Result<bool> {
+    loop {
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(true),
+            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(false),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// The CPUs in the calling thread's affinity mask.
 pub fn affinity() -> io::Result<Vec<usize>> {
     let set = rustix::thread::sched_getaffinity(None)?;

@@ -1,12 +1,15 @@
 //! Running a notebook once in a fresh Jupyter kernel, through the nbclient
 //! harness this crate embeds (`nbclient_harness.py`), as the PyTorch engine
-//! runs its harness: written to a temporary folder, run with the Python
-//! given, within bounds (`bounded_child`: its own process group, a deadline
-//! from the cell timeout and the number of cells, its output capped). The
-//! kernel works in an empty folder made for the run; everything temporary
-//! is removed on every path, and a kernel left over by a harness that was
-//! killed is stopped too. What the kernel printed comes back as text with
-//! this machine's facts replaced (`scrub`).
+//! runs its harness: written to a folder of the run's own (`contain`), run
+//! with the Python given, within bounds (`bounded_child`: its own process
+//! group, a deadline from the cell timeout and the number of cells, its
+//! output capped), and killed by Linux if this tool dies (the parent death
+//! signal; the harness asks the same for its Jupyter kernel). The
+//! kernel works in an empty folder made for the run, with the run's folder
+//! as its `TMPDIR` and Jupyter runtime folder; whatever way the run ends,
+//! every process carrying the run's mark is killed and the folder removed.
+//! What the kernel printed comes back as text with this machine's facts
+//! replaced (`scrub`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::contain::{self, RUN_MARK, RunFolder};
 use super::run::{CellOutcome, CellRun, KernelRun, Versions};
 use super::scrub::{LocalFacts, Scrubber, bounded, plain_text};
 use crate::bounded_child::{self, Ended, Limits};
@@ -38,9 +42,6 @@ pub const RECORD_OUTPUT_CHARS: usize = 4_000;
 const START_ALLOWANCE: Duration = Duration::from_secs(120);
 /// Time allowed per code cell beyond its timeout (nbclient's own checks).
 const CELL_SLACK: Duration = Duration::from_secs(15);
-/// The variable that marks the harness and the kernel it starts as this
-/// run's, so that a kernel left over is known before it is stopped.
-const RUN_MARK: &str = "RESEARCH_COMPANION_NOTEBOOK_RUN";
 
 /// One run to make.
 #[derive(Debug, Clone)]
@@ -112,17 +113,19 @@ pub fn run_once(
     on_cell: Arc<dyn Fn(usize) + Send + Sync>,
     stop: &dyn Fn() -> bool,
 ) -> Result<OneRun> {
-    let temp = tempfile::Builder::new()
-        .prefix("research-companion-notebook-")
-        .tempdir()
-        .map_err(|e| {
-            Error::Other(format!(
-                "cannot make a temporary folder for the notebook: {e}"
-            ))
-        })?;
-    let dir = temp.path();
+    static CLEAR_DEAD_RUNS: std::sync::Once = std::sync::Once::new();
+    CLEAR_DEAD_RUNS.call_once(|| {
+        contain::clear_dead_runs(&std::env::temp_dir());
+    });
+    let folder = RunFolder::create()?;
+    let dir = folder.path();
     let workdir = dir.join("work");
-    for d in [&workdir, &dir.join("ipython"), &dir.join("runtime")] {
+    for d in [
+        &workdir,
+        &dir.join("ipython"),
+        &dir.join("runtime"),
+        &dir.join("tmp"),
+    ] {
         std::fs::create_dir(d).map_err(|e| Error::io(d, e))?;
     }
     let script = dir.join("nbclient_harness.py");
@@ -133,7 +136,7 @@ pub fn run_once(
     // not depend on where this tool was started.
     let notebook = std::path::absolute(call.notebook).map_err(|e| Error::io(call.notebook, e))?;
     let pid_file = dir.join("kernel.pid");
-    let mark = run_mark()?;
+    let mark = folder.mark();
     let argument = serde_json::json!({
         "notebook": notebook,
         "workdir": workdir,
@@ -147,26 +150,34 @@ pub fn run_once(
     cmd.arg(&script)
         .arg(argument.to_string())
         .current_dir(&workdir)
-        .env(RUN_MARK, &mark)
+        .env(RUN_MARK, mark)
         .env("IPYTHONDIR", dir.join("ipython"))
         .env("JUPYTER_RUNTIME_DIR", dir.join("runtime"))
+        .env("TMPDIR", dir.join("tmp"))
         .env("JUPYTER_PLATFORM_DIRS", "1");
+    // This thread lives until the harness has been reaped (the caller's
+    // worker), so the harness dies with it only if this tool does.
+    crate::sys::die_with_this_thread(&mut cmd);
     let limits = Limits {
         deadline: call.deadline(),
         max_stdout: (call.code_cells + 1) * (HARNESS_MAX_CHARS * 4 + 4096) + (1 << 20),
         stderr_tail: 4096,
     };
+    let cells_done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&cells_done);
     let on_line: Arc<dyn Fn(&str) + Send + Sync> = Arc::new(move |line: &str| {
         if let Some(i) = line
             .strip_prefix("cell ")
             .and_then(|n| n.trim().parse().ok())
         {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             on_cell(i);
         }
     });
     let finished = bounded_child::run(cmd, limits, on_line, stop);
-    // Whatever happened, no kernel of this run outlives it.
-    stop_left_over_kernel(&pid_file, &mark);
+    // Whatever happened, nothing this run started outlives it, and its
+    // folder (the kernel's connection file with it) goes when this returns.
+    stop_left_over_kernel(&pid_file, mark);
     let finished = finished.map_err(|e| {
         Error::Usage(format!(
             "cannot run {} ({e}); {INSTALL}",
@@ -217,6 +228,19 @@ pub fn run_once(
                         .to_string(),
                 ));
             }
+            None => {
+                // Killed by a signal not from this tool: by a cell, most
+                // likely, or by someone on this machine.
+                let done = cells_done.load(std::sync::atomic::Ordering::SeqCst);
+                return Err(Error::Other(format!(
+                    "{}: the notebook harness was killed ({status}) after {done} of {} code cells had finished, so the run has no answer; a cell may have killed it (the kernel's parent is the harness). Every process of the run was stopped; nothing was recorded",
+                    call.notebook
+                        .strip_prefix(call.project_root)
+                        .unwrap_or(call.notebook)
+                        .display(),
+                    call.code_cells,
+                )));
+            }
             _ => {
                 return Err(Error::Other(format!(
                     "the notebook harness failed ({status}){}",
@@ -248,12 +272,24 @@ pub fn run_once(
             answer.harness
         )));
     }
-    Ok(to_run(call, &workdir, answer, finished.elapsed))
+    Ok(to_run(
+        call,
+        &workdir,
+        &dir.join("tmp"),
+        answer,
+        finished.elapsed,
+    ))
 }
 
 /// The answer as a record keeps it: outputs as plain text, this machine's
 /// facts replaced, bounded.
-fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Duration) -> OneRun {
+fn to_run(
+    call: &HarnessCall<'_>,
+    workdir: &Path,
+    temp: &Path,
+    a: HarnessAnswer,
+    wall: Duration,
+) -> OneRun {
     let mut facts = LocalFacts::of_this_machine();
     facts.workdir = Some(workdir.to_path_buf());
     facts.project = Some(call.project_root.to_path_buf());
@@ -261,8 +297,14 @@ fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Durati
     facts.users.extend(a.user.clone());
     facts.hosts.extend(a.host.clone());
     let scrubber = Scrubber::new(&facts);
+    // The kernel's TMPDIR, the run's own, is `<tmp>` as the machine's is.
+    let run_temp = Scrubber::new(&LocalFacts {
+        temp: Some(temp.to_path_buf()),
+        ..LocalFacts::default()
+    });
     // A secret a cell printed is no more kept than the machine's facts.
-    let clean = |s: &str| super::run::redact_run_text(&scrubber.scrub(&plain_text(s)));
+    let clean =
+        |s: &str| super::run::redact_run_text(&scrubber.scrub(&run_temp.scrub(&plain_text(s))));
     let cells = a
         .cells
         .iter()
@@ -305,30 +347,21 @@ fn to_run(call: &HarnessCall<'_>, workdir: &Path, a: HarnessAnswer, wall: Durati
     }
 }
 
-/// A random value for [`RUN_MARK`].
-fn run_mark() -> Result<String> {
-    let mut buf = [0u8; 8];
-    getrandom::fill(&mut buf)
-        .map_err(|e| Error::Other(format!("cannot get random bytes for a notebook run: {e}")))?;
-    Ok(crate::text::hex(&buf))
-}
-
-/// Stops the kernel whose process id the harness wrote, if it is still
-/// there and still this run's (its environment carries `mark`), with its
-/// whole process group: a harness killed at its deadline cannot shut its
-/// kernel down itself.
+/// Stops what is left of the run: the kernel whose process id the harness
+/// wrote, with its whole process group, if it is still there and still
+/// this run's (its environment carries `mark`), as a harness killed at its
+/// deadline cannot shut its kernel down itself; then every process that
+/// carries the mark, wherever it went (a cell's `setsid` child, a kernel
+/// whose harness a cell killed).
 fn stop_left_over_kernel(pid_file: &Path, mark: &str) {
-    let Some(pid) = std::fs::read_to_string(pid_file)
+    if let Some(pid) = std::fs::read_to_string(pid_file)
         .ok()
         .and_then(|s| s.trim().parse::<u32>().ok())
-    else {
-        return;
-    };
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-    let wanted = format!("{RUN_MARK}={mark}");
-    if environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes()) {
+        && contain::carries_mark(pid, mark)
+    {
         let _ = crate::sys::stop_process_group(pid, crate::sys::Stop::Kill);
     }
+    contain::sweep(mark);
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! does fingerprinted by `nb-v1` (`fingerprint`), read and checked against
 //! the nbformat v4 essentials (`format`), audited without running
 //! (`audit`), run in a fresh kernel through the nbclient harness this crate
-//! ships (`harness`), what it printed made fit to travel (`scrub`), and the
+//! ships (`harness`) with nothing it started or wrote outliving it
+//! (`contain`), what it printed made fit to travel (`scrub`), and the
 //! run as a record keeps it (`run`). Where a Colab or GitHub page's
 //! notebook is downloaded from is `source`.
 //!
@@ -11,6 +12,7 @@
 //! [`run::NotebookInfo`], and the use-cases put the two together.
 
 pub mod audit;
+pub mod contain;
 pub mod fingerprint;
 pub mod format;
 pub mod harness;

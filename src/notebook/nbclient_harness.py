@@ -2,7 +2,10 @@
 # Jupyter kernel with nbclient, cell by cell, and reports what each code cell
 # did. research_companion writes this file to a temporary folder and runs it
 # with the Python it was given, in an empty temporary working folder, in a
-# process group of its own. Argument 1 is a JSON object:
+# process group of its own, killed if research_companion dies (Linux's
+# parent death signal). The kernel it starts is killed in turn if this
+# harness dies, however it dies (a cell may kill it). Argument 1 is a JSON
+# object:
 #   notebook      path of the .ipynb to run (read, never written)
 #   workdir       the kernel's working folder (empty, made for this run)
 #   cell_timeout  seconds a code cell may run (an integer, as nbclient takes it)
@@ -67,6 +70,30 @@ def stop(signum, frame):
 
 
 signal.signal(signal.SIGTERM, stop)
+
+
+def die_with_this_harness():
+    """A preexec_fn for the kernel's process: PR_SET_PDEATHSIG to SIGKILL,
+    so the kernel is killed when the thread that starts it ends (this
+    harness's main thread, which runs nbclient's event loop: the harness
+    itself); and if the harness is already gone, the kernel does not start.
+    None off Linux, where there is no such call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    harness = os.getpid()
+    pr_set_pdeathsig = 1
+    kill = int(signal.SIGKILL)
+
+    def preexec():
+        if prctl(pr_set_pdeathsig, kill, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+        if os.getppid() != harness:
+            os._exit(1)
+
+    return preexec
 
 
 def output_text(output):
@@ -158,7 +185,7 @@ def run():
     kernel_up = False
     try:
         log = open(config["kernel_log"], "ab")
-        with client.setup_kernel(stdout=log, stderr=log):
+        with client.setup_kernel(stdout=log, stderr=log, preexec_fn=die_with_this_harness()):
             kernel_up = True
             kernel_seconds = time.perf_counter() - client_started
             pid = getattr(client.km.provisioner, "pid", None)

@@ -5,6 +5,7 @@
 //! publish and the site. The notebooks are small pure-Python ones each
 //! test writes itself.
 
+mod containment;
 mod kernel;
 
 use std::io::{BufRead, BufReader, Write};
