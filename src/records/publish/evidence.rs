@@ -14,6 +14,7 @@
 //! report and the run disagree. A measurement is shown as evidence of a
 //! contradiction only when [`measured_group`] itself says contradictory.
 
+use aho_corasick::AhoCorasick;
 use chrono::{DateTime, Utc};
 
 use super::schema::{
@@ -148,21 +149,76 @@ pub fn names_claim(text: &str, id: &str) -> bool {
     })
 }
 
-/// The ledger source a finding cites: by URL, arXiv id, DOI or title.
-fn cited<'s>(f: &ReportFinding, sources: &'s [Source]) -> Option<&'s Source> {
-    let text = f.text.to_lowercase();
-    sources.iter().find(|s| {
-        s.url.as_deref().is_some_and(|u| f.raw.contains(u))
-            || s.identifiers
-                .arxiv
-                .as_deref()
-                .is_some_and(|a| f.raw.contains(a))
-            || s.identifiers
-                .doi
-                .as_deref()
-                .is_some_and(|d| f.raw.contains(d))
-            || (s.title.chars().count() >= 4 && text.contains(&s.title.to_lowercase()))
-    })
+/// The ledger sources findings may cite, searched for all at once, so that
+/// a report's findings are matched against its ledger in time linear in
+/// their text (a finding tried against every source in turn made publish
+/// quadratic: 10,000 findings and 10,000 sources took seconds).
+struct Citations<'s> {
+    sources: &'s [Source],
+    /// URLs, arXiv ids and DOIs, found in a finding's text as written;
+    /// `raw_of[k]` is the source of pattern `k`.
+    raw: Option<AhoCorasick>,
+    raw_of: Vec<usize>,
+    /// Titles of 4 characters or more, lowercased, found in its text
+    /// lowercased.
+    titles: Option<AhoCorasick>,
+    title_of: Vec<usize>,
+    /// The first source with an empty URL, arXiv id or DOI: every finding
+    /// holds the empty string.
+    empty: Option<usize>,
+}
+
+impl<'s> Citations<'s> {
+    fn new(sources: &'s [Source]) -> Self {
+        let (mut raw, mut raw_of, mut titles, mut title_of) = (vec![], vec![], vec![], vec![]);
+        let mut empty = None;
+        for (i, s) in sources.iter().enumerate() {
+            let ids = [&s.url, &s.identifiers.arxiv, &s.identifiers.doi];
+            for p in ids.into_iter().flatten() {
+                if p.is_empty() {
+                    empty = empty.or(Some(i));
+                } else {
+                    raw.push(p.clone());
+                    raw_of.push(i);
+                }
+            }
+            if s.title.chars().count() >= 4 {
+                titles.push(s.title.to_lowercase());
+                title_of.push(i);
+            }
+        }
+        let build = |patterns: Vec<String>| {
+            (!patterns.is_empty())
+                .then(|| AhoCorasick::new(patterns).ok())
+                .flatten()
+        };
+        Citations {
+            sources,
+            raw: build(raw),
+            raw_of,
+            titles: build(titles),
+            title_of,
+            empty,
+        }
+    }
+
+    /// The ledger source a finding cites: by URL, arXiv id, DOI or title;
+    /// of several, the first in the ledger.
+    fn cited(&self, f: &ReportFinding) -> Option<&'s Source> {
+        let mut first = self.empty;
+        let mut take = |i: usize| first = Some(first.map_or(i, |f| f.min(i)));
+        if let Some(ac) = &self.raw {
+            for m in ac.find_overlapping_iter(&f.raw) {
+                take(self.raw_of[m.pattern().as_usize()]);
+            }
+        }
+        if let Some(ac) = &self.titles {
+            for m in ac.find_overlapping_iter(&f.text.to_lowercase()) {
+                take(self.title_of[m.pattern().as_usize()]);
+            }
+        }
+        first.map(|i| &self.sources[i])
+    }
 }
 
 /// What a finding that names no claim is about: its text up to a colon.
@@ -304,6 +360,7 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
     let mut spoken: Vec<&str> = Vec::new();
     // Claims whose measurement stood as the evidence of a finding.
     let mut backed: Vec<&str> = Vec::new();
+    let citations = Citations::new(r.sources);
     for f in &r.items.findings {
         let (group, relation) = finding_relation(f.kind);
         let named: Vec<&(String, String)> = r
@@ -311,7 +368,7 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
             .iter()
             .filter(|(id, _)| names_claim(&f.raw, id))
             .collect();
-        let source = cited(f, r.sources);
+        let source = citations.cited(f);
         if named.is_empty() {
             let item = reported_item(f, lead(&f.text), "Findings".into(), source, r);
             groups.push(group, item);
