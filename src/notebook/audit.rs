@@ -80,6 +80,12 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         for s in secrets(&cell.source) {
             add(FindingKind::Secret, format!("{s} in the source"));
         }
+        for url in crate::text::urls_with_secrets(&cell.source) {
+            add(
+                FindingKind::Secret,
+                format!("{} in the source", url_finding(url)),
+            );
+        }
         for out in &cell.outputs {
             if out.get("output_type").and_then(Value::as_str) == Some("error") {
                 let text = |k| out.get(k).and_then(Value::as_str).unwrap_or("");
@@ -113,9 +119,24 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
             for s in secrets(&text) {
                 add(FindingKind::Secret, format!("{s} in a saved output"));
             }
+            for url in crate::text::urls_with_secrets(&text) {
+                add(
+                    FindingKind::Secret,
+                    format!("{} in a saved output", url_finding(url)),
+                );
+            }
         }
     }
     found
+}
+
+/// A URL that carries a secret, described by what is left without it
+/// (`URL with credentials or a secret parameter: postgres://db:5432/app`).
+fn url_finding(url: &str) -> String {
+    format!(
+        "URL with credentials or a secret parameter: {}",
+        crate::text::prefix(&crate::text::redact_url(url), 80)
+    )
 }
 
 /// Every string a saved output holds: stream text, each kind of data that
@@ -1071,6 +1092,24 @@ PATH=/bin",
         assert_eq!(
             local_paths("https://example.org/home/x"),
             Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_url_with_credentials_is_a_finding_that_does_not_repeat_them() {
+        let nb = notebook(serde_json::json!([code(
+            "db",
+            "engine = connect('https://h/api?key=Zq81mB&page=2')",
+            serde_json::json!([{"output_type": "stream", "name": "stdout",
+                "text": "DATABASE_URL=postgres://admin:S3cretPw@db:5432/app\n"}])
+        )]));
+        let lines: Vec<String> = audit(&nb, &facts()).iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "db: secret: URL with credentials or a secret parameter: https://h/api?page=2 in the source",
+                "db: secret: URL with credentials or a secret parameter: postgres://db:5432/app in a saved output",
+            ]
         );
     }
 
