@@ -502,16 +502,7 @@ pub fn carries_secret(url: &str) -> bool {
 pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
-    let mut search = 0;
-    while let Some(i) = text[search..].find("://").map(|i| i + search) {
-        let start = text[..i]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |j| j + 1);
-        let end = url_end(text, i + 3);
-        search = end.max(i + 3);
-        if start == i || start < copied {
-            continue;
-        }
+    for (start, end) in url_spans(text) {
         let url = &text[start..end];
         let safe = redact_url(url);
         if safe != url {
@@ -525,6 +516,40 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// The URLs in free text that hold something [`redact_url`] takes out
+/// (credentials, a secret parameter), each once, as [`redact_urls_in`]
+/// finds them.
+pub fn urls_with_secrets(text: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for (start, end) in url_spans(text) {
+        let url = &text[start..end];
+        if carries_secret(url) && !found.contains(&url) {
+            found.push(url);
+        }
+    }
+    found
+}
+
+/// Where each URL in free text starts and ends: its scheme (letters,
+/// digits, `+`, `-`, `.` before `://`) to [`url_end`], in order, none
+/// overlapping.
+fn url_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut search = 0;
+    while let Some(i) = text[search..].find("://").map(|i| i + search) {
+        let start = text[..i]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |j| j + 1);
+        let end = url_end(text, i + 3);
+        search = end.max(i + 3);
+        let after_last = spans.last().is_none_or(|&(_, e)| start >= e);
+        if start < i && after_last {
+            spans.push((start, end));
+        }
+    }
+    spans
 }
 
 /// Whether `c` ends a URL in free text: white space, a quote, an angle

@@ -90,6 +90,12 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         for s in secrets(&cell.source) {
             add(FindingKind::Secret, format!("{s} in the source"));
         }
+        for url in crate::text::urls_with_secrets(&cell.source) {
+            add(
+                FindingKind::Secret,
+                format!("{} in the source", url_finding(url)),
+            );
+        }
         for out in &cell.outputs {
             if out.get("output_type").and_then(Value::as_str) == Some("error") {
                 let text = |k| out.get(k).and_then(Value::as_str).unwrap_or("");
@@ -123,9 +129,24 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
             for s in secrets(&text) {
                 add(FindingKind::Secret, format!("{s} in a saved output"));
             }
+            for url in crate::text::urls_with_secrets(&text) {
+                add(
+                    FindingKind::Secret,
+                    format!("{} in a saved output", url_finding(url)),
+                );
+            }
         }
     }
     found
+}
+
+/// A URL that carries a secret, described by what is left without it
+/// (`URL with credentials or a secret parameter: postgres://db:5432/app`).
+fn url_finding(url: &str) -> String {
+    format!(
+        "URL with credentials or a secret parameter: {}",
+        crate::text::prefix(&crate::text::redact_url(url), 80)
+    )
 }
 
 /// Every string a saved output holds: stream text, each kind of data that
@@ -429,6 +450,7 @@ fn starts_word(before: Option<char>) -> bool {
 /// The secret-like strings in `text`, each described without repeating it
 /// (`GitHub token ghp_... (40 characters)`).
 pub fn secrets(text: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
     let mut found: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     for (what, token) in secret_tokens(text) {
@@ -444,27 +466,65 @@ pub fn secrets(text: &str) -> Vec<String> {
     found
 }
 
-/// `text` with every secret-like string [`secrets`] finds replaced by
-/// `<secret>`, and a private key block by `<private key>`: what a record
-/// keeps of a cell's output.
+/// `text` with every private key block as `<private key>`, and every
+/// secret-like string [`secrets`] finds as `<secret>` wherever it occurs
+/// (a password found once in an assignment is taken out where it stands
+/// alone too): what a record keeps of a cell's output. One pass over the
+/// text for all the strings, the longest first where two start at the
+/// same place, so a text holding thousands of them takes no longer than
+/// reading it.
 pub fn redact_secrets(text: &str) -> String {
-    let mut out = text.to_string();
-    // From the BEGIN line through the END line, or to the end of the text
-    // when the END line is not there.
-    if let Some(start) = out.find("-----BEGIN")
-        && out[start..].contains("PRIVATE KEY-----")
+    let out = without_private_keys(text);
+    let mut tokens: Vec<String> = secret_tokens(&out)
+        .into_iter()
+        .map(|(_, t)| t)
+        .filter(|t| t != PRIVATE_KEY_MARK)
+        .collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    if tokens.is_empty() {
+        return out;
+    }
+    match aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(&tokens)
     {
-        let end = out[start..]
+        Ok(all) => all.replace_all(&out, &vec!["<secret>"; tokens.len()]),
+        // Only past the automaton's size limits: one string at a time.
+        Err(_) => tokens
+            .iter()
+            .rev()
+            .fold(out, |text, t| text.replace(t.as_str(), "<secret>")),
+    }
+}
+
+/// How a private key block starts.
+const PRIVATE_KEY_MARK: &str = "-----BEGIN";
+
+/// `text` with each private key block, from its BEGIN line through its
+/// END line (or to the end of the text when that is missing), as
+/// `<private key>`.
+fn without_private_keys(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(PRIVATE_KEY_MARK) {
+        let Some(key) = rest[start..].find("PRIVATE KEY-----") else {
+            break;
+        };
+        let from = start + key;
+        let end = rest[from..]
             .find("-----END")
-            .and_then(|e| out[start + e..].find("KEY-----").map(|k| start + e + k + 8))
-            .unwrap_or(out.len());
-        out.replace_range(start..end, "<private key>");
+            .and_then(|e| {
+                rest[from + e..]
+                    .find("KEY-----")
+                    .map(|k| from + e + k + "KEY-----".len())
+            })
+            .unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        out.push_str("<private key>");
+        rest = &rest[end..];
     }
-    for (_, token) in secret_tokens(&out) {
-        if token != "-----BEGIN" {
-            out = out.replace(&token, "<secret>");
-        }
-    }
+    out.push_str(rest);
     out
 }
 
@@ -472,14 +532,18 @@ pub fn redact_secrets(text: &str) -> String {
 fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
     let mut found: Vec<(&'static str, String)> = Vec::new();
     for shape in &SHAPES {
+        // A match inside the body of the one before is part of it: each
+        // character is read once per shape.
+        let mut covered = 0;
         for (at, _) in text.match_indices(shape.prefix) {
-            if !starts_word(text[..at].chars().next_back()) {
+            if at < covered || !starts_word(text[..at].chars().next_back()) {
                 continue;
             }
             let body: String = text[at + shape.prefix.len()..]
                 .chars()
                 .take_while(|&c| (shape.charset)(c))
                 .collect();
+            covered = at + shape.prefix.len() + body.len();
             let n = body.chars().count();
             let fits = if shape.exact {
                 n == shape.min
@@ -492,12 +556,13 @@ fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
             }
         }
     }
-    if text.contains("-----BEGIN") && text.contains("PRIVATE KEY-----") {
-        found.push(("private key block", "-----BEGIN".to_string()));
+    if text.contains(PRIVATE_KEY_MARK) && text.contains("PRIVATE KEY-----") {
+        found.push(("private key block", PRIVATE_KEY_MARK.to_string()));
     }
+    let shaped: std::collections::HashSet<String> = found.iter().map(|(_, t)| t.clone()).collect();
     for value in assigned_secrets(text) {
         // A value of a known shape was reported as that.
-        if !found.iter().any(|(_, t)| *t == value) {
+        if !shaped.contains(&value) {
             found.push(("credential assigned to a secret's name:", value));
         }
     }
@@ -526,6 +591,11 @@ fn random_part(body: &str) -> bool {
 
 /// The shortest value of a secret-named assignment taken for a credential.
 pub const MIN_SECRET_CHARS: usize = 8;
+
+/// The most of a secret-named assignment's value read (a value without
+/// its closing quote ends here), so no line of assignments without ends
+/// is read again for each of them; a longer credential keeps its rest.
+pub const MAX_SECRET_VALUE_BYTES: usize = 4096;
 
 /// The words of a name, lower case: split at `_`, `-`, `.` and any other
 /// character that is not a letter or digit, at a change from lower to
@@ -631,6 +701,7 @@ fn is_name_byte(b: u8) -> bool {
 fn assigned_secrets(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut i = 0;
     while i < bytes.len() {
         if !is_name_byte(bytes[i]) {
@@ -644,10 +715,13 @@ fn assigned_secrets(text: &str) -> Vec<String> {
         if !names_a_secret(&text[start..i]) {
             continue;
         }
-        if let Some(value) = assigned_value(&text[i..])
-            && !found.contains(&value)
-        {
-            found.push(value);
+        if let Some(value) = assigned_value(&text[i..]) {
+            // What follows the value is read next: the names inside a value
+            // are part of it, and no stretch of text is read once per name.
+            i = value.as_ptr() as usize - text.as_ptr() as usize + value.len();
+            if seen.insert(value) {
+                found.push(value.to_string());
+            }
         }
     }
     found
@@ -655,7 +729,7 @@ fn assigned_secrets(text: &str) -> Vec<String> {
 
 /// The credential assigned in `rest` (what follows a secret's name), if
 /// any: see [`assigned_secrets`].
-fn assigned_value(rest: &str) -> Option<String> {
+fn assigned_value(rest: &str) -> Option<&str> {
     let blank = |c: char| c == ' ' || c == '\t';
     let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
     let rest = rest.trim_start_matches(blank);
@@ -672,6 +746,10 @@ fn assigned_value(rest: &str) -> Option<String> {
             let mut end = body.len();
             let mut escaped = false;
             for (j, c) in body.char_indices() {
+                if j >= MAX_SECRET_VALUE_BYTES {
+                    end = j;
+                    break;
+                }
                 match c {
                     '\n' => {
                         end = j;
@@ -691,12 +769,15 @@ fn assigned_value(rest: &str) -> Option<String> {
             }
             let value = &body[..end];
             let template = rest[..prefix_len].contains(['f', 'F']) && value.contains('{');
-            (!template && looks_like_credential(value, true)).then(|| value.to_string())
+            (!template && looks_like_credential(value, true)).then_some(value)
         }
         _ => {
             let end = rest
-                .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '}'))
-                .unwrap_or(rest.len());
+                .char_indices()
+                .find(|&(j, c)| {
+                    j >= MAX_SECRET_VALUE_BYTES || c.is_whitespace() || matches!(c, ',' | ';' | '}')
+                })
+                .map_or(rest.len(), |(j, _)| j);
             let value = &rest[..end];
             // A call's closing bracket is not the value's.
             let value = if value.contains(['(', '[']) {
@@ -704,7 +785,7 @@ fn assigned_value(rest: &str) -> Option<String> {
             } else {
                 value.trim_end_matches([')', ']'])
             };
-            looks_like_credential(value, false).then(|| value.to_string())
+            looks_like_credential(value, false).then_some(value)
         }
     }
 }
@@ -1050,5 +1131,46 @@ PATH=/bin",
             local_paths("https://example.org/home/x"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_url_with_credentials_is_a_finding_that_does_not_repeat_them() {
+        let nb = notebook(serde_json::json!([code(
+            "db",
+            "engine = connect('https://h/api?key=Zq81mB&page=2')",
+            serde_json::json!([{"output_type": "stream", "name": "stdout",
+                "text": "DATABASE_URL=postgres://admin:S3cretPw@db:5432/app\n"}])
+        )]));
+        let lines: Vec<String> = audit(&nb, &facts()).iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "db: secret: URL with credentials or a secret parameter: https://h/api?page=2 in the source",
+                "db: secret: URL with credentials or a secret parameter: postgres://db:5432/app in a saved output",
+            ]
+        );
+    }
+
+    #[test]
+    fn many_secrets_are_all_taken_out_in_one_pass_and_each_private_key_too() {
+        let text: String = (0..20_000)
+            .map(|i| format!("PASSWORD=Pw{i:05}x&y! then Pw{i:05}x&y! alone\n"))
+            .collect();
+        let clean = redact_secrets(&text);
+        assert!(!clean.contains("Pw0"), "{}", &clean[..200]);
+        assert_eq!(clean.matches("<secret>").count(), 40_000);
+        let keys = "a\n-----BEGIN PRIVATE KEY-----\nMIIa\n-----END PRIVATE KEY-----\nb\n\
+                    -----BEGIN EC PRIVATE KEY-----\nMIIb\n-----END EC PRIVATE KEY-----\nc";
+        assert_eq!(
+            redact_secrets(keys),
+            "a\n<private key>\nb\n<private key>\nc"
+        );
+        // Lines of assignments with no end are read once, not once each.
+        let endless = "token=".repeat(50_000);
+        let found = secret_tokens(&endless);
+        assert!(!found.is_empty());
+        assert!(found.iter().all(|(_, v)| v.len() <= MAX_SECRET_VALUE_BYTES));
+        let jwts = "eyJ.".repeat(50_000);
+        assert!(secret_tokens(&jwts).is_empty());
     }
 }

@@ -201,6 +201,8 @@ pub fn run_once(
         .unwrap_or("")
         .trim()
         .to_string();
+    // An error message quotes it, and a cell may have written a secret there.
+    let last_line = super::run::redact_run_text(&last_line);
     let python = call.python.display();
     match finished.ended {
         Ended::Stopped => return Err(Error::Interrupted),

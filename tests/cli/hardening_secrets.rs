@@ -21,7 +21,8 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
         "text": "TOKENIZER_PATH: models/llama-2-7b/tokenizer.model\n\
                  pip install sk-learn-compatible-estimators-wrapper\n\
                  HOME=/home/x\nopened file:///home/x/data.csv\nc:/Users/x/nb.ipynb\n\
-                 {'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q'}\n"
+                 {'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q'}\n\
+                 DATABASE_URL=postgres://admin:S3cretPw9@db:5432/app\n"
     }]);
     p.write("model.ipynb", notebook(vec![cell]));
     let out = p
@@ -31,11 +32,13 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = stdout(&out);
+    assert!(!text.contains("S3cretPw9"), "{text}");
     let secrets: Vec<&str> = text.lines().filter(|l| l.contains(": secret: ")).collect();
     assert_eq!(
         secrets,
         [
-            "model: secret: credential assigned to a secret's name: Tr0u... (16 characters) in a saved output"
+            "model: secret: credential assigned to a secret's name: Tr0u... (16 characters) in a saved output",
+            "model: secret: URL with credentials or a secret parameter: postgres://db:5432/app in a saved output",
         ],
         "{text}"
     );
