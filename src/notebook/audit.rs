@@ -450,7 +450,6 @@ fn starts_word(before: Option<char>) -> bool {
 /// The secret-like strings in `text`, each described without repeating it
 /// (`GitHub token ghp_... (40 characters)`).
 pub fn secrets(text: &str) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
     let mut found: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     for (what, token) in secret_tokens(text) {
@@ -779,11 +778,12 @@ fn assigned_value(rest: &str) -> Option<&str> {
                 })
                 .map_or(rest.len(), |(j, _)| j);
             let value = &rest[..end];
-            // A call's closing bracket is not the value's.
+            // A call's closing bracket is not the value's, nor the quote
+            // of a string the assignment sits in (`['--api-key=...']`).
             let value = if value.contains(['(', '[']) {
                 value
             } else {
-                value.trim_end_matches([')', ']'])
+                value.trim_end_matches([')', ']', '\'', '"', '`'])
             };
             looks_like_credential(value, false).then_some(value)
         }
@@ -1074,7 +1074,7 @@ PATH=/bin",
                 "\"db_password\": \"correct horse \\\"battery\\\" staple\"",
                 "correct horse \\\"battery\\\" staple",
             ),
-            ("--api-key=abcdEFGHij", "abcdEFGHij"),
+            ("argv: ['train.py', '--api-key=abcdEFGHij']", "abcdEFGHij"),
             (
                 "AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMIbPxRfiCY",
                 "wJalrXUtnFEMIbPxRfiCY",
