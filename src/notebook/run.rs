@@ -79,6 +79,15 @@ pub struct KernelRun {
     pub cells: Vec<CellRun>,
 }
 
+impl KernelRun {
+    /// Its cells by their position in the notebook: what a walk over the
+    /// notebook's cells looks each one up in, instead of scanning this
+    /// run's cells for every cell.
+    pub fn cells_by_index(&self) -> std::collections::HashMap<usize, &CellRun> {
+        self.cells.iter().map(|c| (c.index, c)).collect()
+    }
+}
+
 /// A code cell across the runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellSummary {
@@ -275,10 +284,11 @@ pub fn summarize(
         ..Totals::default()
     };
     let mut summaries = Vec::new();
+    let indexed: Vec<_> = runs.iter().map(KernelRun::cells_by_index).collect();
     for cell in cells.iter().filter(|c| c.is_code()) {
-        let outcomes: Vec<CellOutcome> = runs
+        let outcomes: Vec<CellOutcome> = indexed
             .iter()
-            .filter_map(|r| r.cells.iter().find(|c| c.index == cell.index))
+            .filter_map(|r| r.get(&cell.index).copied())
             .map(|c| c.outcome)
             .collect();
         let reached = outcomes
@@ -347,6 +357,7 @@ pub fn summary_line(
         "{verdict}: {} of {} code cells passed ({} with assertions), {kernels}, {:.1} s",
         t.passed, t.code_cells, t.assertion_cells, t.wall_seconds
     );
+    let indexed: Vec<_> = runs.iter().map(KernelRun::cells_by_index).collect();
     for c in cells {
         let name = cell_name(c.index, c.id.as_deref());
         match c.verdict {
@@ -355,10 +366,10 @@ pub fn summary_line(
                 c.passed, c.reached
             )),
             NotebookVerdict::Fail => {
-                let why = runs
+                let why = indexed
                     .iter()
                     .rev()
-                    .filter_map(|r| r.cells.iter().find(|x| x.index == c.index))
+                    .filter_map(|r| r.get(&c.index).copied())
                     .find(|x| x.outcome != CellOutcome::Ok && x.outcome != CellOutcome::NotReached)
                     .map(failure_words)
                     .unwrap_or_default();

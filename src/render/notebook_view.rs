@@ -102,12 +102,12 @@ pub fn state_tone(state: crate::records::notebook_status::NotebookState) -> &'st
 
 fn run_view(record: &Record, f: &NotebookRunFile, max_chars: usize) -> NotebookRunView {
     use crate::notebook::NotebookVerdict as V;
-    let last = f.last_run();
+    let last = f.last_run().map(crate::notebook::run::KernelRun::cells_by_index);
     let cells = f
         .cells
         .iter()
         .map(|c| {
-            let ran = last.and_then(|k| k.cells.iter().find(|x| x.index == c.index));
+            let ran = last.as_ref().and_then(|k| k.get(&c.index).copied());
             let several = f.runs.len() > 1;
             CellView {
                 name: cell_name(c.index, c.id.as_deref()),
