@@ -102,7 +102,9 @@ pub fn state_tone(state: crate::records::notebook_status::NotebookState) -> &'st
 
 fn run_view(record: &Record, f: &NotebookRunFile, max_chars: usize) -> NotebookRunView {
     use crate::notebook::NotebookVerdict as V;
-    let last = f.last_run().map(crate::notebook::run::KernelRun::cells_by_index);
+    let last = f
+        .last_run()
+        .map(crate::notebook::run::KernelRun::cells_by_index);
     let cells = f
         .cells
         .iter()
