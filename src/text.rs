@@ -368,7 +368,9 @@ fn is_secret_param(raw_name: &str) -> bool {
         .next()
         .map_or_else(|| raw_name.to_string(), |(k, _)| k.into_owned())
         .to_ascii_lowercase();
-    SECRET_PARAMS.contains(&name.as_str())
+    // `token%3dS` decodes to `token=S`: the name is what comes before `=`.
+    let name = name.split('=').next().unwrap_or_default();
+    SECRET_PARAMS.contains(&name)
         || name.ends_with("token")
         || name.starts_with("x-amz-")
         || name.starts_with("x-goog-")
@@ -376,12 +378,20 @@ fn is_secret_param(raw_name: &str) -> bool {
 
 /// `a=1&token=x&b=2` without its secret parameters; None when none is left.
 fn without_secret_params(query: &str) -> Option<String> {
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .filter(|p| !is_secret_param(p.split('=').next().unwrap_or_default()))
-        .collect();
-    (!kept.is_empty()).then(|| kept.join("&"))
+    // `;` separates parameters too (`?q=1;token=S`), and stays as written.
+    let mut kept = String::new();
+    let mut before = '&';
+    for p in query.split_inclusive(['&', ';']) {
+        let param = p.strip_suffix(['&', ';']).unwrap_or(p);
+        if !param.is_empty() && !is_secret_param(param.split('=').next().unwrap_or_default()) {
+            if !kept.is_empty() {
+                kept.push(before);
+            }
+            kept.push_str(param);
+        }
+        before = p[param.len()..].chars().next().unwrap_or('&');
+    }
+    (!kept.is_empty()).then_some(kept)
 }
 
 /// A URL as the tool may write or print it: without a user name, password
@@ -500,6 +510,14 @@ pub fn carries_secret(url: &str) -> bool {
 /// in it through [`redact_url`]; the text comes back borrowed when it holds
 /// no secret. Where a URL ends is [`url_end`]'s to say.
 pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
+    match redact_whole_urls_in(text) {
+        std::borrow::Cow::Borrowed(t) => redact_loose_params(t),
+        std::borrow::Cow::Owned(t) => std::borrow::Cow::Owned(redact_loose_params(&t).into_owned()),
+    }
+}
+
+/// The URLs [`url_spans`] finds, each through [`redact_url`].
+fn redact_whole_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
     for (start, end) in url_spans(text) {
@@ -510,6 +528,51 @@ pub fn redact_urls_in(text: &str) -> std::borrow::Cow<'_, str> {
             out.push_str(&safe);
             copied = end;
         }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Free text with the value of every secret parameter that stands after
+/// `?`, `&`, `;` or `#` (`?token=S`, `&sig=S`, `;token=S`, `?token%3dS`)
+/// as `<secret>`, wherever it is: in a URL [`url_spans`] did not see whole
+/// (`https://exa  mple.org/?token=S`, `https://e.org/p(1)?sig=S`, where the
+/// URL ends early) or in no URL at all. The value runs to white space, a
+/// quote, a bracket, `&`, `;` or `#`.
+fn redact_loose_params(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut copied = 0;
+    for (sep, _) in text.match_indices(['?', '&', ';', '#']) {
+        let name_from = sep + 1;
+        if name_from < copied {
+            continue;
+        }
+        let rest = &text[name_from..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '%')))
+            .unwrap_or(rest.len());
+        let raw = &rest[..name_len];
+        // `name=` or `name%3d` (an equals sign percent-encoded).
+        let (name, value_from) = match raw.to_ascii_lowercase().find("%3d") {
+            Some(k) => (&raw[..k], name_from + k + 3),
+            None if rest[name_len..].starts_with('=') => (raw, name_from + name_len + 1),
+            None => continue,
+        };
+        if name.is_empty() || !is_secret_param(name) {
+            continue;
+        }
+        let value_len = text[value_from..]
+            .find(|c: char| ends_url(c) || matches!(c, '&' | ';' | '#' | '(' | '['))
+            .unwrap_or(text.len() - value_from);
+        if value_len == 0 || text[value_from..value_from + value_len] == *"<secret>" {
+            continue;
+        }
+        out.push_str(&text[copied..value_from]);
+        out.push_str("<secret>");
+        copied = value_from + value_len;
     }
     if copied == 0 {
         return std::borrow::Cow::Borrowed(text);
@@ -539,9 +602,14 @@ fn url_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut search = 0;
     while let Some(i) = text[search..].find("://").map(|i| i + search) {
+        // The scheme starts after the last character that cannot be in
+        // one, which may be any character, `“` or `é` too: the start is
+        // after its last byte.
         let start = text[..i]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |j| j + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |(j, c)| j + c.len_utf8());
         let end = url_end(text, i + 3);
         search = end.max(i + 3);
         let after_last = spans.last().is_none_or(|&(_, e)| start >= e);
@@ -552,10 +620,28 @@ fn url_spans(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// Whether `c` ends a URL in free text: white space, a quote, an angle
-/// bracket, a closing parenthesis or bracket, or a backquote.
+/// Whether `c` ends a URL in free text: white space, a quote (curly and
+/// angle quotes too), an angle bracket, a closing parenthesis or bracket,
+/// or a backquote.
 fn ends_url(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | ')' | ']' | '`')
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\''
+                | '<'
+                | '>'
+                | ')'
+                | ']'
+                | '`'
+                | '“'
+                | '”'
+                | '‘'
+                | '’'
+                | '«'
+                | '»'
+                | '‹'
+                | '›'
+        )
 }
 
 /// Where a URL in free text whose authority starts at `from` (just after
@@ -645,6 +731,58 @@ pub fn aligned(header: &[&str], rows: &[Vec<String>], align: &[Align]) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_character_may_stand_before_a_url() {
+        // A curly quote, an accented letter, an arrow or a fullwidth letter
+        // right before the scheme: the scheme starts after it.
+        for (text, kept) in [
+            ("see “https://u:pw@e.org/”", "see “https://e.org/”"),
+            ("éhttps://e.org/?token=S1", "éhttps://e.org/"),
+            ("→https://e.org/x", "→https://e.org/x"),
+            ("ｈttps://e.org/x", "ｈttps://e.org/x"),
+            ("ä://e", "ä://e"),
+        ] {
+            assert_eq!(redact_urls_in(text), kept, "{text}");
+            let _ = urls_with_secrets(text);
+        }
+    }
+
+    #[test]
+    fn a_secret_parameter_goes_wherever_the_url_around_it_ends() {
+        for (text, kept) in [
+            (
+                "https://exa  mple.org/?token=SECRETH8 x",
+                "https://exa  mple.org/?token=<secret> x",
+            ),
+            (
+                "https://example.org/path(1)?sig=SECRETK11 x",
+                "https://example.org/path(1)?sig=<secret> x",
+            ),
+            ("https://e.org/?q=1;token=SECRETJ10", "https://e.org/?q=1"),
+            ("https://e.org/?token%3dSECRETM13&a=1", "https://e.org/?a=1"),
+            (
+                "not a url ?token%3dS2 &api_key=S3;x",
+                "not a url ?token%3d<secret> &api_key=<secret>;x",
+            ),
+        ] {
+            assert_eq!(redact_urls_in(text), kept, "{text}");
+        }
+        // Words that are no secret parameter stay as they are.
+        let plain = "a?b=1&tokens=2 & key = value; x#section";
+        assert!(matches!(
+            redact_urls_in(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            redact_url("https://e.org/?a=1;b=2&c=3"),
+            "https://e.org/?a=1;b=2&c=3"
+        );
+        assert_eq!(
+            redact_url("https://e.org/?a=1;sig=2&c=3"),
+            "https://e.org/?a=1&c=3"
+        );
+    }
 
     #[test]
     fn a_setting_shows_as_given_unless_that_is_long() {

@@ -153,7 +153,11 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
 fn the_site_renders_a_reports_ledger_urls_without_their_tokens() {
     let p = Project::with_fixture_records();
     let rows = "| A loopback service | Doe, J. | 2024 | https://[::1]:8080/x?token=tok-ipv6-999&page=2 | full text | none | local only | 2026-12-01 / 2026-12-01 |\n\
-                | A split host | Roe, R. | 2023 | http://exa mple.org/?token=tok-space-888 | abstract only | none | a typo in the host | 2026-12-01 / 2026-12-01 |\n";
+                | A split host | Roe, R. | 2023 | http://exa mple.org/?token=tok-space-888 | abstract only | none | a typo in the host | 2026-12-01 / 2026-12-01 |\n\
+                | A wide split | Poe, E. | 2022 | https://exa  mple.org/?token=tok-wide-555 | abstract only | none | two spaces in the host | 2026-12-01 / 2026-12-01 |\n\
+                | A bracketed path | Loe, L. | 2021 | https://example.org/path(1)?sig=tok-paren-444 | abstract only | none | none | 2026-12-01 / 2026-12-01 |\n\
+                | Semicolons | Moe, M. | 2020 | https://example.org/q?a=1;token=tok-semi-333 | abstract only | none | see “https://e.org/?token=tok-curly-777” and éhttps://e.org/?token=tok-acute-666 | 2026-12-01 / 2026-12-01 |\n\
+                | Encoded | Noe, N. | 2019 | https://example.org/q?token%3dtok-enc-222 | abstract only | none | none | 2026-12-01 / 2026-12-01 |\n";
     let report = crate::helpers::fixture_report("review-06.md");
     let anchor = "| tf.data: A Machine Learning Data Processing Framework |";
     let at = report.find(anchor).unwrap();
@@ -161,7 +165,16 @@ fn the_site_renders_a_reports_ledger_urls_without_their_tokens() {
     let report = format!("{}{rows}{}", &report[..line_end], &report[line_end..]);
     p.write("review.md", report);
     p.record(&["--report", "review.md"]);
-    let secrets = ["tok-ipv6-999", "tok-space-888"];
+    let secrets = [
+        "tok-ipv6-999",
+        "tok-space-888",
+        "tok-wide-555",
+        "tok-paren-444",
+        "tok-semi-333",
+        "tok-curly-777",
+        "tok-acute-666",
+        "tok-enc-222",
+    ];
     for args in [
         vec!["prompt", "06"],
         vec!["report", "06"],
@@ -186,5 +199,51 @@ fn the_site_renders_a_reports_ledger_urls_without_their_tokens() {
         for s in secrets {
             assert!(!text.contains(s), "{} shows {s}", f.display());
         }
+    }
+}
+
+/// A URL right after a character of more than one byte (`“https://...`,
+/// `éhttps://...`) in a notebook's source: the audit reads it (and names
+/// the token URL) instead of stopping on the character's middle byte, in
+/// `notebook check` and after `notebook add` in `notebook check 06` and
+/// `notebook report`.
+#[test]
+fn a_url_after_a_wide_character_is_read_not_a_crash() {
+    let p = Project::seeded();
+    let cell = |id: &str, src: &str| {
+        serde_json::json!({"cell_type": "code", "id": id, "metadata": {},
+            "execution_count": null, "outputs": [], "source": [src]})
+    };
+    let nb = serde_json::json!({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            cell("curly", "print('see “https://e.org/?token=abcdefgh12”')"),
+            cell("acute", "print('éhttps://e.org/x')"),
+        ],
+    });
+    p.write("wide.ipynb", nb.to_string());
+    for args in [
+        vec!["notebook", "check", "wide.ipynb"],
+        vec!["notebook", "add", "06", "wide.ipynb"],
+        vec!["notebook", "check", "06"],
+        vec!["notebook", "report"],
+    ] {
+        let out = p.cmd().args(&args).output().unwrap();
+        let code = out.status.code();
+        assert!(
+            matches!(code, Some(0 | 1)),
+            "{args:?}: {code:?} {}",
+            stderr(&out)
+        );
+        assert!(
+            !stderr(&out).contains("panicked"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            !stdout(&out).contains("abcdefgh12"),
+            "{args:?}: {}",
+            stdout(&out)
+        );
     }
 }
