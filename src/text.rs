@@ -20,21 +20,36 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 /// type is then read with `fstat`, so what is checked is what is read, and
 /// a regular file is handed back with O_NONBLOCK cleared. The error (kind
 /// `InvalidInput`) says what the file is: `a FIFO (named pipe), not a
-/// regular file; refusing to read it`.
+/// regular file; refusing to read it`. When the open itself fails and the
+/// path is there but no regular file (a socket cannot be opened at all:
+/// ENXIO), the error says what it is in the same words, not the system's.
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = crate::sys::open_read_nonblocking(path)?;
+    let file = match crate::sys::open_read_nonblocking(path) {
+        Ok(file) => file,
+        Err(e) => {
+            return Err(match std::fs::metadata(path) {
+                Ok(meta) if !meta.is_file() => not_regular(&meta),
+                _ => e,
+            });
+        }
+    };
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "{}, not a regular file; refusing to read it",
-                file_kind(&meta.file_type())
-            ),
-        ));
+        return Err(not_regular(&meta));
     }
     crate::sys::set_blocking(&file)?;
     Ok(file)
+}
+
+/// The error [`open_regular`] gives for a file that is not a regular file.
+fn not_regular(meta: &std::fs::Metadata) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "{}, not a regular file; refusing to read it",
+            file_kind(&meta.file_type())
+        ),
+    )
 }
 
 /// Reads a whole regular file ([`open_regular`]) of at most `limit` bytes.
@@ -782,6 +797,24 @@ mod tests {
             redact_url("https://e.org/?a=1;sig=2&c=3"),
             "https://e.org/?a=1&c=3"
         );
+    }
+
+    #[test]
+    fn a_socket_or_a_folder_is_named_for_what_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("s");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let said = |p: &Path| open_regular(p).unwrap_err().to_string();
+        assert_eq!(
+            said(&socket),
+            "a socket, not a regular file; refusing to read it"
+        );
+        assert_eq!(
+            said(dir.path()),
+            "a folder, not a regular file; refusing to read it"
+        );
+        // A missing file keeps the system's words.
+        assert!(said(&dir.path().join("none")).contains("No such file"));
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! `.git` of the project root is refused before anything is written, with
 //! the folder named. Both paths are compared as the file system resolves
 //! them (links followed, `..` and `.` taken), also when the target, or part
-//! of it, does not exist yet.
+//! of it, does not exist yet, and through a link whose target does not
+//! exist yet.
 
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -14,9 +16,15 @@ use crate::layout::Layout;
 /// The project root's folders no output may be written into or over.
 pub const PROTECTED: [&str; 5] = ["book-snapshots", "records", "templates", "src", ".git"];
 
+/// The most links [`resolve`] follows by hand for one path (the kernel's
+/// own limit, past which it gives ELOOP).
+const MAX_LINKS: usize = 40;
+
 /// `path` as the file system would resolve it once written: absolute, with
 /// every existing part's links followed and `.`/`..` taken, and the parts
-/// that do not exist yet appended as they are.
+/// that do not exist yet appended as they are. A link whose target does
+/// not exist yet (a dangling link) is followed too, to where writing
+/// through it would create that target.
 pub fn resolve(path: &Path) -> Result<PathBuf> {
     let absolute = if path.is_absolute() {
         path.to_path_buf()
@@ -26,24 +34,52 @@ pub fn resolve(path: &Path) -> Result<PathBuf> {
             .join(path)
     };
     let mut out = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::Prefix(_) | Component::RootDir => out.push(part.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
+    // The parts still to take, the next one last.
+    let mut pending: Vec<OsString> = Vec::new();
+    push_parts(&mut pending, &mut out, &absolute);
+    let mut links = 0;
+    while let Some(name) = pending.pop() {
+        if name == ".." {
+            out.pop();
+            continue;
+        }
+        out.push(&name);
+        // An existing part (a link among them) is taken as the file
+        // system resolves it; a missing one stays as written.
+        if let Ok(real) = out.canonicalize() {
+            out = real;
+        } else if let Ok(target) = std::fs::read_link(&out) {
+            links += 1;
+            if links > MAX_LINKS {
+                return Err(Error::invalid(
+                    path,
+                    format!("leads through more than {MAX_LINKS} links (a loop of links?)"),
+                ));
             }
-            Component::Normal(name) => {
-                out.push(name);
-                // An existing part (a link among them) is taken as the
-                // file system resolves it; a missing one stays as written.
-                if let Ok(real) = out.canonicalize() {
-                    out = real;
-                }
-            }
+            out.pop();
+            push_parts(&mut pending, &mut out, &target);
         }
     }
     Ok(out)
+}
+
+/// Puts `path`'s parts on `pending` (to be taken first, in order), `..` as
+/// itself and `.` left out; an absolute `path` starts `out` again from the
+/// root.
+fn push_parts(pending: &mut Vec<OsString>, out: &mut PathBuf, path: &Path) {
+    let mut parts = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::Prefix(_) | Component::RootDir => {
+                *out = PathBuf::from(part.as_os_str());
+                parts.clear();
+            }
+            Component::CurDir => {}
+            Component::ParentDir => parts.push(OsString::from("..")),
+            Component::Normal(name) => parts.push(name.to_os_string()),
+        }
+    }
+    pending.extend(parts.into_iter().rev());
 }
 
 /// Refuses `target` (`what` says which output, as the command names it) when it
@@ -91,6 +127,16 @@ mod tests {
         assert!(refused(root.join("records/b/new")).contains("is inside the project's records/"));
         assert!(refused(root.clone()).contains("holds the project's book-snapshots/"));
         assert!(refused(dir.path().join("link/new/site")).contains("records/"));
+        // A dangling link, absolute or relative, leads where it would create
+        // its target; a chain of them too.
+        std::os::unix::fs::symlink(root.join("records/b/new"), dir.path().join("dangling"))
+            .unwrap();
+        assert!(refused(dir.path().join("dangling")).contains("inside the project's records/"));
+        std::os::unix::fs::symlink("project/templates/x", dir.path().join("relative")).unwrap();
+        std::os::unix::fs::symlink("relative/y", dir.path().join("chain")).unwrap();
+        assert!(refused(dir.path().join("chain/z")).contains("templates/"));
+        std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+        assert!(refused(dir.path().join("loop")).contains("more than 40 links"));
         assert!(refused(root.join("x/../book-snapshots/s")).contains("book-snapshots/"));
         // A store that does not exist yet is protected all the same.
         assert!(refused(root.join("templates/site")).contains("templates/"));

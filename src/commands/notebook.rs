@@ -196,10 +196,11 @@ fn check(out: &mut Out, project: &Project, args: NotebookCheckArgs) -> Result<Ou
         // A file, or something else that is no folder (a FIFO, a device),
         // which the reader refuses without a blocking open.
         Ok(m) if !m.is_dir() => CheckTarget::File(path),
-        // A path no chapter id can be (absolute, relative to `.`, or a
-        // notebook's name) names a file, which is missing: said so, not
-        // read as a chapter id.
-        Err(e) if names_a_file(&args.target) => return Err(crate::error::Error::io(path, e)),
+        // A path no chapter id can be (absolute, relative to `.`, a folder
+        // with its `/`, or a notebook's name) names a file, read as one: a
+        // missing one or a folder is said so by the reader, not read as a
+        // chapter id.
+        _ if names_a_file(&args.target) => CheckTarget::File(path),
         _ => CheckTarget::Chapter(&args.target),
     };
     let checked = notebook::check(Some(project), target)?;
@@ -208,9 +209,12 @@ fn check(out: &mut Out, project: &Project, args: NotebookCheckArgs) -> Result<Ou
 }
 
 /// Whether `notebook check`'s argument can only be a file: a chapter id is
-/// never absolute, never starts with `.` and never ends in `.ipynb`.
+/// never absolute, never starts with `.` or `~`, and never ends in `/` or
+/// `.ipynb`.
 fn names_a_file(target: &str) -> bool {
-    target.starts_with(['/', '.', '~']) || target.to_ascii_lowercase().ends_with(".ipynb")
+    target.starts_with(['/', '.', '~'])
+        || target.ends_with('/')
+        || target.to_ascii_lowercase().ends_with(".ipynb")
 }
 
 impl Render for Checked {

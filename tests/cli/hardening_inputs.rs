@@ -1,10 +1,10 @@
 //! Inputs that are not regular files: a FIFO given to `notebook add`,
 //! `record --report`, `compare` (and every other command that reads a file
 //! the user names) is refused at once with one line saying what it is, and
-//! so is a device (`/dev/zero`) or a folder; nothing stored changes. Each
-//! command runs under a generous guard that kills it, so a hang fails the
-//! test instead of stopping the suite. The FIFOs live in a folder of their
-//! own, outside the project.
+//! so is a device (`/dev/zero`), a socket or a folder; nothing stored
+//! changes. Each command runs under a generous guard that kills it, so a
+//! hang fails the test instead of stopping the suite. The FIFOs and sockets
+//! live in a folder of their own, outside the project.
 
 use std::path::Path;
 use std::time::Duration;
@@ -91,15 +91,36 @@ fn a_fifo_a_device_or_a_folder_given_as_input_is_refused_at_once() {
     ] {
         for args in readers(file, run) {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            // `notebook check` takes a folder's name for a chapter id.
-            if what == "a folder" && args[..2] == ["notebook", "check"] {
-                continue;
-            }
             let out = run_guarded(&p, &args);
             refused(
                 &out,
                 &args,
                 &format!("{file}: {what}, not a regular file; refusing to read it"),
+            );
+        }
+    }
+    assert_eq!(p.state(), before, "nothing stored changed");
+}
+
+#[test]
+fn a_socket_given_as_input_is_named_as_one() {
+    let p = Project::with_fixture_records();
+    let run = p.write("r.run.yaml", fixture_record_file(FIXTURE_RUN));
+    let run = run.to_str().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let socket = elsewhere.path().join("input.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let link = elsewhere.path().join("to-socket.md");
+    std::os::unix::fs::symlink(&socket, &link).unwrap();
+    let before = p.state();
+    for file in [socket.to_str().unwrap(), link.to_str().unwrap()] {
+        for args in readers(file, run) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = run_guarded(&p, &args);
+            refused(
+                &out,
+                &args,
+                &format!("{file}: a socket, not a regular file; refusing to read it"),
             );
         }
     }

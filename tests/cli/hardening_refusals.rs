@@ -225,3 +225,85 @@ fn verify_fails_when_the_current_snapshot_differs_from_the_published_one() {
     let help = p.cmd().args(["verify", "--help"]).output().unwrap();
     assert!(stdout(&help).contains("DIFFERS"), "{}", stdout(&help));
 }
+
+#[test]
+fn notebook_check_names_a_folder_that_can_only_be_a_path() {
+    let p = Project::seeded();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for folder in ["nb", "x.ipynb", "06"] {
+        std::fs::create_dir(p.path(folder)).unwrap();
+    }
+    let absolute = elsewhere.path().display().to_string();
+    for folder in [absolute.as_str(), "nb/", "./nb", "x.ipynb", "x.ipynb/"] {
+        let out = p
+            .cmd()
+            .args(["notebook", "check", folder])
+            .output()
+            .unwrap();
+        refused(
+            &out,
+            &format!("{folder}: a folder, not a regular file; refusing to read it"),
+        );
+    }
+    // A plain chapter id is still one, even with a folder of that name
+    // beside it.
+    let nb = serde_json::json!({
+        "cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "execution_count": null,
+                   "source": "print(1)", "outputs": []}],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5
+    });
+    p.write("one.ipynb", serde_json::to_string(&nb).unwrap());
+    let added = p
+        .cmd()
+        .args(["notebook", "add", "06", "one.ipynb"])
+        .output()
+        .unwrap();
+    assert!(added.status.success(), "{}", stderr(&added));
+    let out = p.cmd().args(["notebook", "check", "06"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("1 cells, no findings"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn site_and_publish_refuse_a_dangling_link_into_a_store() {
+    let p = Project::with_fixture_records();
+    let elsewhere = tempfile::tempdir().unwrap();
+    // Links whose targets do not exist yet: writing through them would
+    // create a folder inside records/ or book-snapshots/.
+    let into_records = elsewhere.path().join("dangling-records");
+    std::os::unix::fs::symlink(p.path(&format!("records/{CHAPTER}/newdir")), &into_records)
+        .unwrap();
+    let into_snapshots = elsewhere.path().join("dangling-snapshots");
+    std::os::unix::fs::symlink(
+        p.path(&format!("book-snapshots/{CHAPTER}/new/site")),
+        &into_snapshots,
+    )
+    .unwrap();
+    // A relative one, through a second dangling link.
+    std::os::unix::fs::symlink(p.path("records/x"), elsewhere.path().join("first")).unwrap();
+    let chained = elsewhere.path().join("chained");
+    std::os::unix::fs::symlink("first/site", &chained).unwrap();
+    let before = p.state();
+    for link in [&into_records, &into_snapshots, &chained] {
+        let store = if link == &into_snapshots {
+            "book-snapshots"
+        } else {
+            "records"
+        };
+        let link = link.display().to_string();
+        for args in [["site", "--out", &link], ["publish", "--site", &link]] {
+            let out = p.cmd().args(args).output().unwrap();
+            refused(&out, &format!("is inside the project's {store}/ folder"));
+            assert!(stderr(&out).contains(&link), "names the target");
+        }
+    }
+    assert_eq!(p.state(), before, "nothing was written");
+    assert!(!p.path(&format!("records/{CHAPTER}/newdir")).exists());
+    assert!(!p.path("records/x").exists());
+}
