@@ -265,10 +265,13 @@ impl NotebookInfo {
 
 /// Each code cell across `runs`, the totals, and the notebook's verdict:
 /// FAIL when a cell failed in every run that reached it, else FLAKY when
-/// one failed in some, else PASS.
+/// one failed in some, else PASS. Each cell's first line is redacted
+/// ([`redact_run_text`]), then put through `scrub` (the machine's facts
+/// replaced, as in the run's outputs), then cut to [`FIRST_LINE_CHARS`].
 pub fn summarize(
     cells: &[Cell],
     runs: &[KernelRun],
+    scrub: &dyn Fn(&str) -> String,
 ) -> (Vec<CellSummary>, Totals, NotebookVerdict) {
     let mut totals = Totals {
         wall_seconds: runs.iter().map(|r| r.wall_seconds).sum(),
@@ -304,9 +307,13 @@ pub fn summarize(
             index: cell.index,
             id: cell.id.as_deref().map(redact_run_text),
             // Redacted whole, then cut: a secret cut short is no longer
-            // found.
-            first_line: crate::text::prefix(&redact_run_text(cell.first_line()), FIRST_LINE_CHARS)
-                .to_string(),
+            // found. Redacted before it is scrubbed: a user's name replaced
+            // inside a URL would hide the URL's password.
+            first_line: crate::text::prefix(
+                &scrub(&redact_run_text(cell.first_line())),
+                FIRST_LINE_CHARS,
+            )
+            .to_string(),
             has_assertions: cell.has_assertions(),
             verdict,
             passed,
@@ -435,9 +442,30 @@ mod tests {
 
     use CellOutcome::{Error as E, NotReached as N, Ok as O, Timeout as T};
 
+    fn same(s: &str) -> String {
+        s.to_string()
+    }
+
+    #[test]
+    fn a_first_line_is_redacted_then_scrubbed_as_outputs_are() {
+        let facts = crate::notebook::scrub::LocalFacts {
+            home: Some("/home/alice".into()),
+            users: vec!["alice".into()],
+            ..Default::default()
+        };
+        let scrubber = crate::notebook::scrub::Scrubber::new(&facts);
+        let mut cells = cells();
+        cells[1].source = "# /home/alice/secret/x and postgresql://alice:S3cr3tPwA@db/app".into();
+        let (summaries, _, _) = summarize(&cells, &[run([O, O, O])], &|s| scrubber.scrub(s));
+        assert_eq!(
+            summaries[0].first_line,
+            "# <home>/secret/x and postgresql://db/app"
+        );
+    }
+
     #[test]
     fn every_cell_passing_in_every_run_is_a_pass() {
-        let (cells, t, v) = summarize(&cells(), &[run([O, O, O]), run([O, O, O])]);
+        let (cells, t, v) = summarize(&cells(), &[run([O, O, O]), run([O, O, O])], &same);
         assert_eq!(v, NotebookVerdict::Pass);
         assert_eq!((t.code_cells, t.assertion_cells, t.passed), (3, 1, 3));
         assert_eq!(t.wall_seconds, 4.0);
@@ -451,7 +479,7 @@ mod tests {
     #[test]
     fn a_cell_that_always_fails_fails_the_notebook_and_leaves_the_rest_unreached() {
         let runs = [run([O, E, N])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Fail);
         assert_eq!((t.passed, t.failed, t.not_reached), (1, 1, 1));
         assert_eq!(cells[2].verdict, NotebookVerdict::NotReached);
@@ -464,7 +492,7 @@ mod tests {
     #[test]
     fn a_cell_that_fails_in_some_runs_only_is_flaky_with_its_pass_rate() {
         let runs = [run([O, E, N]), run([O, O, O]), run([O, O, O])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Flaky);
         assert_eq!((cells[1].passed, cells[1].reached), (2, 3));
         // The cell after it passed every time it ran.
@@ -475,7 +503,7 @@ mod tests {
     #[test]
     fn a_timeout_is_a_failure_that_says_so() {
         let runs = [run([O, T, N])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Fail);
         assert!(summary_line(v, &t, &cells, &runs).contains("c2 FAIL (timed out)"));
     }
@@ -487,7 +515,7 @@ mod tests {
         k.cells[1].ename = Some(token.into());
         k.cells[1].evalue = Some(format!("see https://h/x?token={token}"));
         k.cells[0].output = "{'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q'}".into();
-        let (mut cells, totals, verdict) = summarize(&cells(), std::slice::from_ref(&k));
+        let (mut cells, totals, verdict) = summarize(&cells(), std::slice::from_ref(&k), &same);
         cells[0].first_line = format!("HF_TOKEN = '{token}'");
         cells[1].id = Some(token.into());
         let stored = NotebookRunFile {
