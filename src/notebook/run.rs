@@ -234,7 +234,66 @@ pub const FIRST_LINE_CHARS: usize = 120;
 /// it again changes nothing, so runs stored before a rule was added are
 /// put through it again when they are read.
 pub fn redact_run_text(text: &str) -> String {
-    super::audit::redact_secrets(&crate::text::redact_urls_in(text))
+    super::audit::redact_secrets(&without_placeholder_passwords(
+        &crate::text::redact_urls_in(text),
+    ))
+}
+
+/// The placeholders the scrubber puts for this machine's names and
+/// folders ([`super::scrub`]).
+const PLACEHOLDERS: [&str; 7] = [
+    "<user>",
+    "<home>",
+    "<host>",
+    "<tmp>",
+    "<workdir>",
+    "<project>",
+    "<python>",
+];
+
+/// `text` with the password of a URL that an earlier version scrubbed
+/// before it redacted taken out: `postgresql://<user>:pw@db` (the user's
+/// name replaced) and `mysql:/<home>:pw@db` (a home folder `/root`
+/// replaced inside `//root:`) become `postgresql://<user>@db` and
+/// `mysql:/<home>@db`, as no URL parser reads them. The password runs
+/// from the `:` after the placeholder to the next `@`, with no white
+/// space, quote, `/` or angle bracket between.
+fn without_placeholder_passwords(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(":/<") && !text.contains("://<") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(found) = text[from..].find(":/") {
+        let mut start = from + found + 2;
+        from = start;
+        if text[start..].starts_with("/<") {
+            start += 1;
+        }
+        let Some(placeholder) = PLACEHOLDERS.iter().find(|p| text[start..].starts_with(**p)) else {
+            continue;
+        };
+        let colon = start + placeholder.len();
+        let Some(rest) = text[colon..].strip_prefix(':') else {
+            continue;
+        };
+        let Some(end) = rest.find(|c: char| {
+            c == '@' || c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '/' | '<' | '>')
+        }) else {
+            continue;
+        };
+        if rest[end..].starts_with('@') && end > 0 {
+            out.push_str(&text[copied..colon]);
+            copied = colon + 1 + end;
+            from = copied;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 impl NotebookRunFile {
@@ -441,6 +500,28 @@ mod tests {
     }
 
     use CellOutcome::{Error as E, NotReached as N, Ok as O, Timeout as T};
+
+    #[test]
+    fn a_password_left_in_a_url_scrubbed_before_redaction_is_taken_out_when_read() {
+        for (stored, read) in [
+            (
+                "postgresql://<user>:S3cr3tPwA@db/app",
+                "postgresql://<user>@db/app",
+            ),
+            (
+                "x mysql:/<home>:S3cr3tPw@db:3306/app y",
+                "x mysql:/<home>@db:3306/app y",
+            ),
+            (
+                "see <home>:/<tmp> and a:/<user>: b@c",
+                "see <home>:/<tmp> and a:/<user>: b@c",
+            ),
+            ("file:///<home>/x", "file:///<home>/x"),
+        ] {
+            assert_eq!(redact_run_text(stored), read, "{stored}");
+            assert_eq!(redact_run_text(read), read, "{read}");
+        }
+    }
 
     fn same(s: &str) -> String {
         s.to_string()
