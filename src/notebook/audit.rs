@@ -565,6 +565,92 @@ fn secret_tokens(text: &str) -> Vec<(&'static str, String)> {
             found.push(("credential assigned to a secret's name:", value));
         }
     }
+    for value in header_secrets(text) {
+        if !shaped.contains(value) && !found.iter().any(|(_, t)| t == value) {
+            found.push(("credential in an HTTP header:", value.to_string()));
+        }
+    }
+    found
+}
+
+/// Cookie attributes, whose values are no secrets.
+const COOKIE_ATTRIBUTES: [&str; 8] = [
+    "path", "domain", "expires", "max-age", "samesite", "secure", "httponly", "priority",
+];
+
+/// The credentials HTTP headers carry in `text`, as a request or response
+/// printed or a `headers` dict shows them: after `Authorization:` (or
+/// `Proxy-Authorization:`, any case, the name quoted or not, `:` or `=`),
+/// the value after its scheme word (`Bearer`, `Basic`, `token`), letters,
+/// digits and `-._~+/=`; after `Cookie:` or `Set-Cookie:`, the value of
+/// each `name=value` pair up to the end of the line or a quote, cookie
+/// attributes (`Path`, `Expires`) aside. Kept when
+/// [`looks_like_credential`] (so at least [`MIN_SECRET_CHARS`]
+/// characters). Each header is read once: the search goes on after it.
+fn header_secrets(text: &str) -> Vec<&str> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    let mut covered = 0;
+    let matches = lower
+        .match_indices("authorization")
+        .map(|(at, m)| (at, at + m.len(), true))
+        .chain(
+            lower
+                .match_indices("cookie")
+                .map(|(at, m)| (at, at + m.len(), false)),
+        );
+    let mut matches: Vec<_> = matches.collect();
+    matches.sort_unstable();
+    for (at, name_end, authorization) in matches {
+        let before = text[..at].chars().next_back();
+        if at < covered || before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &text[name_end..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let Some(rest) = rest
+            .strip_prefix(':')
+            .or_else(|| rest.strip_prefix('=').filter(|r| !r.starts_with('=')))
+        else {
+            continue;
+        };
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let quote = rest.starts_with(['"', '\'']);
+        let rest = if quote { &rest[1..] } else { rest };
+        let line_end = rest
+            .char_indices()
+            .find(|&(j, c)| j >= MAX_SECRET_VALUE_BYTES || matches!(c, '\n' | '"' | '\''))
+            .map_or(rest.len(), |(j, _)| j);
+        let value = &rest[..line_end];
+        covered = value.as_ptr() as usize - text.as_ptr() as usize + value.len();
+        if authorization {
+            let token68 = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+            // The scheme word, when a value follows it.
+            let value = match value.split_once(' ') {
+                Some((scheme, v)) if scheme.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                    v.trim_start_matches(' ')
+                }
+                _ => value,
+            };
+            let end = value.find(|c: char| !token68(c)).unwrap_or(value.len());
+            let credential = &value[..end];
+            if looks_like_credential(credential, true) {
+                found.push(credential);
+            }
+        } else {
+            for pair in value.split(';') {
+                let Some((name, v)) = pair.split_once('=') else {
+                    continue;
+                };
+                let name = name.trim().to_ascii_lowercase();
+                let v = v.trim();
+                if !COOKIE_ATTRIBUTES.contains(&name.as_str()) && looks_like_credential(v, true) {
+                    found.push(v);
+                }
+            }
+        }
+    }
     found
 }
 
@@ -631,13 +717,15 @@ fn name_words(name: &str) -> Vec<String> {
     words
 }
 
-/// Words that make a name a secret's wherever they stand in it.
-const SECRET_WORDS: [&str; 10] = [
+/// Words that make a name a secret's when they are its last word
+/// ([`SECRET_SUFFIXES`] aside).
+const SECRET_WORDS: [&str; 11] = [
     "token",
     "secret",
     "password",
     "passwd",
     "passphrase",
+    "pass",
     "apikey",
     "accesskey",
     "secretkey",
@@ -656,35 +744,49 @@ const KEY_QUALIFIERS: [&str; 6] = [
     "encryption",
 ];
 
-/// A name's last words that name something about a secret rather than the
-/// secret (`TOKEN_PATH`, `password_file`, `secret_name`, `token_type`).
-const ABOUT_A_SECRET: [&str; 21] = [
-    "path", "file", "dir", "name", "url", "uri", "type", "class", "count", "len", "length", "id",
-    "ids", "idx", "index", "env", "var", "limit", "size", "str", "text",
-];
+/// Last words that say how a secret is written, not what the name is
+/// about: `secret_key_base`, `API_TOKEN_B64`, `token_2`.
+const SECRET_SUFFIXES: [&str; 7] = ["value", "base", "b64", "base64", "hex", "raw", "encoded"];
 
-/// Whether an identifier names a secret: one of its words ([`name_words`])
-/// is a [`SECRET_WORDS`] word, or `key` after a [`KEY_QUALIFIERS`] word,
-/// and its last word is not an [`ABOUT_A_SECRET`] word. Words, not
-/// substrings: `tokenizer`, `tokenizer_class` and `TOKENIZER_PATH` name
-/// no token, `monkey` no key.
+/// Whether an identifier names a secret: its last word ([`name_words`]),
+/// after any [`SECRET_SUFFIXES`] words and words of digits, is a
+/// [`SECRET_WORDS`] word, a word ending in `password` or `passwd`
+/// (`PGPASSWORD`), `pwd` after another word (`MYSQL_PWD`; `PWD` alone is
+/// the working folder), or `key` after a [`KEY_QUALIFIERS`] word. A secret
+/// word before the last names something about a secret (`TOKEN_PATH`,
+/// `token_budget`, `api_key_header`, `password_strength`). Words, not
+/// substrings: `tokenizer` names no token, `monkey` no key.
 fn names_a_secret(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    if !["token", "secret", "passw", "passphrase", "key"]
+    if !["token", "secret", "pass", "pwd", "key"]
         .iter()
         .any(|w| lower.contains(w))
     {
         return false;
     }
-    let words = name_words(name);
-    let secret = words.iter().enumerate().any(|(i, w)| {
-        SECRET_WORDS.contains(&w.as_str())
-            || (w == "key" && i > 0 && KEY_QUALIFIERS.contains(&words[i - 1].as_str()))
-    });
-    secret
-        && !words
-            .last()
-            .is_some_and(|w| ABOUT_A_SECRET.contains(&w.as_str()))
+    let mut words = name_words(name);
+    // Suffixes and digits off the end (`b64` is two words, `b` and `64`).
+    while let Some(last) = words.last() {
+        let digits = last.bytes().all(|b| b.is_ascii_digit());
+        let n = words.len();
+        if digits && n >= 2 && SECRET_SUFFIXES.contains(&format!("{}{last}", words[n - 2]).as_str())
+        {
+            words.truncate(n - 2);
+        } else if digits || SECRET_SUFFIXES.contains(&last.as_str()) {
+            words.pop();
+        } else {
+            break;
+        }
+    }
+    let Some((last, before)) = words.split_last() else {
+        return false;
+    };
+    let previous = before.last().map(String::as_str);
+    SECRET_WORDS.contains(&last.as_str())
+        || last.ends_with("password")
+        || last.ends_with("passwd")
+        || (last == "pwd" && previous.is_some())
+        || (last == "key" && previous.is_some_and(|p| KEY_QUALIFIERS.contains(&p)))
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -1026,6 +1128,21 @@ mod tests {
             "{'score': 0.1, 'token': 2204, 'token_str': 'wonderful', 'sequence': 'a b'}",
             "token: embedding\ntoken: Transformers",
             "{token: frequency for token in vocab}",
+            // A secret word before the name's last word names something
+            // about a secret.
+            "api_key_header = \"X-API-Key\"",
+            "signing_key_algorithm = 'HS256-v2'",
+            "token_budget: 1_000_000_tokens",
+            "password_strength: moderately_strong_v2",
+            "secret_santa_pairs: alice->bob",
+            "secret_sharing_scheme: shamir_3_of_5",
+            // `PWD` alone is the working folder.
+            "PWD=/srv/build/project-2",
+            // Headers without a credential.
+            "Authorization: Bearer <token>",
+            "Authorization: required",
+            "Set-Cookie: theme=dark; Path=/; Expires=Wed, 21 Oct 2026 07:28:00 GMT",
+            "cookie: chocolate chip",
         ] {
             assert_eq!(secrets(text), Vec::<String>::new(), "{text}");
         }
@@ -1033,6 +1150,40 @@ mod tests {
             name_words("APIKey_hfToken2x.secret-Path"),
             ["api", "key", "hf", "token", "2", "x", "secret", "path"]
         );
+    }
+
+    #[test]
+    fn a_name_is_a_secrets_when_its_last_word_is_a_secret_word() {
+        for name in [
+            "MY_DB_PASSWORD",
+            "HF_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "api_key",
+            "secret_key_base",
+            "PGPASSWORD",
+            "MYSQL_PWD",
+            "DB_PASS",
+            "apiKeyB64",
+            "token_value",
+            "client_secret",
+        ] {
+            assert!(names_a_secret(name), "{name}");
+        }
+        for name in [
+            "api_key_header",
+            "signing_key_algorithm",
+            "token_budget",
+            "password_strength",
+            "secret_santa_pairs",
+            "secret_sharing_scheme",
+            "PWD",
+            "OLDPWD",
+            "bypass",
+            "sort_key",
+            "token_value_path",
+        ] {
+            assert!(!names_a_secret(name), "{name}");
+        }
     }
 
     #[test]
@@ -1085,6 +1236,27 @@ PATH=/bin",
                 "0123456789abcdef0123",
             ),
             ("call(secret=Zq81mBv0TrPk)", "Zq81mBv0TrPk"),
+            // A word ending in `password`, and `pwd` and `pass` as last words.
+            ("{'PGPASSWORD': 'Tr0ub4dor&3xyz!Q'}", "Tr0ub4dor&3xyz!Q"),
+            ("MYSQL_PWD='Zz9&Yy8 Xx7'", "Zz9&Yy8 Xx7"),
+            ("\"DB_PASS\": \"Zq8!&x y'z\"", "Zq8!&x y'z"),
+            // A secret word followed by how the secret is written.
+            ("secret_key_base = 'a8f3e9c1b7d2'", "a8f3e9c1b7d2"),
+            ("HF_TOKEN_2=Qx81mBv0TrPk", "Qx81mBv0TrPk"),
+            // HTTP headers.
+            (
+                "> Authorization: Bearer AbC123def456GHI789\n",
+                "AbC123def456GHI789",
+            ),
+            (
+                "headers={'Authorization': 'Basic dXNlcjpTM2NyM3Q='}",
+                "dXNlcjpTM2NyM3Q=",
+            ),
+            ("Cookie: sessionid=abc123def456ghi", "abc123def456ghi"),
+            (
+                "{'Set-Cookie': 'sid=Zq81mBv0TrPk; Path=/; HttpOnly'}",
+                "Zq81mBv0TrPk",
+            ),
         ] {
             let found = secret_tokens(text);
             assert!(found.iter().any(|(_, t)| t == value), "{text}: {found:?}");

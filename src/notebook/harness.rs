@@ -102,6 +102,9 @@ struct HarnessAnswer {
 pub struct OneRun {
     pub run: KernelRun,
     pub versions: Versions,
+    /// What replaced the run's machine facts in its outputs, for the
+    /// notebook's own text (a cell's first line) to get the same.
+    pub scrubber: Scrubber,
 }
 
 /// Runs the notebook once. `on_cell` is told the index of each code cell as
@@ -305,8 +308,11 @@ fn to_run(
         ..LocalFacts::default()
     });
     // A secret a cell printed is no more kept than the machine's facts.
+    // Redacted first: a user or home folder replaced inside a URL
+    // (`mysql://root:pw@db` with home `/root`) would break the URL, and its
+    // password would no longer be found.
     let clean =
-        |s: &str| super::run::redact_run_text(&scrubber.scrub(&run_temp.scrub(&plain_text(s))));
+        |s: &str| scrubber.scrub(&run_temp.scrub(&super::run::redact_run_text(&plain_text(s))));
     let cells = a
         .cells
         .iter()
@@ -346,6 +352,7 @@ fn to_run(
             jupyter_client: a.jupyter_client,
             torch: a.torch,
         },
+        scrubber,
     }
 }
 

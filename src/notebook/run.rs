@@ -243,7 +243,66 @@ pub const FIRST_LINE_CHARS: usize = 120;
 /// it again changes nothing, so runs stored before a rule was added are
 /// put through it again when they are read.
 pub fn redact_run_text(text: &str) -> String {
-    super::audit::redact_secrets(&crate::text::redact_urls_in(text))
+    super::audit::redact_secrets(&without_placeholder_passwords(
+        &crate::text::redact_urls_in(text),
+    ))
+}
+
+/// The placeholders the scrubber puts for this machine's names and
+/// folders ([`super::scrub`]).
+const PLACEHOLDERS: [&str; 7] = [
+    "<user>",
+    "<home>",
+    "<host>",
+    "<tmp>",
+    "<workdir>",
+    "<project>",
+    "<python>",
+];
+
+/// `text` with the password of a URL that an earlier version scrubbed
+/// before it redacted taken out: `postgresql://<user>:pw@db` (the user's
+/// name replaced) and `mysql:/<home>:pw@db` (a home folder `/root`
+/// replaced inside `//root:`) become `postgresql://<user>@db` and
+/// `mysql:/<home>@db`, as no URL parser reads them. The password runs
+/// from the `:` after the placeholder to the next `@`, with no white
+/// space, quote, `/` or angle bracket between.
+fn without_placeholder_passwords(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(":/<") && !text.contains("://<") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut from = 0;
+    while let Some(found) = text[from..].find(":/") {
+        let mut start = from + found + 2;
+        from = start;
+        if text[start..].starts_with("/<") {
+            start += 1;
+        }
+        let Some(placeholder) = PLACEHOLDERS.iter().find(|p| text[start..].starts_with(**p)) else {
+            continue;
+        };
+        let colon = start + placeholder.len();
+        let Some(rest) = text[colon..].strip_prefix(':') else {
+            continue;
+        };
+        let Some(end) = rest.find(|c: char| {
+            c == '@' || c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '/' | '<' | '>')
+        }) else {
+            continue;
+        };
+        if rest[end..].starts_with('@') && end > 0 {
+            out.push_str(&text[copied..colon]);
+            copied = colon + 1 + end;
+            from = copied;
+        }
+    }
+    if copied == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 impl NotebookRunFile {
@@ -274,10 +333,13 @@ impl NotebookInfo {
 
 /// Each code cell across `runs`, the totals, and the notebook's verdict:
 /// FAIL when a cell failed in every run that reached it, else FLAKY when
-/// one failed in some, else PASS.
+/// one failed in some, else PASS. Each cell's first line is redacted
+/// ([`redact_run_text`]), then put through `scrub` (the machine's facts
+/// replaced, as in the run's outputs), then cut to [`FIRST_LINE_CHARS`].
 pub fn summarize(
     cells: &[Cell],
     runs: &[KernelRun],
+    scrub: &dyn Fn(&str) -> String,
 ) -> (Vec<CellSummary>, Totals, NotebookVerdict) {
     let mut totals = Totals {
         wall_seconds: runs.iter().map(|r| r.wall_seconds).sum(),
@@ -314,9 +376,13 @@ pub fn summarize(
             index: cell.index,
             id: cell.id.as_deref().map(redact_run_text),
             // Redacted whole, then cut: a secret cut short is no longer
-            // found.
-            first_line: crate::text::prefix(&redact_run_text(cell.first_line()), FIRST_LINE_CHARS)
-                .to_string(),
+            // found. Redacted before it is scrubbed: a user's name replaced
+            // inside a URL would hide the URL's password.
+            first_line: crate::text::prefix(
+                &scrub(&redact_run_text(cell.first_line())),
+                FIRST_LINE_CHARS,
+            )
+            .to_string(),
             has_assertions: cell.has_assertions(),
             verdict,
             passed,
@@ -447,8 +513,51 @@ mod tests {
     use CellOutcome::{Error as E, NotReached as N, Ok as O, Timeout as T};
 
     #[test]
+    fn a_password_left_in_a_url_scrubbed_before_redaction_is_taken_out_when_read() {
+        for (stored, read) in [
+            (
+                "postgresql://<user>:S3cr3tPwA@db/app",
+                "postgresql://<user>@db/app",
+            ),
+            (
+                "x mysql:/<home>:S3cr3tPw@db:3306/app y",
+                "x mysql:/<home>@db:3306/app y",
+            ),
+            (
+                "see <home>:/<tmp> and a:/<user>: b@c",
+                "see <home>:/<tmp> and a:/<user>: b@c",
+            ),
+            ("file:///<home>/x", "file:///<home>/x"),
+        ] {
+            assert_eq!(redact_run_text(stored), read, "{stored}");
+            assert_eq!(redact_run_text(read), read, "{read}");
+        }
+    }
+
+    fn same(s: &str) -> String {
+        s.to_string()
+    }
+
+    #[test]
+    fn a_first_line_is_redacted_then_scrubbed_as_outputs_are() {
+        let facts = crate::notebook::scrub::LocalFacts {
+            home: Some("/home/alice".into()),
+            users: vec!["alice".into()],
+            ..Default::default()
+        };
+        let scrubber = crate::notebook::scrub::Scrubber::new(&facts);
+        let mut cells = cells();
+        cells[1].source = "# /home/alice/secret/x and postgresql://alice:S3cr3tPwA@db/app".into();
+        let (summaries, _, _) = summarize(&cells, &[run([O, O, O])], &|s| scrubber.scrub(s));
+        assert_eq!(
+            summaries[0].first_line,
+            "# <home>/secret/x and postgresql://db/app"
+        );
+    }
+
+    #[test]
     fn every_cell_passing_in_every_run_is_a_pass() {
-        let (cells, t, v) = summarize(&cells(), &[run([O, O, O]), run([O, O, O])]);
+        let (cells, t, v) = summarize(&cells(), &[run([O, O, O]), run([O, O, O])], &same);
         assert_eq!(v, NotebookVerdict::Pass);
         assert_eq!((t.code_cells, t.assertion_cells, t.passed), (3, 1, 3));
         assert_eq!(t.wall_seconds, 4.0);
@@ -462,7 +571,7 @@ mod tests {
     #[test]
     fn a_cell_that_always_fails_fails_the_notebook_and_leaves_the_rest_unreached() {
         let runs = [run([O, E, N])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Fail);
         assert_eq!((t.passed, t.failed, t.not_reached), (1, 1, 1));
         assert_eq!(cells[2].verdict, NotebookVerdict::NotReached);
@@ -475,7 +584,7 @@ mod tests {
     #[test]
     fn a_cell_that_fails_in_some_runs_only_is_flaky_with_its_pass_rate() {
         let runs = [run([O, E, N]), run([O, O, O]), run([O, O, O])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Flaky);
         assert_eq!((cells[1].passed, cells[1].reached), (2, 3));
         // The cell after it passed every time it ran.
@@ -486,7 +595,7 @@ mod tests {
     #[test]
     fn a_timeout_is_a_failure_that_says_so() {
         let runs = [run([O, T, N])];
-        let (cells, t, v) = summarize(&cells(), &runs);
+        let (cells, t, v) = summarize(&cells(), &runs, &same);
         assert_eq!(v, NotebookVerdict::Fail);
         assert!(summary_line(v, &t, &cells, &runs).contains("c2 FAIL (timed out)"));
     }
@@ -498,7 +607,7 @@ mod tests {
         k.cells[1].ename = Some(token.into());
         k.cells[1].evalue = Some(format!("see https://h/x?token={token}"));
         k.cells[0].output = "{'MY_DB_PASSWORD': 'Tr0ub4dor&3xyz!Q'}".into();
-        let (mut cells, totals, verdict) = summarize(&cells(), std::slice::from_ref(&k));
+        let (mut cells, totals, verdict) = summarize(&cells(), std::slice::from_ref(&k), &same);
         cells[0].first_line = format!("HF_TOKEN = '{token}'");
         cells[1].id = Some(token.into());
         let stored = NotebookRunFile {

@@ -84,6 +84,8 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
     let password = "Tr0ub4dor&3xyz!Q";
     let hf = "hf_Zq81mBv0TrPk22LsXeQw93NbVc41MxYz";
     let ghp = format!("ghp_{}Ab3dE6", "Ab3dE5fG7h".repeat(3));
+    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home.trim_end_matches('/');
     let nb = notebook(vec![
         code(
             "env",
@@ -92,6 +94,16 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
             ),
         ),
         code("hf", &format!("HF_TOKEN = '{hf}'\nprint(len(HF_TOKEN))")),
+        // A URL whose user is the machine's (USER below), a first line
+        // naming the home folder, and HTTP headers with credentials.
+        code(
+            "db",
+            &format!(
+                "# {home}/secret/path\nprint('postgresql://alicewonder:' + 'S3cr3tPwA@db/app')\n\
+                 print('Authorization: Bearer AbC123' + 'def456GHI789')\n\
+                 print('Cookie: sessionid=abc123' + 'def456ghi')"
+            ),
+        ),
         code(
             "raises",
             "name = 'ghp_' + 'Ab3dE5fG7h' * 3 + 'Ab3dE6'\nraise type(name, (Exception,), {})('for ' + name)",
@@ -108,6 +120,8 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
         .cmd()
         .args(["notebook", "run", "06", "--cell-timeout", "60", "--python"])
         .arg(&python)
+        .env("USER", "alicewonder")
+        .env("LOGNAME", "alicewonder")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -142,9 +156,33 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
     let (_, prompt) = &shown[3];
     assert!(prompt.contains("HF_TOKEN = '<secret>'"), "{prompt}");
     assert!(prompt.contains("'MY_DB_PASSWORD': '<secret>'"), "{prompt}");
+    let record = shown
+        .iter()
+        .find(|(name, text)| name.contains("records") && text.contains("first_line"))
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_default();
+    assert!(
+        record.contains("first_line: '# <home>/secret/path'")
+            || record.contains("first_line: \"# <home>/secret/path\""),
+        "{record}"
+    );
+    assert!(record.contains("postgresql://db/app"), "{record}");
+    let home_path = format!("{home}/secret/path");
     for (what, text) in &shown {
-        for secret in [password, hf, ghp.as_str(), "Tr0ub4dor", "3xyz!Q"] {
+        for secret in [
+            password,
+            hf,
+            ghp.as_str(),
+            "Tr0ub4dor",
+            "3xyz!Q",
+            "S3cr3tPwA",
+            "AbC123def456GHI789",
+            "abc123def456ghi",
+        ] {
             assert!(!text.contains(secret), "{secret} in {what}:\n{text}");
+        }
+        if home.len() > 1 {
+            assert!(!text.contains(&home_path), "{home_path} in {what}:\n{text}");
         }
     }
 }

@@ -176,14 +176,19 @@ fn finish(
     opts: &RunOptions,
     runs: Vec<OneRun>,
 ) -> Result<ChapterRun> {
-    let versions = runs.last().map(|r| r.versions.clone()).ok_or_else(|| {
-        Error::Other(format!(
-            "{}: no run of its notebook finished",
-            p.chapter.key
-        ))
-    })?;
+    let (versions, scrubber) = runs
+        .last()
+        .map(|r| (r.versions.clone(), r.scrubber.clone()))
+        .ok_or_else(|| {
+            Error::Other(format!(
+                "{}: no run of its notebook finished",
+                p.chapter.key
+            ))
+        })?;
+    // The notebook's own text gets what its outputs got.
+    let scrub = |s: &str| scrubber.scrub(s);
     let kernel_runs: Vec<_> = runs.into_iter().map(|r| r.run).collect();
-    let (cells, totals, verdict) = summarize(&p.notebook.cells, &kernel_runs);
+    let (cells, totals, verdict) = summarize(&p.notebook.cells, &kernel_runs, &scrub);
     let environment = crate::env::collect();
     let run = NotebookRunFile {
         schema: NOTEBOOK_RUN_SCHEMA.into(),
