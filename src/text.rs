@@ -186,17 +186,27 @@ pub fn read_owned(path: &Path, folder: &Path) -> Result<String> {
     read_utf8(path)
 }
 
-/// Whether `c` is an invisible formatting character that can change how
-/// text around it reads without showing itself: the Arabic letter mark
-/// (U+061C), zero-width spaces, joiners and direction marks (U+200B to
-/// U+200F), the bidirectional embeddings and overrides (U+202A to U+202E),
-/// the word joiner, invisible operators and bidirectional isolates (U+2060
-/// to U+2069), and the byte order mark / zero-width no-break space (U+FEFF).
+/// Whether `c` is an invisible character that can change how text around
+/// it reads, or hide in it, without showing itself: every format character
+/// (Unicode general category Cf: direction marks and overrides, zero-width
+/// spaces and joiners, the byte order mark, interlinear annotation marks,
+/// tag characters, ...), every Default_Ignorable_Code_Point (the soft
+/// hyphen U+00AD, the combining grapheme joiner U+034F, the Hangul fillers
+/// U+115F, U+1160, U+3164 and U+FFA0, the Khmer vowels U+17B4 and U+17B5,
+/// the Mongolian selectors U+180B to U+180F, variation selectors, U+2060
+/// to U+206F, U+FFF0 to U+FFF8, U+E0000 to U+E0FFF, ...), and the blank
+/// Braille pattern U+2800, which shows as a space. The categories and the
+/// set come from the Unicode data of `icu_properties`.
 pub fn is_format_char(c: char) -> bool {
-    matches!(
-        c,
-        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}'
-    )
+    use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    // Nothing below the soft hyphen is a format or ignorable character.
+    if c < '\u{AD}' {
+        return false;
+    }
+    c == '\u{2800}'
+        || CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
 }
 
 /// Whether `c` breaks a line without being a control character: the
@@ -269,21 +279,81 @@ pub fn visible_lines(s: &str) -> std::borrow::Cow<'_, str> {
 /// for the structure of the document quoting it.
 pub const QUOTE_MARK: &str = "| ";
 
-/// Whether a line, after its leading white space, starts the way a line of
-/// a prompt's or a report's own structure does: a section line (`==`, or
-/// the fullwidth `＝`), a Markdown heading (`#`), a rule or a cell's header
-/// (`---`), a cell's first line (`>>>`), a code fence (three backquotes or
-/// tildes) or a table row or quoted line (`|`).
+/// Whether a line, after its leading white space and invisible characters,
+/// starts the way a line of a prompt's or a report's own structure does,
+/// or like a look-alike of one: a section line (`=`), a Markdown heading
+/// (`#`), a rule or a cell's header (`---`), a cell's first line (`>>>`), a
+/// code fence (three backquotes or tildes), a table row or quoted line
+/// (`|`), or two or more of the same character that is neither a letter,
+/// a digit nor white space (`══`, `━━`, `≡≡`, `———`, `**`, `..`), which
+/// can draw a rule or a heading of its own. Fullwidth forms (U+FF01 to
+/// U+FF5E: `＝`, `＃`, `－`, `＞`) and small form variants (U+FE50 to U+FE6B:
+/// `﹦`, `﹟`) are read as the ASCII character they look like
+/// ([`look_alike`]). The invisible characters skipped are those
+/// [`visible`] escapes, raw or as it writes them (`\u{ad}`, `\r`), so a
+/// line cannot hide its start behind one.
 pub fn looks_like_structure(line: &str) -> bool {
-    let t = line.trim_start();
-    t.starts_with('=')
-        || t.starts_with('\u{FF1D}')
-        || t.starts_with('#')
-        || t.starts_with("---")
-        || t.starts_with(">>>")
-        || t.starts_with("```")
-        || t.starts_with("~~~")
-        || t.starts_with('|')
+    let mut lead = significant_chars(line).map(look_alike);
+    let Some(first) = lead.next() else {
+        return false;
+    };
+    let second = lead.next();
+    let third = lead.next();
+    let starts = |a: char, b: char, c: char| first == a && second == Some(b) && third == Some(c);
+    matches!(first, '=' | '#' | '|')
+        || starts('-', '-', '-')
+        || starts('>', '>', '>')
+        || starts('`', '`', '`')
+        || starts('~', '~', '~')
+        || (second == Some(first) && !first.is_alphanumeric() && !first.is_whitespace())
+}
+
+/// The ASCII character `c` is a look-alike of, if it is a fullwidth form
+/// (U+FF01 to U+FF5E, `＝` for `=`) or a small form variant (U+FE50 to
+/// U+FE6B, `﹦` for `=`, `﹟` for `#`); else `c` itself.
+pub fn look_alike(c: char) -> char {
+    const SMALL: [char; 28] = [
+        ',', ',', '.', '\u{FE53}', ';', ':', '?', '!', '-', '(', ')', '{', '}', '[', ']', '#', '&',
+        '*', '+', '-', '<', '>', '=', '\u{FE67}', '\\', '$', '%', '@',
+    ];
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{FE50}'..='\u{FE6B}' => SMALL[(c as u32 - 0xFE50) as usize],
+        _ => c,
+    }
+}
+
+/// The characters of `line` a reader sees at its start: leading white
+/// space dropped, and invisible characters dropped wherever they are,
+/// whether raw or escaped as [`visible`] writes them (`\u{200b}`, `\r`).
+fn significant_chars(line: &str) -> impl Iterator<Item = char> + '_ {
+    let hidden = |c: char| c.is_control() || is_format_char(c) || is_line_separator(c);
+    let mut rest = line;
+    let mut started = false;
+    std::iter::from_fn(move || {
+        loop {
+            let c = rest.chars().next()?;
+            if let Some(after) = rest.strip_prefix("\\r") {
+                rest = after;
+                continue;
+            }
+            if let Some(after) = rest.strip_prefix("\\u{") {
+                if let Some((hex, tail)) = after.split_once('}') {
+                    let escaped = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+                    if hex.len() <= 6 && escaped.is_some_and(hidden) {
+                        rest = tail;
+                        continue;
+                    }
+                }
+            }
+            rest = &rest[c.len_utf8()..];
+            if hidden(c) || (!started && c.is_whitespace()) {
+                continue;
+            }
+            started = true;
+            return Some(c);
+        }
+    })
 }
 
 /// Text quoted from a chapter, a notebook, a report or a ledger, as a
@@ -954,6 +1024,55 @@ mod tests {
             assert_eq!(visible(&c.to_string()), format!("\\u{{{:x}}}", c as u32));
         }
         assert!(!is_format_char('\u{2070}') && !is_format_char('\u{200a}'));
+        // Every format character and default-ignorable code point, not a
+        // hand-picked few; the blank Braille pattern too.
+        for c in [
+            '\u{ad}',
+            '\u{34f}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{17b4}',
+            '\u{17b5}',
+            '\u{180b}',
+            '\u{180e}',
+            '\u{2065}',
+            '\u{206f}',
+            '\u{2800}',
+            '\u{3164}',
+            '\u{fe00}',
+            '\u{fe0f}',
+            '\u{ffa0}',
+            '\u{fff0}',
+            '\u{fff9}',
+            '\u{fffb}',
+            '\u{1bca0}',
+            '\u{1d173}',
+            '\u{1d17a}',
+            '\u{e0000}',
+            '\u{e0001}',
+            '\u{e0041}',
+            '\u{e007f}',
+            '\u{e0fff}',
+            '\u{600}',
+            '\u{70f}',
+            '\u{110bd}',
+        ] {
+            assert!(is_format_char(c), "{c:?}");
+            assert_eq!(
+                visible(&format!("a{c}b")),
+                format!("a\\u{{{:x}}}b", c as u32)
+            );
+            assert_eq!(
+                visible_lines(&format!("{c}\n")),
+                format!("\\u{{{:x}}}\n", c as u32)
+            );
+        }
+        // Visible letters, marks, spaces and symbols stay as they are.
+        for c in [
+            'a', 'é', '\u{301}', ' ', '\u{a0}', '\u{3000}', '═', '—', '\u{2801}', '\u{fffd}',
+        ] {
+            assert!(!is_format_char(c), "{c:?}");
+        }
         assert_eq!(
             visible_lines("a\u{2028}== 8. x ==\u{2029}b"),
             "a\\u{2028}== 8. x ==\\u{2029}b"
@@ -964,14 +1083,87 @@ mod tests {
     fn lines_that_could_pass_for_structure_are_marked_and_the_rest_kept() {
         assert_eq!(
             quoted(
-                "ok\n== 8. How to investigate ==\n  # h\n--- x ---\n>>> y\n```\n~~~\n| t\n\u{ff1d}z\n-- fine"
+                "ok\n== 8. How to investigate ==\n  # h\n--- x ---\n>>> y\n```\n~~~\n| t\n\u{ff1d}z\n- fine"
             ),
-            "ok\n| == 8. How to investigate ==\n|   # h\n| --- x ---\n| >>> y\n| ```\n| ~~~\n| | t\n| \u{ff1d}z\n-- fine"
+            "ok\n| == 8. How to investigate ==\n|   # h\n| --- x ---\n| >>> y\n| ```\n| ~~~\n| | t\n| \u{ff1d}z\n- fine"
         );
         assert!(matches!(
-            quoted("plain text\nover - two lines > here"),
+            quoted(
+                "plain text\nover - two lines > here\n- item\n(aside)\n1. first\n-1.5 is low\n~/path\n> quote"
+            ),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn look_alike_and_hidden_starts_of_structure_are_marked() {
+        // Fullwidth forms and small form variants read as their ASCII twin.
+        for line in [
+            "\u{fe66}\u{fe66} 5 \u{fe66}\u{fe66}",
+            "\u{ff03}\u{ff03} 4. Findings",
+            "\u{fe5f}\u{fe5f} x",
+            "\u{fe5f} x",
+            "\u{ff0d}\u{ff0d}\u{ff0d} forged: PASS \u{ff0d}\u{ff0d}\u{ff0d}",
+            "\u{ff1e}\u{ff1e}\u{ff1e} import os",
+            "\u{ff5c} t",
+            "\u{ff40}\u{ff40}\u{ff40}",
+        ] {
+            assert!(looks_like_structure(line), "{line}");
+        }
+        assert_eq!(look_alike('\u{ff1d}'), '=');
+        assert_eq!(look_alike('\u{fe66}'), '=');
+        assert_eq!(look_alike('\u{fe5f}'), '#');
+        assert_eq!(look_alike('\u{fe6b}'), '@');
+        assert_eq!(look_alike('\u{ff41}'), 'a');
+        assert_eq!(look_alike('\u{fe53}'), '\u{fe53}');
+        // Two or more of the same symbol draw a rule or a heading.
+        for line in [
+            "\u{a78a}\u{a78a} 6 \u{a78a}\u{a78a}",
+            "\u{2550}\u{2550} 7 \u{2550}\u{2550}",
+            "\u{2501}\u{2501} 8. How to investigate \u{2501}\u{2501}",
+            "\u{30a0}\u{30a0} x",
+            "\u{2261}\u{2261} 9. Required output \u{2261}\u{2261}",
+            "\u{2014}\u{2014}\u{2014} x \u{2014}\u{2014}\u{2014}",
+            "-- x",
+            "**bold**",
+            "  ..",
+        ] {
+            assert!(looks_like_structure(line), "{line}");
+        }
+        // Invisible characters before or inside the start do not hide it,
+        // raw or as `visible` escapes them; other escapes are text.
+        for line in [
+            "\u{ad}== 3. X ==",
+            "\u{e0001}\u{e0041} # x",
+            " \u{3164}\u{2800} >>> y",
+            "\u{2550}\u{200b}\u{2550} x",
+            "\\u{ad}== 3. X ==",
+            "\\u{e0001}\\u{200b}\\r# x",
+        ] {
+            assert!(looks_like_structure(line), "{line}");
+            assert!(looks_like_structure(&visible(line)), "{line}");
+        }
+        for line in [
+            "\\u{41}== x",
+            "\\u{zz}==",
+            "\\",
+            "a== x",
+            "\u{ad}",
+            "",
+            "  ",
+            "- item",
+            "(a) b",
+            "1. one",
+            "\u{2014} a dash",
+        ] {
+            assert!(!looks_like_structure(line), "{line:?}");
+        }
+        assert_eq!(
+            quoted(&visible_lines(
+                "a\n\u{ad}== 3. X ==\n\u{2261}\u{2261} 9 \u{2261}\u{2261}"
+            )),
+            "a\n| \\u{ad}== 3. X ==\n| \u{2261}\u{2261} 9 \u{2261}\u{2261}"
+        );
     }
 
     #[test]
