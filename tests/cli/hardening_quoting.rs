@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use crate::helpers::{CHAPTER, Project, exclusive, files_under, stderr, stdout};
+use crate::notebook::kernel::kernel_python;
 
 /// The prompt's nine section lines, in order.
 const SECTIONS: [&str; 9] = [
@@ -169,26 +170,6 @@ fn hostile_notebook() -> String {
         "nbformat_minor": 5
     }))
     .unwrap()
-}
-
-/// The Python with nbclient and ipykernel, or None after saying SKIPPED
-/// (a panic where RESEARCH_COMPANION_REQUIRE_NOTEBOOK_KERNEL is set).
-fn kernel_python(test: &str) -> Option<PathBuf> {
-    let python = std::env::var_os("RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON")
-        .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
-    let ok = std::process::Command::new(&python)
-        .args(["-c", "import nbclient, ipykernel"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if ok {
-        return Some(python);
-    }
-    let why = format!("{} cannot import nbclient and ipykernel", python.display());
-    if std::env::var_os("RESEARCH_COMPANION_REQUIRE_NOTEBOOK_KERNEL").is_some() {
-        panic!("{test}: {why}");
-    }
-    eprintln!("SKIPPED {test}: {why}");
-    None
 }
 
 fn site_files(p: &Project, out: &str) -> Vec<(PathBuf, String)> {

@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use crate::helpers::{Project, stderr, stdout};
+use crate::notebook::kernel::kernel_python;
 use crate::notebook::{code, notebook};
 
 #[test]
@@ -48,26 +49,6 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
             "{path}\n{text}"
         );
     }
-}
-
-/// The Python with nbclient and ipykernel, or None after saying SKIPPED (a
-/// panic where CI requires the kernel), as the kernel tests find it.
-fn kernel_python(test: &str) -> Option<std::path::PathBuf> {
-    let python = std::env::var_os("RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON")
-        .map_or_else(|| "python3".into(), std::path::PathBuf::from);
-    let imports = std::process::Command::new(&python)
-        .args(["-c", "import nbclient, ipykernel"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if imports {
-        return Some(python);
-    }
-    let why = format!("{} cannot import nbclient and ipykernel", python.display());
-    if std::env::var_os("RESEARCH_COMPANION_REQUIRE_NOTEBOOK_KERNEL").is_some() {
-        panic!("{test}: {why}");
-    }
-    eprintln!("SKIPPED {test}: {why}");
-    None
 }
 
 #[test]

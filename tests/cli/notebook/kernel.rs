@@ -32,7 +32,7 @@ fn imports(python: &Path, modules: &str) -> bool {
 
 /// The Python with nbclient and ipykernel, or None after saying SKIPPED
 /// (or a panic, where CI requires the kernel).
-pub(super) fn kernel_python(test: &str) -> Option<PathBuf> {
+pub(crate) fn kernel_python(test: &str) -> Option<PathBuf> {
     let candidate = std::env::var_os(NOTEBOOK_PYTHON_ENV)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("python3"));

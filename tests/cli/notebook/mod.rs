@@ -6,7 +6,7 @@
 //! test writes itself.
 
 mod containment;
-mod kernel;
+pub(crate) mod kernel;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
