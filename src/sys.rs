@@ -130,11 +130,6 @@ pub fn kill_process(pid: u32) -> io::Result<()> {
     }
 }
 
-/// This process's id.
-pub fn own_pid() -> u32 {
-    rustix::process::getpid().as_raw_nonzero().get() as u32
-}
-
 /// The effective user id of this process.
 pub fn own_uid() -> u32 {
     rustix::process::geteuid().as_raw()

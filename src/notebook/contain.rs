@@ -65,7 +65,7 @@ impl RunFolder {
             ))
         };
         let dir = tempfile::Builder::new()
-            .prefix(&format!("{FOLDER_PREFIX}{}-", crate::sys::own_pid()))
+            .prefix(&format!("{FOLDER_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(cannot)?;
         let lock_path = dir.path().join(LOCK_FILE);
@@ -124,7 +124,7 @@ pub fn carries_mark(pid: u32, mark: &str) -> bool {
 /// run's mark.
 pub fn marked_processes(mark: &str) -> Vec<u32> {
     let entry = format!("{RUN_MARK}={mark}");
-    let me = crate::sys::own_pid();
+    let me = std::process::id();
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -276,10 +276,10 @@ mod tests {
         let dead = make(&format!("{FOLDER_PREFIX}{gone_pid}-dead"));
         let other = make("research-companion-notebook-nopid");
         // Its owner is alive: being made (no lock file yet), or running.
-        let live = make(&format!("{FOLDER_PREFIX}{}-live", crate::sys::own_pid()));
+        let live = make(&format!("{FOLDER_PREFIX}{}-live", std::process::id()));
         let making = temp
             .path()
-            .join(format!("{FOLDER_PREFIX}{}-new", crate::sys::own_pid()));
+            .join(format!("{FOLDER_PREFIX}{}-new", std::process::id()));
         std::fs::create_dir(&making).unwrap();
         assert_eq!(clear_dead_runs(temp.path()), vec![dead.clone()]);
         assert!(held.exists() && other.exists() && making.exists() && live.exists());
@@ -294,7 +294,7 @@ mod tests {
         let path = folder.path().to_path_buf();
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
         assert!(
-            name.starts_with(&format!("{FOLDER_PREFIX}{}-", crate::sys::own_pid())),
+            name.starts_with(&format!("{FOLDER_PREFIX}{}-", std::process::id())),
             "{name}"
         );
         assert_eq!(
