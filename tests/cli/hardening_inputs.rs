@@ -69,6 +69,20 @@ fn readers(f: &str, run: &str) -> Vec<Vec<String>> {
     ]
 }
 
+/// Every reader given `file` (which is `what`: "a FIFO (named pipe)",
+/// "a socket", ...) refuses it in one line naming it, without a hang.
+fn every_reader_refuses(p: &Project, file: &str, run: &str, what: &str) {
+    for args in readers(file, run) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_guarded(p, &args);
+        refused(
+            &out,
+            &args,
+            &format!("{file}: {what}, not a regular file; refusing to read it"),
+        );
+    }
+}
+
 #[test]
 fn a_fifo_a_device_or_a_folder_given_as_input_is_refused_at_once() {
     let p = Project::with_fixture_records();
@@ -89,15 +103,7 @@ fn a_fifo_a_device_or_a_folder_given_as_input_is_refused_at_once() {
         ("/dev/zero", "a device"),
         (folder.to_str().unwrap(), "a folder"),
     ] {
-        for args in readers(file, run) {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let out = run_guarded(&p, &args);
-            refused(
-                &out,
-                &args,
-                &format!("{file}: {what}, not a regular file; refusing to read it"),
-            );
-        }
+        every_reader_refuses(&p, file, run, what);
     }
     assert_eq!(p.state(), before, "nothing stored changed");
 }
@@ -114,15 +120,7 @@ fn a_socket_given_as_input_is_named_as_one() {
     std::os::unix::fs::symlink(&socket, &link).unwrap();
     let before = p.state();
     for file in [socket.to_str().unwrap(), link.to_str().unwrap()] {
-        for args in readers(file, run) {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let out = run_guarded(&p, &args);
-            refused(
-                &out,
-                &args,
-                &format!("{file}: a socket, not a regular file; refusing to read it"),
-            );
-        }
+        every_reader_refuses(&p, file, run, "a socket");
     }
     assert_eq!(p.state(), before, "nothing stored changed");
 }

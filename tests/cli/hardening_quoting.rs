@@ -194,6 +194,19 @@ fn prompt_txt(files: &[(PathBuf, String)]) -> &str {
         .1
 }
 
+/// What `args` (a `prompt` call) prints on stdout, the call having passed.
+fn prompt_of(p: &Project, args: &[&str]) -> String {
+    let out = p.cmd().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// What `prompt 06 --out prompt.md` writes, the call having passed.
+fn prompt_written(p: &Project) -> String {
+    prompt_of(p, &["prompt", "06", "--out", "prompt.md"]);
+    std::fs::read_to_string(p.path("prompt.md")).unwrap()
+}
+
 #[test]
 fn a_cell_id_with_a_line_feed_stays_on_its_line_in_notebook_check() {
     let p = Project::seeded();
@@ -266,9 +279,7 @@ fn notebook_output_cannot_forge_the_prompt_or_reach_it_raw() {
         assert_no_hidden(&stdout(&out), &args.join(" "));
     }
 
-    let prompt = p.cmd().args(["prompt", "06"]).output().unwrap();
-    assert!(prompt.status.success(), "{}", stderr(&prompt));
-    let shown = stdout(&prompt);
+    let shown = prompt_of(&p, &["prompt", "06"]);
     assert_nine_sections(&shown, "prompt on stdout");
     assert_no_hidden(&shown, "prompt on stdout");
     // The forged lines are there, marked as quoted material.
@@ -298,13 +309,7 @@ fn notebook_output_cannot_forge_the_prompt_or_reach_it_raw() {
         "{shown}"
     );
 
-    let written = p
-        .cmd()
-        .args(["prompt", "06", "--out", "prompt.md"])
-        .output()
-        .unwrap();
-    assert!(written.status.success(), "{}", stderr(&written));
-    let file = std::fs::read_to_string(p.path("prompt.md")).unwrap();
+    let file = prompt_written(&p);
     assert_eq!(file, shown, "--out writes what stdout shows");
 
     let site = site_files(&p, "site");
@@ -331,22 +336,14 @@ fn a_ledger_cannot_forge_the_prompt_or_put_controls_into_it_or_the_site() {
     p.write("review.md", review);
     p.record(&["--report", "review.md"]);
 
-    let prompt = p.cmd().args(["prompt", "06"]).output().unwrap();
-    assert!(prompt.status.success(), "{}", stderr(&prompt));
-    let shown = stdout(&prompt);
+    let shown = prompt_of(&p, &["prompt", "06"]);
     assert_nine_sections(&shown, "prompt on stdout");
     assert_no_hidden(&shown, "prompt on stdout");
     assert!(
         shown.contains("tf.data\\u{202e}atad.ft\\u{200b}\\u{feff} with a NUL\\u{0}, an ESC\\u{1b}[31m and a BEL\\u{7}"),
         "{shown}"
     );
-    let written = p
-        .cmd()
-        .args(["prompt", "06", "--out", "prompt.md"])
-        .output()
-        .unwrap();
-    assert!(written.status.success(), "{}", stderr(&written));
-    let file = std::fs::read_to_string(p.path("prompt.md")).unwrap();
+    let file = prompt_written(&p);
     assert_nine_sections(&file, "prompt --out");
     assert_no_hidden(&file, "prompt --out");
 
@@ -376,22 +373,14 @@ fn a_ledger_title_with_default_ignorable_characters_is_escaped_in_the_prompt_and
     p.write("review.md", review);
     p.record(&["--report", "review.md"]);
 
-    let prompt = p.cmd().args(["prompt", "06"]).output().unwrap();
-    assert!(prompt.status.success(), "{}", stderr(&prompt));
-    let shown = stdout(&prompt);
+    let shown = prompt_of(&p, &["prompt", "06"]);
     assert_nine_sections(&shown, "prompt on stdout");
     assert_no_hidden(&shown, "prompt on stdout");
     assert!(
         shown.contains(&format!("tf.data{INVISIBLES_SHOWN}: hidden")),
         "{shown}"
     );
-    let written = p
-        .cmd()
-        .args(["prompt", "06", "--out", "prompt.md"])
-        .output()
-        .unwrap();
-    assert!(written.status.success(), "{}", stderr(&written));
-    let file = std::fs::read_to_string(p.path("prompt.md")).unwrap();
+    let file = prompt_written(&p);
     assert_eq!(file, shown, "--out writes what stdout shows");
 
     let site = site_files(&p, "site");
@@ -415,9 +404,7 @@ fn look_alike_headings_in_a_chapter_are_marked_in_its_prompt() {
         look_alike_lines()
     );
     p.new_chapter("notes/01", &text, "One", Some("Notes"));
-    let prompt = p.cmd().args(["prompt", "notes/01"]).output().unwrap();
-    assert!(prompt.status.success(), "{}", stderr(&prompt));
-    let shown = stdout(&prompt);
+    let shown = prompt_of(&p, &["prompt", "notes/01"]);
     assert_nine_sections(&shown, "prompt on stdout");
     assert_no_hidden(&shown, "prompt on stdout");
     assert_look_alikes_marked(&shown, "prompt on stdout");
