@@ -150,9 +150,8 @@ pub fn without_claim_id(text: &str, id: &str) -> String {
 /// What a gap about no claim is labelled.
 const NO_CLAIM: &str = "The chapter as a whole";
 
-/// A gap as the site lists it, and whether its label is a claim of the
-/// chapter.
-fn labelled(g: &Gap, claims: &[(String, String)]) -> (MissingEvidence, bool) {
+/// A gap as the site lists it, and the id of the claim it is labelled by.
+fn labelled<'c>(g: &Gap, claims: &'c [(String, String)]) -> (MissingEvidence, Option<&'c str>) {
     let key = report_items::claim_key(&g.claim);
     let by_key = claims.iter().find(|(id, _)| id.to_lowercase() == key);
     let named = || {
@@ -169,7 +168,7 @@ fn labelled(g: &Gap, claims: &[(String, String)]) -> (MissingEvidence, bool) {
                 claim: quote.clone(),
                 gap,
             },
-            true,
+            Some(id.as_str()),
         );
     }
     if !g.from_heading {
@@ -177,7 +176,7 @@ fn labelled(g: &Gap, claims: &[(String, String)]) -> (MissingEvidence, bool) {
             claim: g.claim.clone(),
             gap: g.gap.clone(),
         };
-        return (gap, false);
+        return (gap, None);
     }
     // A sentence of the report's prose: what it leads with, if anything.
     let rest = without_markers(&g.gap);
@@ -193,7 +192,7 @@ fn labelled(g: &Gap, claims: &[(String, String)]) -> (MissingEvidence, bool) {
             gap: g.gap.clone(),
         },
     };
-    (gap, false)
+    (gap, None)
 }
 
 /// Words that say little about which question a gap asks.
@@ -224,11 +223,9 @@ const STOP: [&str; 24] = [
     "whether",
 ];
 
-/// The words of a gap and its label that say what it asks.
-fn words(g: &MissingEvidence) -> HashSet<String> {
-    let label = if g.claim == NO_CLAIM { "" } else { &g.claim };
-    format!("{label} {}", g.gap)
-        .to_lowercase()
+/// The words of `text` that say what a gap asks.
+fn words(text: &str) -> HashSet<String> {
+    text.to_lowercase()
         .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
         .map(|w| w.trim_matches('.'))
         .filter(|w| !w.is_empty() && !STOP.contains(w))
@@ -236,40 +233,78 @@ fn words(g: &MissingEvidence) -> HashSet<String> {
         .collect()
 }
 
-/// Whether two gaps ask the same question: three in four of their words
-/// shared (a label that is a claim counted as words too).
+/// Whether two sets of words ask the same question: three in four of
+/// their words shared.
 fn same_question(a: &HashSet<String>, b: &HashSet<String>) -> bool {
     let shared = a.intersection(b).count();
     let all = a.union(b).count();
     all > 0 && shared * 4 >= all * 3
 }
 
+/// A gap as it is compared with the others.
+struct Listed {
+    gap: MissingEvidence,
+    /// Whether its label is a claim of the chapter.
+    is_claim: bool,
+    /// The words of the gap (without its claim's id), and of the gap with
+    /// its label (none for [`NO_CLAIM`]).
+    asks: HashSet<String>,
+    with_label: HashSet<String>,
+}
+
+impl Listed {
+    fn new(gap: MissingEvidence, claim_id: Option<&str>) -> Self {
+        let label = if gap.claim == NO_CLAIM {
+            ""
+        } else {
+            &gap.claim
+        };
+        let with_label = words(&format!("{label} {}", gap.gap));
+        let id = words(claim_id.unwrap_or_default());
+        Listed {
+            asks: words(&gap.gap).difference(&id).cloned().collect(),
+            with_label,
+            gap,
+            is_claim: claim_id.is_some(),
+        }
+    }
+
+    /// Whether `other` asks what this asks: under the same label, the
+    /// same words; under labels of which at most one is a claim (the same
+    /// question in the report's context and in its findings), the same
+    /// words with the labels. Two claims' gaps are never one.
+    fn same(&self, other: &Listed) -> bool {
+        let (a, b) = (&self.gap, &other.gap);
+        if a.claim == b.claim {
+            a.gap == b.gap || same_question(&self.asks, &other.asks)
+        } else {
+            !(self.is_claim && other.is_claim) && same_question(&self.with_label, &other.with_label)
+        }
+    }
+}
+
 /// The report's gaps as the site lists them: one per question, labelled by
 /// the claim it is about. A gap the report writes twice (in its context and
 /// again in its findings) is listed once, under the claim if either names
-/// one; two gaps about different claims are never one.
+/// one, else under the words it leads with.
 pub fn missing_evidence(gaps: &[Gap], claims: &[(String, String)]) -> Vec<MissingEvidence> {
-    let mut out: Vec<(MissingEvidence, bool, HashSet<String>)> = Vec::new();
+    let mut out: Vec<Listed> = Vec::new();
     for g in gaps {
-        let (gap, is_claim) = labelled(g, claims);
-        let w = words(&gap);
-        let same = out.iter_mut().find(|(o, o_claim, ow)| {
-            let labels_agree = o.claim == gap.claim || !(*o_claim && is_claim);
-            (o.claim == gap.claim && o.gap == gap.gap) || (labels_agree && same_question(ow, &w))
-        });
-        match same {
-            Some((o, o_claim, ow)) => {
-                // The label that says most: a claim, else a lead, else none.
-                if (is_claim && !*o_claim) || (o.claim == NO_CLAIM && gap.claim != NO_CLAIM) {
-                    *o = gap;
-                    *o_claim = is_claim;
-                }
-                ow.extend(w);
+        let (gap, claim_id) = labelled(g, claims);
+        let new = Listed::new(gap, claim_id);
+        match out.iter_mut().find(|o| o.same(&new)) {
+            // The label that says most: a claim, else a lead, else none.
+            Some(o)
+                if (new.is_claim && !o.is_claim)
+                    || (o.gap.claim == NO_CLAIM && new.gap.claim != NO_CLAIM) =>
+            {
+                *o = new;
             }
-            None => out.push((gap, is_claim, w)),
+            Some(_) => {}
+            None => out.push(new),
         }
     }
-    out.into_iter().map(|(g, _, _)| g).collect()
+    out.into_iter().map(|l| l.gap).collect()
 }
 
 #[cfg(test)]
