@@ -283,22 +283,36 @@ impl Listed {
     }
 }
 
+/// Up to how many gaps a report's are compared word by word; past it, only
+/// a gap written twice the same way is one (a report of thousands of gaps
+/// is listed in time linear in them).
+const COMPARED: usize = 500;
+
 /// The report's gaps as the site lists them: one per question, labelled by
 /// the claim it is about. A gap the report writes twice (in its context and
 /// again in its findings) is listed once, under the claim if either names
 /// one, else under the words it leads with.
 pub fn missing_evidence(gaps: &[Gap], claims: &[(String, String)]) -> Vec<MissingEvidence> {
     let mut out: Vec<Listed> = Vec::new();
+    let mut exact: HashSet<(String, String)> = HashSet::new();
+    let compare = gaps.len() <= COMPARED;
     for g in gaps {
         let (gap, claim_id) = labelled(g, claims);
+        let key = (gap.claim.clone(), gap.gap.clone());
+        if !exact.insert(key) {
+            continue;
+        }
         let new = Listed::new(gap, claim_id);
-        match out.iter_mut().find(|o| o.same(&new)) {
+        let same = compare
+            .then(|| out.iter().position(|o| o.same(&new)))
+            .flatten();
+        match same {
             // The label that says most: a claim, else a lead, else none.
-            Some(o)
-                if (new.is_claim && !o.is_claim)
-                    || (o.gap.claim == NO_CLAIM && new.gap.claim != NO_CLAIM) =>
+            Some(i)
+                if (new.is_claim && !out[i].is_claim)
+                    || (out[i].gap.claim == NO_CLAIM && new.gap.claim != NO_CLAIM) =>
             {
-                *o = new;
+                out[i] = new;
             }
             Some(_) => {}
             None => out.push(new),
