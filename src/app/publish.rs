@@ -104,6 +104,8 @@ pub fn site_data(
         claims_touched,
         links,
         notebook: super::notebook::status(project, chapter, &records)?,
+        changed_since_research: super::changes::since_research(project, chapter, &records)
+            .map(|c| c.summary()),
     };
     Ok(publish::site_data(chapter, &records, &inputs))
 }

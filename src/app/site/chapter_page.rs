@@ -358,6 +358,9 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
     let mut inline_left = INLINE_REPORT_BYTES;
     // Many records examined the same revision: diff each revision once.
     let mut since: std::collections::HashMap<&str, Option<String>> = Default::default();
+    let stored = crate::notebook::store::load(project.layout(), &ch.key)
+        .ok()
+        .flatten();
     for r in records {
         let stem = r.run_id.stem();
         let is_current = status::currency(ch, r) == RunCurrency::Current;
@@ -420,7 +423,16 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                 )
             }
             (None, None) => match &r.notebook {
-                Some(n) => (n.summary.clone(), Some(n.file.clone()), None),
+                // Which notebook the run used, and where it came from.
+                Some(n) => (
+                    format!(
+                        "{}; ran {}",
+                        n.summary,
+                        status::notebook_label(ch, stored.as_ref(), &n.notebook_file)
+                    ),
+                    Some(n.file.clone()),
+                    None,
+                ),
                 None => (String::new(), None, None),
             },
         };

@@ -47,6 +47,10 @@ pub struct Inputs<'a> {
     pub links: RecordLinks,
     /// The chapter's notebook, when it has one.
     pub notebook: Option<super::notebook_status::NotebookStatus>,
+    /// How the prose changed since the latest research run examined it,
+    /// in words ("14 words changed; claims touched: ..."), when it did: said
+    /// with the stale reason.
+    pub changed_since_research: Option<String>,
 }
 
 /// A research run's report.
@@ -173,13 +177,12 @@ fn research_items(
         ..Sections::default()
     };
     let mut sections = sections;
-    let mut negative = sources::negative_findings(items, &sources);
+    let negative = sources::negative_findings(items, &sources);
     if let Some(n) = &inputs.notebook {
         notebook::add_notebook(
             n,
             &inputs.links,
             &mut sections.existing_evidence,
-            &mut negative,
             &mut sections.experiment_opportunities,
         );
     }
@@ -191,7 +194,13 @@ fn research_items(
 /// empty, as the site's example data has it: experiments alone are not
 /// research.
 pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
-    let st: ChapterStatus = status::chapter_status(chapter, records);
+    let mut st: ChapterStatus = status::chapter_status(chapter, records);
+    if let (Some(reason), Some(change)) = (
+        st.stale_reasons.first_mut(),
+        &inputs.changed_since_research,
+    ) {
+        reason.push_str(&format!("; {change}"));
+    }
     let researched = st.state != ResearchState::NeverResearched;
     let run_id = st.run_id.as_ref().map(|r| r.to_string());
     let (sections, sources, negative, unparsed) = if researched {
