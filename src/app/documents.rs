@@ -73,6 +73,11 @@ pub fn prompt(
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
     view.notebook = notebook(project, chapter, &records, PROMPT_CELL_CHARS)?;
+    crate::render::notebook_view::notes_after_run(
+        chapter,
+        &mut view.materials,
+        view.notebook.as_ref(),
+    );
     Ok(Prompt {
         text: templates.render(PROMPT_TEMPLATE, &view)?,
         context: serde_json::to_value(&view)

@@ -73,7 +73,70 @@ pub fn site_data(
         None => Vec::new(),
     };
     let links = record_links(chapter, site_url);
-    let evidence = experiment.as_ref().map(|e| publish::ClaimEvidence {
+    let evidence = experiment
+        .as_ref()
+        .map(|e| claim_evidence(chapter, e, &results, &links));
+    // The delta compares the latest research run's relations with those of
+    // the run before, as they were then: with the experiment that was the
+    // latest when it was recorded, and the notebook run only if there was
+    // one by then.
+    let with_text: Vec<(&super::research_record::ResearchRun, &str)> = complete
+        .iter()
+        .filter_map(|r| Some((*r, r.text.as_deref()?)))
+        .collect();
+    let before_at = with_text.get(1).map(|(r, _)| r.record.recorded_at);
+    let earlier = before_at
+        .and_then(|t| records.iter().position(|r| r.recorded_at <= t))
+        .and_then(|i| crate::records::latest_evidence(&records[i..]));
+    let experiment_before = match (earlier, &experiment) {
+        (Some(r), Some(e)) if r.run_id == e.record.run_id => None,
+        (Some(r), _) => Some(super::runs::experiment(project, r.clone())?),
+        (None, _) => None,
+    };
+    let results_before = match &experiment_before {
+        Some(e) => super::diff::diff_recorded(project, chapter, e)?.diff.claims,
+        None => Vec::new(),
+    };
+    let evidence_before = match (&experiment_before, earlier) {
+        (Some(e), _) => Some(claim_evidence(chapter, e, &results_before, &links)),
+        (None, Some(_)) => evidence.clone(),
+        (None, None) => None,
+    };
+    let notebook = super::notebook::status(project, chapter, &records)?;
+    let notebook_before = match (&notebook, before_at) {
+        (Some(n), Some(t)) => n.latest.as_ref().is_some_and(|l| l.recorded_at <= t),
+        _ => false,
+    };
+    let inputs = publish::Inputs {
+        reports: with_text
+            .iter()
+            .map(|(r, text)| publish::ReportText {
+                run_id: r.record.run_id.clone(),
+                year: i64::from(chrono::Datelike::year(&r.record.recorded_at)),
+                text,
+            })
+            .collect(),
+        evidence,
+        claims: super::claims::quotes(project, chapter)?,
+        claims_touched,
+        links,
+        notebook,
+        evidence_before,
+        notebook_before,
+        changed_since_research: super::changes::since_research(project, chapter, &records)
+            .map(|c| c.summary()),
+    };
+    Ok(publish::site_data(chapter, &records, &inputs))
+}
+
+/// An experiment's claim verdicts (`results`) as the site data's evidence.
+fn claim_evidence<'a>(
+    chapter: &Chapter,
+    e: &super::runs::RecordedRun,
+    results: &'a [crate::published::diff::ClaimResult],
+    links: &publish::RecordLinks,
+) -> publish::ClaimEvidence<'a> {
+    publish::ClaimEvidence {
         run_id: e.record.run_id.to_string(),
         recorded_at: e.record.recorded_at,
         environment: format!(
@@ -84,30 +147,10 @@ pub fn site_data(
         engine: e.run.evidence(),
         revision: e.record.revision.fingerprint.short().to_string(),
         of_current_revision: e.record.revision.fingerprint == chapter.state.current().fingerprint,
-        claims: &results,
+        claims: results,
         runs: e.run.settings.repeat,
         url: links.record(&e.record.run_id),
-    });
-    let inputs = publish::Inputs {
-        reports: complete
-            .iter()
-            .filter_map(|r| {
-                Some(publish::ReportText {
-                    run_id: r.record.run_id.clone(),
-                    year: i64::from(chrono::Datelike::year(&r.record.recorded_at)),
-                    text: r.text.as_deref()?,
-                })
-            })
-            .collect(),
-        evidence,
-        claims: super::claims::quotes(project, chapter)?,
-        claims_touched,
-        links,
-        notebook: super::notebook::status(project, chapter, &records)?,
-        changed_since_research: super::changes::since_research(project, chapter, &records)
-            .map(|c| c.summary()),
-    };
-    Ok(publish::site_data(chapter, &records, &inputs))
+    }
 }
 
 /// Refuses to replace `path` unless this tool wrote it (its `generator`),

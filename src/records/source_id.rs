@@ -108,6 +108,7 @@ mod tests {
         LedgerRow {
             title: title.into(),
             authors: Vec::new(),
+            authors_partial: false,
             year: None,
             venue: None,
             status: None,

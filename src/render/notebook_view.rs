@@ -118,6 +118,43 @@ fn origin_words(p: &NotebookProvenance, published_at: Option<&str>) -> String {
     }
 }
 
+/// What the prompt lists of the chapter's material once a run of its
+/// notebook is recorded: chapter.yaml's note on the notebook, without the
+/// sentences that call whether it runs unverified (the recorded run, shown
+/// below it, says) and with one that says so instead. Before any run, and
+/// for every other material, the notes stay as written.
+pub fn notes_after_run(
+    chapter: &crate::chapter::Chapter,
+    materials: &mut [crate::chapter::manifest::Material],
+    notebook: Option<&NotebookView>,
+) {
+    if !notebook.is_some_and(|n| n.run.is_some()) {
+        return;
+    }
+    let all = &chapter.manifest.associated_material;
+    let Some(at) = crate::notebook::store::published_notebook(&chapter.manifest)
+        .and_then(|nb| all.iter().position(|m| std::ptr::eq(m, nb)))
+    else {
+        return;
+    };
+    let Some(m) = materials.get_mut(at) else {
+        return;
+    };
+    let sentences = crate::records::report_items::sentences(&m.note);
+    let kept: Vec<&str> = sentences
+        .iter()
+        .copied()
+        .filter(|s| !s.to_lowercase().contains("unverified"))
+        .collect();
+    if kept.len() < sentences.len() {
+        m.note = kept
+            .into_iter()
+            .chain(["What it did in its latest recorded run is given below."])
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+}
+
 /// A word for the stylesheet for a notebook state.
 pub fn state_tone(state: crate::records::notebook_status::NotebookState) -> &'static str {
     use crate::records::notebook_status::NotebookState as S;

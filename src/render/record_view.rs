@@ -71,9 +71,14 @@ impl SourceView {
             .or_else(|| row.arxiv.as_ref().map(|a| format!("arXiv:{a}")))
             .or_else(|| row.doi.as_ref().map(|d| format!("DOI:{d}")))
             .unwrap_or_default();
+        // A partial list says so, for the next pass to complete.
+        let mut authors = row.authors.clone();
+        if row.authors_partial {
+            authors.push("et al.".into());
+        }
         SourceView {
             title: row.title.clone(),
-            authors: row.authors.clone(),
+            authors,
             year: row.year,
             url,
             locator,

@@ -10,6 +10,7 @@ mod chapters;
 mod diff;
 mod fetch;
 mod h52_notebook_truth;
+mod h52_research_truth;
 mod hardening_evidence;
 mod hardening_inputs;
 mod hardening_notebook_scale;

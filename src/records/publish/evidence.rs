@@ -17,6 +17,7 @@
 use aho_corasick::AhoCorasick;
 use chrono::{DateTime, Utc};
 
+use super::claim_text::{lead, names_claim, quotes_claim, without_claim_id};
 use super::schema::{
     EvidenceGroup, EvidenceGroups, EvidenceItem, Interpretation, ItemEvidence, ItemSource, Source,
 };
@@ -133,22 +134,6 @@ fn kind_of(group: EvidenceGroup) -> Option<FindingKind> {
     }
 }
 
-/// Whether `text` names the claim `id` as a word of its own.
-pub fn names_claim(text: &str, id: &str) -> bool {
-    let part = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-    text.match_indices(id).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let mut after = text[i + id.len()..].chars();
-        let next = after.next();
-        let continues = match next {
-            Some('.') => after.next().is_some_and(char::is_alphanumeric),
-            Some(c) => part(c),
-            None => false,
-        };
-        !before.is_some_and(part) && !continues
-    })
-}
-
 /// The ledger sources findings may cite, searched for all at once, so that
 /// a report's findings are matched against its ledger in time linear in
 /// their text (a finding tried against every source in turn made publish
@@ -218,14 +203,6 @@ impl<'s> Citations<'s> {
             }
         }
         first.map(|i| &self.sources[i])
-    }
-}
-
-/// What a finding that names no claim is about: its text up to a colon.
-fn lead(text: &str) -> String {
-    match text.split_once(": ") {
-        Some((head, _)) if head.chars().count() <= 120 => head.trim().to_string(),
-        _ => text.to_string(),
     }
 }
 
@@ -337,8 +314,8 @@ fn reported_item(
         evidence: ItemEvidence {
             tier: tier.into(),
             tier_label: tier_label.into(),
+            summary: without_claim_id(&f.text, &section),
             section,
-            summary: f.text.clone(),
         },
         interpretation: Interpretation {
             rationale: format!(
@@ -363,10 +340,11 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
     let citations = Citations::new(r.sources);
     for f in &r.items.findings {
         let (group, relation) = finding_relation(f.kind);
+        // A claim is named by its id (as written) or quoted.
         let named: Vec<&(String, String)> = r
             .claims
             .iter()
-            .filter(|(id, _)| names_claim(&f.raw, id))
+            .filter(|(id, quote)| names_claim(&f.raw, id) || quotes_claim(&f.text, quote))
             .collect();
         let source = citations.cited(f);
         if named.is_empty() {
@@ -377,7 +355,8 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
             spoken.push(id);
             match measured(id) {
                 Some((c, e)) if measurement_backs(group, c) => {
-                    groups.push(group, measured_item(c, e, relation, f.text.clone()));
+                    let why = without_claim_id(&f.text, id);
+                    groups.push(group, measured_item(c, e, relation, why));
                     backed.push(id);
                     if source.is_some() {
                         let item = reported_item(f, quote.clone(), id.clone(), source, r);
@@ -536,18 +515,6 @@ mod tests {
         assert_eq!(g.unresolved.len(), 1);
         assert_eq!(g.unresolved[0].source.id, "experiment");
         assert!(g.unresolved[0].evidence.summary.starts_with("INCONCLUSIVE"));
-    }
-
-    #[test]
-    fn a_claim_is_named_only_as_a_word_of_its_own() {
-        assert!(names_claim("- spin-454-vs-449: flat", "spin-454-vs-449"));
-        assert!(names_claim(
-            "as sleep-speedup-7.4x says.",
-            "sleep-speedup-7.4x"
-        ));
-        assert!(!names_claim("spin-454-vs-4490", "spin-454-vs-449"));
-        assert!(!names_claim("x-spin-454-vs-449", "spin-454-vs-449"));
-        assert!(!names_claim("sleep-speedup-7.4x.y", "sleep-speedup-7.4x"));
     }
 
     #[test]

@@ -8,10 +8,14 @@
 //! counts; before the first research run every list is empty.
 //!
 //! `schema` is the file's types, `evidence` the findings and verdicts as
-//! evidence relations, `sources` the sources with their stable ids, the
-//! negative findings and the delta, `notebook` the notebook run as an
-//! evidence relation; this file builds the whole.
+//! evidence relations, `claim_text` what a card or a gap is about (and the
+//! gaps, one per question), `sources` the sources with their stable ids and
+//! the negative findings, `delta` what changed since the research run
+//! before, `notebook` the notebook run as an evidence relation; this file
+//! builds the whole.
 
+mod claim_text;
+mod delta;
 mod evidence;
 mod notebook;
 pub mod schema;
@@ -24,11 +28,12 @@ use crate::chapter::Chapter;
 use crate::ids::RunId;
 use evidence::{ReportEvidence, evidence_groups};
 use schema::{
-    Actions, MissingEvidence, Opportunity, Provenance, RecommendedAction, SITE_SCHEMA, Sections,
-    SiteBook, SiteChapter, SiteChapterId, SiteResearch, StatusCard, Summary,
+    Actions, Opportunity, Provenance, RecommendedAction, SITE_SCHEMA, Sections, SiteBook,
+    SiteChapter, SiteChapterId, SiteResearch, StatusCard, Summary,
 };
 
-pub use evidence::{ClaimEvidence, measured_group, names_claim};
+pub use claim_text::names_claim;
+pub use evidence::{ClaimEvidence, measured_group};
 pub use sources::RecordLinks;
 
 /// What `site_data` reads besides the records.
@@ -51,6 +56,12 @@ pub struct Inputs<'a> {
     /// in words ("14 words changed; claims touched: ..."), when it did: said
     /// with the stale reason.
     pub changed_since_research: Option<String>,
+    /// The experiment that was the latest when the research run before
+    /// the latest was recorded, for the delta (`evidence` again when it is
+    /// the same run).
+    pub evidence_before: Option<ClaimEvidence<'a>>,
+    /// Whether the notebook's latest run was recorded by then.
+    pub notebook_before: bool,
 }
 
 /// A research run's report.
@@ -76,17 +87,6 @@ fn url_path(url: &str) -> String {
     let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
     rest.find('/')
         .map_or_else(|| "/".to_string(), |i| rest[i..].to_string())
-}
-
-/// What a gap is about, as the site shows claims: a claim's quoted
-/// sentence when the report names one of the chapter's claims by its id
-/// (`spin-454-vs-449: "..."`), else the report's words.
-fn claim_text(claim: &str, claims: &[(String, String)]) -> String {
-    let key = report_items::claim_key(claim);
-    claims
-        .iter()
-        .find(|(id, _)| id.to_lowercase() == key)
-        .map_or_else(|| claim.to_string(), |(_, quote)| quote.clone())
 }
 
 /// The experiments the site lists as open: those the report marks UNRUN,
@@ -128,45 +128,92 @@ fn opportunities(items: &ReportItems, run_id: &str, inputs: &Inputs<'_>) -> Vec<
 }
 
 /// The research items of a researched chapter: sources, gaps, evidence,
-/// negative findings, open experiments and proposals.
-fn research_items(
+/// negative findings, open experiments and proposals; what of its report
+/// could not become an item; and the delta from the run before, if any.
+#[derive(Default)]
+struct Researched {
+    sections: Sections,
+    sources: Vec<schema::Source>,
+    negative: Vec<schema::NegativeFinding>,
+    unparsed: Vec<String>,
+    delta: Option<schema::Delta>,
+}
+
+/// The evidence relations of the report `at` (0 the latest) of `read`,
+/// with `evidence` and, when `notebook`, the notebook's run.
+fn relations(
     inputs: &Inputs<'_>,
+    read: &[(&RunId, ReportItems)],
+    at: usize,
+    evidence: Option<&ClaimEvidence<'_>>,
+    notebook: bool,
 ) -> (
-    Sections,
+    schema::EvidenceGroups,
     Vec<schema::Source>,
     Vec<schema::NegativeFinding>,
-    Vec<String>,
+    Vec<Opportunity>,
 ) {
+    let (Some((run, items)), Some(text)) = (read.get(at), inputs.reports.get(at)) else {
+        return Default::default();
+    };
+    let run_id = run.to_string();
+    let sources = sources::sources(read.get(at..).unwrap_or_default());
+    let url = inputs.links.record(run);
+    let report = ReportEvidence {
+        run_id: &run_id,
+        url: url.as_deref(),
+        year: text.year,
+        items,
+        sources: &sources,
+        claims: &inputs.claims,
+    };
+    let mut groups = evidence_groups(evidence, &report);
+    let negative = sources::negative_findings(items, &sources);
+    let mut opportunities = opportunities(items, &run_id, inputs);
+    if let (Some(n), true) = (&inputs.notebook, notebook) {
+        notebook::add_notebook(
+            n,
+            &inputs.links,
+            &mut groups,
+            &mut opportunities,
+        );
+    }
+    (groups, sources, negative, opportunities)
+}
+
+fn research_items(inputs: &Inputs<'_>) -> Researched {
     let read: Vec<(&RunId, ReportItems)> = inputs
         .reports
         .iter()
         .map(|r| (&r.run_id, report_items::read(r.text)))
         .collect();
-    let (Some((run, items)), Some(latest)) = (read.first(), inputs.reports.first()) else {
-        return Default::default();
+    let Some((_, items)) = read.first() else {
+        return Researched::default();
     };
-    let run_id = run.to_string();
-    let sources = sources::sources(&read);
-    let url = inputs.links.record(run);
-    let report = ReportEvidence {
-        run_id: &run_id,
-        url: url.as_deref(),
-        year: latest.year,
-        items,
-        sources: &sources,
-        claims: &inputs.claims,
-    };
+    let (groups, sources, negative, opportunities) =
+        relations(inputs, &read, 0, inputs.evidence.as_ref(), true);
+    let delta = read.get(1).map(|(_, before)| {
+        let (before_groups, ..) = relations(
+            inputs,
+            &read,
+            1,
+            inputs.evidence_before.as_ref(),
+            inputs.notebook_before,
+        );
+        let now = delta::Pass {
+            items,
+            groups: &groups,
+        };
+        let before = delta::Pass {
+            items: before,
+            groups: &before_groups,
+        };
+        delta::delta(now, before, &inputs.claims_touched)
+    });
     let sections = Sections {
-        existing_evidence: evidence_groups(inputs.evidence.as_ref(), &report),
-        missing_evidence: items
-            .gaps
-            .iter()
-            .map(|g| MissingEvidence {
-                claim: claim_text(&g.claim, &inputs.claims),
-                gap: g.gap.clone(),
-            })
-            .collect(),
-        experiment_opportunities: opportunities(items, &run_id, inputs),
+        existing_evidence: groups,
+        missing_evidence: claim_text::missing_evidence(&items.gaps, &inputs.claims),
+        experiment_opportunities: opportunities,
         recommended_actions: items
             .proposals
             .iter()
@@ -176,17 +223,13 @@ fn research_items(
             .collect(),
         ..Sections::default()
     };
-    let mut sections = sections;
-    let negative = sources::negative_findings(items, &sources);
-    if let Some(n) = &inputs.notebook {
-        notebook::add_notebook(
-            n,
-            &inputs.links,
-            &mut sections.existing_evidence,
-            &mut sections.experiment_opportunities,
-        );
+    Researched {
+        sections,
+        sources,
+        negative,
+        unparsed: items.unparsed.clone(),
+        delta,
     }
-    (sections, sources, negative, items.unparsed.clone())
 }
 
 /// Builds the site data from a chapter, its records (newest first) and
@@ -203,10 +246,16 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
     }
     let researched = st.state != ResearchState::NeverResearched;
     let run_id = st.run_id.as_ref().map(|r| r.to_string());
-    let (sections, sources, negative, unparsed) = if researched {
+    let Researched {
+        sections,
+        sources,
+        negative,
+        unparsed,
+        delta,
+    } = if researched {
         research_items(inputs)
     } else {
-        Default::default()
+        Researched::default()
     };
     let m = &chapter.manifest;
     let public_path = m
@@ -234,14 +283,6 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
         background: sections.existing_evidence.background.len(),
         limitations: sections.limitations.len(),
         open_gaps: gaps.len(),
-    };
-    let delta = match inputs.reports.as_slice() {
-        [now, before, ..] if researched => Some(sources::delta(
-            &report_items::read(now.text),
-            &report_items::read(before.text),
-            &inputs.claims_touched,
-        )),
-        _ => None,
     };
     let site = SiteChapter {
         schema: SITE_SCHEMA,

@@ -1,13 +1,13 @@
 //! The site data's sources, with ids that stay the same from run to run
 //! (`records::source_id`); the sources the ledger says were reviewed and not
-//! used, as negative findings; what changed since the research run before
-//! (`delta`); and the links a reader follows to a run's record.
+//! used, as negative findings; and the links a reader follows to a run's
+//! record. (What changed since the research run before is `delta`.)
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
-use super::schema::{Delta, Identifiers, NegativeFinding, Paper, Source};
+use super::schema::{Identifiers, NegativeFinding, Paper, Source};
 use crate::ids::RunId;
-use crate::records::report_items::{AuditRow, ReportItems};
+use crate::records::report_items::ReportItems;
 use crate::records::source_id::source_id;
 
 /// Where a reader opens a run's record.
@@ -100,105 +100,4 @@ pub fn negative_findings(items: &ReportItems, sources: &[Source]) -> Vec<Negativ
         });
     }
     out
-}
-
-/// What changed between two research reports. Claims are the audit rows,
-/// by id: added, removed, or changed when the chapter changed them (their
-/// quoted sentence differs between the two audits, or the prose change
-/// between the two revisions touched it: `claims_touched`). A claim kept
-/// whose verdict cell differs, or that changed, is re-validated; one kept
-/// as it was is reused.
-pub fn delta(now: &ReportItems, before: &ReportItems, claims_touched: &[String]) -> Delta {
-    let old_ids: HashSet<String> = before.sources.iter().map(source_id).collect();
-    // Each claim's first audit row, by its key.
-    let by_key = |rows: &'_ [AuditRow]| -> HashMap<String, usize> {
-        let mut map = HashMap::with_capacity(rows.len());
-        for (i, r) in rows.iter().enumerate() {
-            map.entry(r.key()).or_insert(i);
-        }
-        map
-    };
-    let old_rows = by_key(&before.audit);
-    let now_rows = by_key(&now.audit);
-    let touched: HashSet<String> = claims_touched.iter().map(|c| c.to_lowercase()).collect();
-    let mut d = Delta {
-        papers_new: now
-            .sources
-            .iter()
-            .filter(|r| !old_ids.contains(&source_id(r)))
-            .count(),
-        ..Delta::default()
-    };
-    for row in &now.audit {
-        let key = row.key();
-        let Some(old) = old_rows.get(&key).map(|&i| &before.audit[i]) else {
-            d.claims_added += 1;
-            continue;
-        };
-        let quote_changed = matches!((row.quote(), old.quote()), (Some(a), Some(b)) if a != b);
-        let changed = quote_changed || touched.contains(&key);
-        if changed {
-            d.claims_changed += 1;
-        }
-        if changed || old.verdict != row.verdict {
-            d.relations_revalidated += 1;
-        } else {
-            d.relations_reused += 1;
-        }
-    }
-    d.claims_removed = before
-        .audit
-        .iter()
-        .filter(|r| !now_rows.contains_key(&r.key()))
-        .count();
-    d.relations_removed = d.claims_removed;
-    d
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::records::report_items::read;
-
-    const BEFORE: &str = "## 2. Claim audit\n| claim | latest verdict | response |\n|---|---|---|\n\
-| a: \"A is so.\" | REPRODUCED | keep |\n| b: \"B is so.\" | REPRODUCED | keep |\n| c | REPRODUCED | keep |\n\
-## 3. Source ledger\n| source | url |\n|---|---|\n| Docs | https://x.org/docs |\n";
-
-    #[test]
-    fn a_changed_verdict_is_revalidated_and_a_changed_claim_is_a_claim_changed() {
-        let before = read(BEFORE);
-        let same = delta(&read(BEFORE), &before, &[]);
-        assert_eq!(
-            (same.claims_changed, same.relations_reused, same.papers_new),
-            (0, 3, 0)
-        );
-        // Only the verdict of `a` changed: re-validated, no claim changed.
-        let verdict = read(&BEFORE.replace(
-            "| a: \"A is so.\" | REPRODUCED |",
-            "| a: \"A is so.\" | NOT_REPRODUCED |",
-        ));
-        let d = delta(&verdict, &before, &[]);
-        assert_eq!(
-            (
-                d.claims_changed,
-                d.relations_revalidated,
-                d.relations_reused
-            ),
-            (0, 1, 2)
-        );
-        // The quote of `b` changed in claims.yaml, and the prose touched `c`.
-        let quote = read(&BEFORE.replace("\"B is so.\"", "\"B is now so.\""));
-        let d = delta(&quote, &before, &["C".to_string()]);
-        assert_eq!((d.claims_changed, d.relations_revalidated), (2, 2));
-        // One claim gone, one new source.
-        let fewer = read(&BEFORE.replace("| c | REPRODUCED | keep |\n", "").replace(
-            "| Docs | https://x.org/docs |",
-            "| Docs | https://x.org/docs |\n| Paper | https://arxiv.org/abs/2101.12127 |",
-        ));
-        let d = delta(&fewer, &before, &[]);
-        assert_eq!(
-            (d.claims_removed, d.relations_removed, d.papers_new),
-            (1, 1, 1)
-        );
-    }
 }

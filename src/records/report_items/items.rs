@@ -110,6 +110,8 @@ pub struct Gap {
     /// cell, or else the section's heading.
     pub claim: String,
     pub gap: String,
+    /// Whether `claim` is only the heading of the section the mark is in.
+    pub from_heading: bool,
 }
 
 /// A claim-audit row: the claim (first cell), the verdict cell if the table

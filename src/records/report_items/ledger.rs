@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::metadata::{self, Metadata};
 use super::plain::plain;
 
 /// A source-ledger row.
@@ -11,6 +12,8 @@ use super::plain::plain;
 pub struct LedgerRow {
     pub title: String,
     pub authors: Vec<String>,
+    /// The ledger ended its authors with "et al.": there are more.
+    pub authors_partial: bool,
     pub year: Option<i64>,
     pub venue: Option<String>,
     /// How much of it was read (full text, abstract only, not accessible).
@@ -151,17 +154,54 @@ pub fn doi_in(text: &str) -> Option<String> {
     None
 }
 
-/// A ledger row from its cells, by the header's column names.
+/// Whether a header names the one cell that holds a source's authors,
+/// year and venue together ("checked metadata", as the prompt asks).
+fn is_metadata(header: &str) -> bool {
+    let h = header.to_lowercase();
+    ["metadata", "bibliographic", "citation"]
+        .iter()
+        .any(|n| h.contains(n))
+}
+
+/// The year a cell gives: its first four digits.
+fn year_cell(cell: &str) -> Result<i64, &'static str> {
+    cell.chars()
+        .filter(char::is_ascii_digit)
+        .collect::<String>()
+        .get(..4)
+        .and_then(|d| d.parse().ok())
+        .ok_or("its year is not a year")
+}
+
+/// A ledger row from its cells, by the header's column names. Authors,
+/// year and venue come from columns of their own, else from a metadata
+/// cell ([`metadata`]); a "date" column is the year only when neither
+/// gives one.
 pub fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'static str> {
-    // Names in order of preference: the first name some header holds wins.
-    let col = |names: &[&str]| {
-        names
-            .iter()
-            .find_map(|n| header.iter().position(|h| h.to_lowercase().contains(n)))
-            .and_then(|i| row.get(i))
+    let cell = |i: usize| {
+        row.get(i)
             .map(|c| c.trim())
             .filter(|c| !c.is_empty() && *c != "-")
     };
+    // Names in order of preference: the first name some header holds wins.
+    // The metadata column is read as a whole, never as one of these
+    // ("checked metadata" is no reading status).
+    let col = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| {
+                header
+                    .iter()
+                    .position(|h| !is_metadata(h) && h.to_lowercase().contains(n))
+            })
+            .and_then(cell)
+    };
+    let meta: Metadata = header
+        .iter()
+        .position(|h| is_metadata(h))
+        .and_then(cell)
+        .map(metadata::metadata)
+        .unwrap_or_default();
     let title_cell =
         col(&["title", "source", "reference", "work"]).or(row.first().map(|c| c.trim()));
     let title = title_cell
@@ -172,38 +212,25 @@ pub fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'stat
         .and_then(url_in)
         .or_else(|| title_cell.and_then(url_in))
         .map(|u| crate::text::redact_url(&u));
-    let year = match col(&["year", "date"]) {
-        None => None,
-        Some(y) => Some(
-            y.chars()
-                .filter(char::is_ascii_digit)
-                .collect::<String>()
-                .get(..4)
-                .and_then(|d| d.parse().ok())
-                .ok_or("its year is not a year")?,
-        ),
+    let year = match (col(&["year"]), meta.year, col(&["date"])) {
+        (Some(y), _, _) => Some(year_cell(y)?),
+        (None, Some(y), _) => Some(y),
+        (None, None, Some(y)) => Some(year_cell(y)?),
+        (None, None, None) => None,
+    };
+    let (authors, authors_partial) = match col(&["author"]) {
+        Some(a) => metadata::authors(a),
+        None => (meta.authors, meta.partial),
     };
     let whole = row.join(" ");
     Ok(LedgerRow {
         title,
-        authors: col(&["author"])
-            .map(|a| {
-                // "Doe, J.; Roe, R." is two authors: with a `;` the commas
-                // are inside names.
-                let names: Vec<&str> = if a.contains(';') {
-                    a.split(';').collect()
-                } else {
-                    a.split(',').collect()
-                };
-                names
-                    .into_iter()
-                    .map(plain)
-                    .filter(|s| !s.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        authors,
+        authors_partial,
         year,
-        venue: col(&["venue", "publisher", "journal"]).map(plain),
+        venue: col(&["venue", "publisher", "journal"])
+            .map(plain)
+            .or(meta.venue),
         status: col(&["status", "reading", "read", "verified", "checked"]).map(plain),
         arxiv: arxiv_in(&whole),
         doi: doi_in(&whole),
@@ -287,5 +314,21 @@ mod tests {
         assert_eq!(r.authors, ["Doe, J.", "Roe, R."]);
         let r = row("source | authors", "B | Ann Lee, Bo Ng");
         assert_eq!(r.authors, ["Ann Lee", "Bo Ng"]);
+        let r = row("source | authors", "C | Ann Lee, Bo Ng, et al.");
+        assert_eq!((r.authors.len(), r.authors_partial), (2, true));
+    }
+
+    #[test]
+    fn a_checked_metadata_cell_gives_authors_year_and_venue() {
+        let header = "what it is | checked metadata | URL | how much you read | claim it bears on | limits | checked / accessed";
+        let r = row(
+            header,
+            "tf.data | Murray et al. (2021), Proc. VLDB Endowment | https://arxiv.org/abs/2101.12127 | abstract only | none | - | 2026-12-01",
+        );
+        assert_eq!(r.authors, ["Murray"]);
+        assert!(r.authors_partial);
+        assert_eq!(r.year, Some(2021), "not the year it was accessed");
+        assert_eq!(r.venue.as_deref(), Some("Proc. VLDB Endowment"));
+        assert_eq!(r.status.as_deref(), Some("abstract only"));
     }
 }

@@ -6,12 +6,14 @@
 //! in `unparsed`.
 //!
 //! `items` holds the types, `plain` turns a cell or a sentence into plain
-//! text, `ledger` reads a source-ledger row, `entries` the findings and the
+//! text, `ledger` reads a source-ledger row (`metadata` its authors, year
+//! and venue, from one cell or several), `entries` the findings and the
 //! experiment opportunities; this file walks the report section by section.
 
 mod entries;
 mod items;
 mod ledger;
+mod metadata;
 mod plain;
 
 // Sections, marks and table cells as the report check reads them, so the
@@ -23,7 +25,7 @@ pub use items::{
     AuditRow, FindingKind, Gap, ReportFinding, ReportItems, UnrunExperiment, claim_key,
 };
 pub use ledger::{LedgerRow, arxiv_in, doi_in};
-pub use plain::plain;
+pub use plain::{plain, sentences};
 
 fn is_separator(cells: &[String]) -> bool {
     !cells.is_empty()
@@ -101,13 +103,14 @@ impl Reader {
         if trimmed.starts_with('|') {
             let row = cells(line);
             let claim = match (self.section, &self.header) {
-                (Some(LEDGER), Some(h)) => ledger::ledger_row(h, &row)
-                    .ok()
-                    .and_then(|r| r.bears_on)
-                    .unwrap_or_else(|| self.heading.clone()),
-                (Some(AUDIT), Some(_)) => row.first().map(|c| plain(c)).unwrap_or_default(),
-                _ => self.heading.clone(),
+                (Some(LEDGER), Some(h)) => {
+                    ledger::ledger_row(h, &row).ok().and_then(|r| r.bears_on)
+                }
+                (Some(AUDIT), Some(_)) => Some(row.first().map(|c| plain(c)).unwrap_or_default()),
+                _ => None,
             };
+            let from_heading = claim.is_none();
+            let claim = claim.unwrap_or_else(|| self.heading.clone());
             // A cell marked twice is one lead.
             for cell in row.iter().filter(|c| count_word(c, "UNVERIFIED") > 0) {
                 let mut gap = plain(cell);
@@ -117,6 +120,7 @@ impl Reader {
                 self.items.gaps.push(Gap {
                     claim: claim.clone(),
                     gap,
+                    from_heading,
                 });
             }
             return;
@@ -130,6 +134,7 @@ impl Reader {
             self.items.gaps.push(Gap {
                 claim: self.heading.clone(),
                 gap: plain(sentence),
+                from_heading: true,
             });
         }
     }
