@@ -9,6 +9,7 @@ mod busy_machine;
 mod chapters;
 mod diff;
 mod fetch;
+mod h52_site;
 mod hardening_evidence;
 mod hardening_inputs;
 mod hardening_notebook_scale;

@@ -243,16 +243,20 @@ fn latest_per_environment(
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for r in records.iter().filter(|r| r.is_evidence()) {
-        // The record says what measured it (one stored before it did is
-        // read to find out).
+        // The record says what measured it. One stored before records
+        // did (before windows) is read only while its environment shows
+        // nothing yet: 10,000 old runs are not read to find an engine.
         let pytorch = r
             .experiment
             .as_ref()
             .and_then(|x| x.measured_by.as_ref())
             .map(|m| m.engine == "pytorch");
-        if let Some(p) = pytorch
-            && seen.contains(&(r.environment.env_id.clone(), p))
-        {
+        let env = &r.environment.env_id;
+        let shown = match pytorch {
+            Some(p) => seen.iter().any(|(e, q)| e == env && *q == p),
+            None => seen.iter().any(|(e, _)| e == env),
+        };
+        if shown {
             continue;
         }
         match runs::experiment(project, r.clone()) {
