@@ -91,7 +91,11 @@ fn the_header_shows_the_state_once_and_the_index_counts_claims_as_the_page_colou
     assert!(!shown.is_empty());
     for tone in ["label ok", "label warn", "label bad", "label none"] {
         let on_page = newest.iter().filter(|c| *c == tone).count();
-        let counted: usize = counts.iter().filter(|(_, c)| c == tone).map(|(n, _)| n).sum();
+        let counted: usize = counts
+            .iter()
+            .filter(|(_, c)| c == tone)
+            .map(|(n, _)| n)
+            .sum();
         assert_eq!(on_page, counted, "{tone}: {counts:?}");
     }
     // The fixture's model-limited claim is a warning on the page and in the
@@ -133,7 +137,10 @@ fn findings_keep_their_lines_addresses_are_links_and_the_stored_notebook_is_link
         .find(|p| p.contains("Finding 1"))
         .unwrap();
     assert_eq!(findings.matches("<br>").count(), 3, "{findings}");
-    assert!(report.contains("A sentence of prose that wraps\nonto"), "{report}");
+    assert!(
+        report.contains("A sentence of prose that wraps\nonto"),
+        "{report}"
+    );
     // Its address is a link, without the secret.
     let hrefs = attrs(&doc, "a[href]", "href");
     assert!(
@@ -145,11 +152,15 @@ fn findings_keep_their_lines_addresses_are_links_and_the_stored_notebook_is_link
     assert!(!html.contains("s3cr3t"));
     // The chapter's address and the notebook's published address are links.
     assert!(
-        hrefs.contains(&"https://programmer.ie/books/pytorch-from-first-principles/06-chapter/".to_string()),
+        hrefs.contains(
+            &"https://programmer.ie/books/pytorch-from-first-principles/06-chapter/".to_string()
+        ),
         "{hrefs:?}"
     );
     assert!(
-        hrefs.iter().any(|h| h.starts_with("https://colab.research.google.com/")),
+        hrefs
+            .iter()
+            .any(|h| h.starts_with("https://colab.research.google.com/")),
         "{hrefs:?}"
     );
     // The stored notebook is linked, where it lives in the project.
@@ -214,18 +225,27 @@ fn the_chapter_page_lists_the_newest_runs_and_links_the_whole_history_page_by_pa
     assert!(out.status.success(), "{}", stderr(&out));
     let chapter = page(&p, CHAPTER_PAGE);
     let listed = run_ids(&chapter);
-    assert!(listed.len() <= 25, "{} runs on the chapter page", listed.len());
+    assert!(
+        listed.len() <= 25,
+        "{} runs on the chapter page",
+        listed.len()
+    );
     assert_eq!(listed[0], *added.last().unwrap(), "newest first");
     // The fixture's research run (the oldest) is listed with its report,
     // which the page renders.
     assert!(
-        listed.contains(&"pytorch-from-first-principles:06:20261101T120000:aaaaaaaaaaaa".to_string()),
+        listed
+            .contains(&"pytorch-from-first-principles:06:20261101T120000:aaaaaaaaaaaa".to_string()),
         "{listed:?}"
     );
     let pages = attrs(&chapter, "#history p.pages a", "href");
     assert_eq!(
         pages,
-        ["06/history-1.html", "06/history-2.html", "06/history-3.html"]
+        [
+            "06/history-1.html",
+            "06/history-2.html",
+            "06/history-3.html"
+        ]
     );
     // Every run once across the pages, newest first, 100 a page, each page
     // linked to the next and the one before.
@@ -312,7 +332,11 @@ fn record_files_are_linked_under_a_base_url_or_copied_when_asked() {
     }
     // A base URL the links cannot carry is refused, nothing written.
     std::fs::remove_dir_all(p.path("site")).unwrap();
-    for bad in ["https://me:pw@github.com/x", "https://github.com/x?ref=main", "ftp://x.org"] {
+    for bad in [
+        "https://me:pw@github.com/x",
+        "https://github.com/x?ref=main",
+        "ftp://x.org",
+    ] {
         let out = site(&p, &["--base-url", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert_eq!(stderr(&out).trim().lines().count(), 1, "{}", stderr(&out));
@@ -371,7 +395,9 @@ fn measure(chromium: &Path, dir: &Path, page: &Path, width: u32, selectors: &[&s
         .output()
         .unwrap();
     let dom = String::from_utf8_lossy(&out.stdout);
-    let start = dom.find("<pre id=\"measure\">").expect("chromium measured the page");
+    let start = dom
+        .find("<pre id=\"measure\">")
+        .expect("chromium measured the page");
     let end = dom[start..].find("</pre>").unwrap() + start;
     dom[start + 18..end].to_string()
 }
@@ -399,7 +425,12 @@ fn the_pages_fit_1280_and_390_px_in_chromium() {
     assert!(site(&p, &[]).status.success());
     let chapter = p.path(CHAPTER_PAGE).canonicalize().unwrap();
     let index = p.path("site/index.html").canonicalize().unwrap();
-    let selectors = ["table.claims td.claim", "table.claims td.verdict", "table.cells", "main"];
+    let selectors = [
+        "table.claims td.claim",
+        "table.claims td.verdict",
+        "table.cells",
+        "main",
+    ];
     // At 1280 px: the claim's words take the room, and each measured table
     // fits its box without scrolling.
     let wide = measure(&chromium, p.root(), &chapter, 1280, &selectors);

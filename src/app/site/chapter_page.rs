@@ -208,9 +208,7 @@ pub fn verdict_class(c: &crate::published::diff::ClaimResult) -> (&'static str, 
         V::Reproduced if c.magnitude_differs.is_some() => ("magnitude differs", "warn"),
         V::Reproduced if c.magnitude_uncertain.is_some() => ("magnitude uncertain", "warn"),
         V::Reproduced if c.model_limit.is_some() => ("reproduced, model limit", "warn"),
-        V::Reproduced if c.start_in_window.is_some() => {
-            ("reproduced, start-up in window", "warn")
-        }
+        V::Reproduced if c.start_in_window.is_some() => ("reproduced, start-up in window", "warn"),
         V::Reproduced if !c.prose_consistent => {
             ("reproduced, the prose differs from its table", "warn")
         }
@@ -470,7 +468,8 @@ fn notebook_panel(
     let live = records
         .iter()
         .find(|r| r.retraction.is_none() && r.kind == RunKind::Notebook);
-    let latest = live.and_then(|r| crate::app::notebook::latest_run(project, std::slice::from_ref(r)));
+    let latest =
+        live.and_then(|r| crate::app::notebook::latest_run(project, std::slice::from_ref(r)));
     Some(crate::render::notebook_view::notebook_view(
         status,
         fingerprint,

@@ -100,8 +100,10 @@ impl<'a> Rows<'a> {
             record_link: self
                 .links
                 .to(project, &layout.record_file(&r.run_id), depth),
-            evidence_link: evidence_file
-                .and_then(|f| self.links.to(project, &layout.evidence_file(key, &f), depth)),
+            evidence_link: evidence_file.and_then(|f| {
+                self.links
+                    .to(project, &layout.evidence_file(key, &f), depth)
+            }),
             evidence_label,
             report_html,
         }
@@ -140,11 +142,7 @@ fn summary(r: &Record) -> (String, Option<String>, &'static str) {
             )
         }
         (None, None) => match &r.notebook {
-            Some(n) => (
-                n.summary.clone(),
-                Some(n.file.clone()),
-                "notebook run file",
-            ),
+            Some(n) => (n.summary.clone(), Some(n.file.clone()), "notebook run file"),
             None => (String::new(), None, ""),
         },
     }
