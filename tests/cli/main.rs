@@ -11,6 +11,7 @@ mod diff;
 mod fetch;
 mod h52_notebook_truth;
 mod h52_research_truth;
+mod h52_site;
 mod hardening_evidence;
 mod hardening_inputs;
 mod hardening_notebook_scale;
