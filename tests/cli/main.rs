@@ -8,6 +8,7 @@ mod bounds;
 mod busy_machine;
 mod chapters;
 mod diff;
+mod failing_line;
 mod fetch;
 mod hardening_evidence;
 mod hardening_inputs;
