@@ -19,6 +19,7 @@ mod hardening_report_bounds;
 mod hardening_secrets;
 mod helpers;
 mod hostile;
+mod long_history;
 mod notebook;
 mod outputs;
 mod own_fixtures;
