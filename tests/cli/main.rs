@@ -5,6 +5,7 @@ mod architecture;
 mod bench;
 mod books;
 mod bounds;
+mod builds_ignored;
 mod busy_machine;
 mod chapters;
 mod diff;
