@@ -117,9 +117,10 @@ fn web_url(text: &str) -> Result<String, String> {
 #[derive(Debug, Args)]
 pub struct SiteArgs {
     /// The folder to write: new, empty, or a site this command wrote before
-    /// (which it replaces whole)
+    /// (which it replaces whole) [default: build/site under the project
+    /// root, a folder git ignores]
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Folder whose templates override the embedded ones, file by file
     /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
     /// research-prompt.md.j2 for the prompt the pages offer)

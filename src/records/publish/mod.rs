@@ -171,12 +171,7 @@ fn relations(
     let negative = sources::negative_findings(items, &sources);
     let mut opportunities = opportunities(items, &run_id, inputs);
     if let (Some(n), true) = (&inputs.notebook, notebook) {
-        notebook::add_notebook(
-            n,
-            &inputs.links,
-            &mut groups,
-            &mut opportunities,
-        );
+        notebook::add_notebook(n, &inputs.links, &mut groups, &mut opportunities);
     }
     (groups, sources, negative, opportunities)
 }
@@ -238,10 +233,9 @@ fn research_items(inputs: &Inputs<'_>) -> Researched {
 /// research.
 pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
     let mut st: ChapterStatus = status::chapter_status(chapter, records);
-    if let (Some(reason), Some(change)) = (
-        st.stale_reasons.first_mut(),
-        &inputs.changed_since_research,
-    ) {
+    if let (Some(reason), Some(change)) =
+        (st.stale_reasons.first_mut(), &inputs.changed_since_research)
+    {
         reason.push_str(&format!("; {change}"));
     }
     let researched = st.state != ResearchState::NeverResearched;
