@@ -169,7 +169,7 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
     assert!(!panel.contains("· published at"), "{panel}");
     assert!(
         panel.contains(&format!(
-            "local copy of 06-fail.ipynb, not the notebook published at {}",
+            "local copy of 06-fail.ipynb, not the notebook published at <a href=\"{0}\">{0}</a>",
             url.replace('/', "&#x2f;")
         )),
         "{panel}"
