@@ -120,7 +120,8 @@ fn quoted_words(text: &str, pieces: &[String]) -> Option<std::ops::Range<usize>>
     }
     // A word is counted as quoted when the quote covers any of it.
     let before = |at: usize| text[..at].split_whitespace().count();
-    let lo = before(start) - usize::from(!text[..start].ends_with(char::is_whitespace) && start > 0);
+    let lo =
+        before(start) - usize::from(!text[..start].ends_with(char::is_whitespace) && start > 0);
     Some(lo..before(end))
 }
 

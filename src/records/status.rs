@@ -154,8 +154,7 @@ pub fn notebook_label(
     stored: Option<&crate::notebook::StoredNotebooks>,
     file: &str,
 ) -> String {
-    let url =
-        crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    let url = crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
     stored
         .map_or(
             crate::notebook::provenance::NotebookProvenance::Unlisted,

@@ -125,7 +125,8 @@ fn recorded(out: &std::process::Output) -> String {
 
 #[test]
 fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
-    let Some(python) = kernel_python("a_local_copy_of_the_notebook_is_never_called_the_published_one")
+    let Some(python) =
+        kernel_python("a_local_copy_of_the_notebook_is_never_called_the_published_one")
     else {
         return;
     };
@@ -173,7 +174,10 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
         )),
         "{panel}"
     );
-    assert!(panel.contains("(local copy of 06-fail.ipynb)</p>"), "{panel}");
+    assert!(
+        panel.contains("(local copy of 06-fail.ipynb)</p>"),
+        "{panel}"
+    );
     // And the site's history says it of each run.
     assert!(
         page.contains(".ipynb (local copy of 06-fail.ipynb)")
@@ -297,7 +301,9 @@ fn groups_of_experiments(v: &Value) -> Vec<(String, Value)> {
                 .as_sequence()
                 .into_iter()
                 .flatten()
-                .filter(|i| str_of(&i["source"]["title"]).starts_with("research_companion experiment"))
+                .filter(|i| {
+                    str_of(&i["source"]["title"]).starts_with("research_companion experiment")
+                })
                 .map(move |i| (g.as_str().unwrap().to_string(), i.clone()))
         })
         .collect()
@@ -307,11 +313,8 @@ fn groups_of_experiments(v: &Value) -> Vec<(String, Value)> {
 /// the quote of spin-wait-mean-62.8-to-28.1 elides ("In the second table,
 /// wait_mean ... fell from 62.8 ms to 28.1 ms.").
 fn add_revision(p: &Project) {
-    let text = std::fs::read_to_string(
-        p.chapter_dir()
-            .join("snapshots/0001-a7d34947a6b4.txt"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(p.chapter_dir().join("snapshots/0001-a7d34947a6b4.txt")).unwrap();
     assert!(text.contains("sat blocked waiting"));
     p.write(
         "revised.txt",

@@ -195,10 +195,9 @@ fn research_items(
 /// research.
 pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
     let mut st: ChapterStatus = status::chapter_status(chapter, records);
-    if let (Some(reason), Some(change)) = (
-        st.stale_reasons.first_mut(),
-        &inputs.changed_since_research,
-    ) {
+    if let (Some(reason), Some(change)) =
+        (st.stale_reasons.first_mut(), &inputs.changed_since_research)
+    {
         reason.push_str(&format!("; {change}"));
     }
     let researched = st.state != ResearchState::NeverResearched;

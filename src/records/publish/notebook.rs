@@ -67,10 +67,7 @@ pub fn add_notebook(
     let which = if latest.provenance.is_published() {
         "the published notebook".to_string()
     } else {
-        format!(
-            "{}, not the published notebook",
-            latest.provenance.short()
-        )
+        format!("{}, not the published notebook", latest.provenance.short())
     };
     let mut rationale = match latest.verdict {
         _ if st.notebook_changed => format!(
