@@ -72,7 +72,9 @@ pub fn prompt(
     // The history lists retracted runs, marked: it is made from them all.
     (carried.history, carried.history_left_out) =
         research_record::history(project, chapter, &all, &research);
-    carried.researched = all.iter().any(|r| r.kind == crate::records::RunKind::Research);
+    carried.researched = all
+        .iter()
+        .any(|r| r.kind == crate::records::RunKind::Research);
     let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());

@@ -56,7 +56,11 @@ impl LeftOut {
             (self.notebook, "notebook run", "notebook runs"),
         ] {
             if n > 0 {
-                kinds.push(format!("{} {}", grouped(n), if n == 1 { one } else { many }));
+                kinds.push(format!(
+                    "{} {}",
+                    grouped(n),
+                    if n == 1 { one } else { many }
+                ));
             }
         }
         let mut s = format!(
@@ -124,7 +128,12 @@ pub fn select<'a>(
         }
     }
     let mut left = LeftOut::default();
-    for r in records.iter().zip(&keep).filter(|(_, k)| !**k).map(|(r, _)| r) {
+    for r in records
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(r, _)| r)
+    {
         left.total += 1;
         left.of_current_revision += usize::from(currency(chapter, r) == RunCurrency::Current);
         match r.kind {

@@ -55,9 +55,9 @@ fn the_tools_builds_do_not_show_in_git_status_and_the_evidence_does() {
     let listed: Vec<&str> = status.lines().collect();
     assert_eq!(listed.len(), 2, "{status}");
     assert!(
-        listed.iter().all(|l| l.starts_with(
-            "?? records/pytorch-from-first-principles/06/"
-        )),
+        listed
+            .iter()
+            .all(|l| l.starts_with("?? records/pytorch-from-first-principles/06/")),
         "{status}"
     );
 }

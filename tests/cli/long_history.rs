@@ -79,7 +79,10 @@ fn the_prompt_and_publish_keep_a_bounded_history_and_count_the_rest() {
     // All runs are of the current revision: the 5 newest research runs and
     // 5 newest experiments, then more of them up to 20 in all.
     assert_eq!(listed.len(), 20, "{section}");
-    let research = listed.iter().filter(|l| l.contains("examined revision")).count();
+    let research = listed
+        .iter()
+        .filter(|l| l.contains("examined revision"))
+        .count();
     let experiments = listed
         .iter()
         .filter(|l| l.contains("an experiment on revision"))
@@ -117,10 +120,9 @@ fn the_prompt_and_publish_keep_a_bounded_history_and_count_the_rest() {
         // of the other 96 (the fixture's own report has no such ledger).
         assert_eq!(provenance.len(), 6, "{s:?}");
         assert!(
-            provenance[0]
-                .as_str()
-                .unwrap()
-                .starts_with("source ledger of research run pytorch-from-first-principles:06:20300101T"),
+            provenance[0].as_str().unwrap().starts_with(
+                "source ledger of research run pytorch-from-first-principles:06:20300101T"
+            ),
             "{s:?}"
         );
         assert_eq!(
