@@ -691,15 +691,15 @@ fn the_four_states_the_theme_renders_key_by_key() {
     assert_eq!(
         counts,
         [
-            ("relations_reused", 5),
+            ("relations_reused", 7),
             ("relations_revalidated", 1),
-            ("relations_removed", 0),
+            ("relations_removed", 1),
             ("papers_new", 1),
             ("claims_added", 0),
             ("claims_changed", 0),
             ("claims_removed", 0),
         ],
-        "a changed verdict is re-validated, not a changed claim"
+        "the replaced source's relation is removed and its successor re-evaluated; the other seven are reused, and a changed verdict cell changes no claim"
     );
     let sources = v["sources"].as_sequence().unwrap();
     assert_eq!(sources[1]["id"], paper_id, "the paper kept its id");
