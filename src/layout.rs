@@ -13,6 +13,8 @@ use crate::ids::{ChapterKey, RunId};
 pub const SNAPSHOTS_DIR: &str = "book-snapshots";
 /// Name of the folder that holds research and experiment records.
 pub const RECORDS_DIR: &str = "records";
+/// The project's folder for what the tool builds (never evidence).
+pub const BUILD_DIR: &str = "build";
 /// Environment variable that names the root, like `--root`.
 pub const ROOT_ENV: &str = "RESEARCH_COMPANION_ROOT";
 
@@ -86,6 +88,12 @@ impl Layout {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         }
+    }
+
+    /// `build/`: where the tool's builds go by default (the site), and
+    /// where the README writes drafts; it ignores itself in git.
+    pub fn build_dir(&self) -> PathBuf {
+        self.root.join(BUILD_DIR)
     }
 
     /// `book-snapshots/`.

@@ -683,7 +683,7 @@ pub fn urls_with_secrets(text: &str) -> Vec<&str> {
 /// Where each URL in free text starts and ends: its scheme (letters,
 /// digits, `+`, `-`, `.` before `://`) to [`url_end`], in order, none
 /// overlapping.
-fn url_spans(text: &str) -> Vec<(usize, usize)> {
+pub fn url_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut search = 0;
     while let Some(i) = text[search..].find("://").map(|i| i + search) {

@@ -83,13 +83,17 @@ pub fn between(
     let claims_touched = quotes
         .into_iter()
         .filter(|(_, quote)| {
-            quote
+            let pieces: Vec<String> = quote
                 .split(['…'])
                 .flat_map(|part| part.split("..."))
                 // A part prose-v1 refuses cannot be in either normalized text.
                 .filter_map(|part| normalize(part).ok())
                 .filter(|f| f.len() >= 3)
-                .any(|f| old.contains(&f) && !new.contains(&f))
+                .collect();
+            pieces.iter().any(|f| old.contains(f) && !new.contains(f))
+                // An edit between the visible pieces (in the words a quote
+                // elides) changes the sentence it quotes too.
+                || quoted_words(&old, &pieces).is_some_and(|span| diff.touches(span))
         })
         .map(|(id, _)| id)
         .collect();
@@ -102,6 +106,23 @@ pub fn between(
         passages: passages(&diff.words),
         claims_touched,
     })
+}
+
+/// The words of `text` (indices, as `prose_diff` counts them) from the
+/// first of a quote's `pieces` to the end of the last, found in order;
+/// None when one is missing.
+fn quoted_words(text: &str, pieces: &[String]) -> Option<std::ops::Range<usize>> {
+    let (first, rest) = pieces.split_first()?;
+    let start = text.find(first.as_str())?;
+    let mut end = start + first.len();
+    for p in rest {
+        end = end + text[end..].find(p.as_str())? + p.len();
+    }
+    // A word is counted as quoted when the quote covers any of it.
+    let before = |at: usize| text[..at].split_whitespace().count();
+    let lo =
+        before(start) - usize::from(!text[..start].ends_with(char::is_whitespace) && start > 0);
+    Some(lo..before(end))
 }
 
 /// The changed passages, each with a few words of context around it.

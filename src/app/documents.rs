@@ -68,7 +68,13 @@ pub fn prompt(
             .filter_map(|r| crate::records::store::verify_evidence(project.layout(), r).err())
             .map(|e| format!("the evidence file: {e}; the prompt uses only what its record holds")),
     );
-    let carried = carried(project, chapter, &records, &research);
+    let mut carried = carried(project, chapter, &records, &research);
+    // The history lists retracted runs, marked: it is made from them all.
+    (carried.history, carried.history_left_out) =
+        research_record::history(project, chapter, &all, &research);
+    carried.researched = all
+        .iter()
+        .any(|r| r.kind == crate::records::RunKind::Research);
     let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
     view.changes_since_research =
         super::changes::since_research(project, chapter, &records).map(|c| c.summary());
@@ -148,8 +154,8 @@ fn carried(
             })
             .unwrap_or_default(),
         latest_research: latest_id,
-        history: research_record::history(project, chapter, research),
         evidence,
+        ..Default::default()
     }
 }
 

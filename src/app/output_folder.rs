@@ -110,6 +110,33 @@ pub fn check(layout: &Layout, target: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// What `build/.gitignore` holds: everything in the folder, itself too.
+pub const BUILD_GITIGNORE: &str = "# Written by research_companion: what it builds (the site, drafts, plots,\n# run files not recorded) is never the book's evidence, so git ignores it all.\n*\n";
+
+/// Makes ready a folder for an output at `target`: when `target` lies in
+/// the project's `build/` folder, that folder and the target's parent are
+/// created, and `build/.gitignore` (`*`) is written unless it exists, so
+/// git ignores whatever the tool builds there. Elsewhere nothing is done.
+pub fn prepare(layout: &Layout, target: &Path) -> Result<()> {
+    let build = layout.build_dir();
+    let resolved = resolve(target)?;
+    if !resolved.starts_with(resolve(&build)?) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(&build).map_err(|e| Error::io(&build, e))?;
+    let ignore = build.join(".gitignore");
+    if std::fs::symlink_metadata(&ignore).is_err() {
+        match crate::atomic::write_new(&ignore, BUILD_GITIGNORE.as_bytes()) {
+            Ok(()) | Err(Error::WouldOverwrite { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(parent) = resolved.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,6 +123,8 @@ pub fn site_data(
         notebook,
         evidence_before,
         notebook_before,
+        changed_since_research: super::changes::since_research(project, chapter, &records)
+            .map(|c| c.summary()),
     };
     Ok(publish::site_data(chapter, &records, &inputs))
 }

@@ -94,26 +94,51 @@ pub fn changed_between(
     changes::between(project, chapter, a, b).ok()
 }
 
-/// Every research run as the prompt's history lists it: its result, and
-/// what changed in the chapter since its revision.
-pub fn history(project: &Project, chapter: &Chapter, record: &ResearchRecord) -> Vec<HistoryView> {
+/// The runs the prompt's history lists, from `records` (every run, newest
+/// first, retracted ones included): a bounded selection
+/// ([`PROMPT_HISTORY`](crate::records::selection::PROMPT_HISTORY)), each
+/// with its result (a research run's from its report in `research`) and
+/// what changed in the chapter since its revision; and the runs it leaves
+/// out, counted.
+pub fn history(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[Record],
+    research: &ResearchRecord,
+) -> (Vec<HistoryView>, crate::records::selection::LeftOut) {
+    use crate::records::selection::{PROMPT_HISTORY, select};
     let current = &chapter.state.current_snapshot;
-    record
+    let (kept, left_out) = select(chapter, records, PROMPT_HISTORY);
+    let items: std::collections::HashMap<&crate::ids::RunId, Option<&ReportItems>> = research
         .runs
         .iter()
+        .map(|r| (&r.record.run_id, r.items.as_ref()))
+        .collect();
+    // One prose comparison per revision, however many runs examined it.
+    let mut changes: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    let lines = kept
+        .into_iter()
         .map(|r| {
-            let changed = if r.record.revision.fingerprint == chapter.state.current().fingerprint {
+            let changed = if r.revision.fingerprint == chapter.state.current().fingerprint {
                 None
             } else {
                 Some(
-                    changed_between(project, chapter, &r.record, current)
-                        .map(|c| c.summary())
-                        .unwrap_or_else(|| {
-                            "its revision is no longer stored, so the change cannot be shown".into()
-                        }),
+                    changes
+                        .entry(r.revision.snapshot.clone())
+                        .or_insert_with(|| {
+                            changed_between(project, chapter, r, current)
+                                .map(|c| c.summary())
+                                .unwrap_or_else(|| {
+                                    "its revision is no longer stored, so the change cannot be shown"
+                                        .into()
+                                })
+                        })
+                        .clone(),
                 )
             };
-            record_view::history_view(chapter, &r.record, r.items.as_ref(), changed)
+            let report = items.get(&r.run_id).copied().flatten();
+            record_view::history_view(chapter, r, report, changed)
         })
-        .collect()
+        .collect();
+    (lines, left_out)
 }

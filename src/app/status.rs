@@ -69,12 +69,25 @@ pub struct Overview<T> {
 /// The history of the chapters a query names (all when none), and the
 /// record files that would not parse.
 pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<ChapterHistory>> {
-    // A history lists retracted runs too, marked.
-    each_chapter(project, query, true, |ch, records| ChapterHistory {
-        chapter: ch.key_str(),
-        title: ch.manifest.chapter.title.clone(),
-        runs: status::history(ch, records),
-    })
+    // A history lists retracted runs too, marked; each notebook run with
+    // the notebook it used, as notebooks.yaml says where it came from.
+    let mut unreadable = Vec::new();
+    let mut overview = each_chapter(project, query, true, |ch, records| {
+        let stored = match crate::notebook::store::load(project.layout(), &ch.key) {
+            Ok(s) => s,
+            Err(e) => {
+                unreadable.push(format!("{}: {e}", ch.key));
+                None
+            }
+        };
+        ChapterHistory {
+            chapter: ch.key_str(),
+            title: ch.manifest.chapter.title.clone(),
+            runs: status::history(ch, records, stored.as_ref()),
+        }
+    })?;
+    overview.problems.extend(unreadable);
+    Ok(overview)
 }
 
 /// The research state of the chapters a query names (all when none), and

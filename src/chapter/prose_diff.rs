@@ -51,6 +51,29 @@ impl WordDiff<'_> {
     }
 }
 
+impl WordDiff<'_> {
+    /// Whether the change touched the old side's words `old` (indices into
+    /// the old text's words): one of them removed, or a word added between
+    /// two of them.
+    pub fn touches(&self, old: Range<usize>) -> bool {
+        // Old words passed so far: the index of the next old word.
+        let mut at = 0;
+        for (change, _) in &self.words {
+            match change {
+                WordChange::Same => at += 1,
+                WordChange::Removed if old.contains(&at) => return true,
+                WordChange::Removed => at += 1,
+                WordChange::Added if at > old.start && at < old.end => return true,
+                WordChange::Added => {}
+            }
+            if at >= old.end {
+                return false;
+            }
+        }
+        false
+    }
+}
+
 /// The most Myers work one diff may spend, counted as the square of the
 /// words of each stretch it is given (which bounds the work Myers does on
 /// it): at most a few tenths of a second.
@@ -250,6 +273,16 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_touches_the_words_it_removes_or_falls_between() {
+        let d = diff_words("a b c d e", "a b x d e");
+        assert!(d.touches(1..4), "c replaced inside b..d");
+        assert!(!d.touches(3..5));
+        let d = diff_words("a b c d", "a b new c d");
+        assert!(d.touches(1..3), "inserted between b and c");
+        assert!(!d.touches(2..4), "inserted before c, not inside c..d");
+    }
     use proptest::prelude::*;
 
     fn sides(d: &WordDiff<'_>) -> (String, String) {

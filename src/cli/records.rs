@@ -117,14 +117,25 @@ fn web_url(text: &str) -> Result<String, String> {
 #[derive(Debug, Args)]
 pub struct SiteArgs {
     /// The folder to write: new, empty, or a site this command wrote before
-    /// (which it replaces whole)
+    /// (which it replaces whole) [default: build/site under the project
+    /// root, a folder git ignores]
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Folder whose templates override the embedded ones, file by file
     /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
     /// research-prompt.md.j2 for the prompt the pages offer)
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
+    /// Link each record's files (and the stored notebook) under URL, e.g.
+    /// the repository's blob URL, as URL/records/<book>/<chapter>/<file>,
+    /// for a site served away from the project [default: a relative path
+    /// from the site's folder to the file in the project]
+    #[arg(long, value_name = "URL", value_parser = web_url, conflicts_with = "copy_records")]
+    pub base_url: Option<String>,
+    /// Copy every record's files (and the stored notebook) into the site
+    /// and link the copies, as a site that stands alone needs
+    #[arg(long)]
+    pub copy_records: bool,
 }
 
 #[derive(Debug, Args)]

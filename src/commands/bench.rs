@@ -142,6 +142,7 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
         args.format.into(),
     )?;
     if let Some(path) = &args.out {
+        crate::app::output_folder::prepare(project.layout(), path)?;
         atomic::write_new(path, run.to_yaml()?.as_bytes())?;
         wrote(path, "run");
     }

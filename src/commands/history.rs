@@ -28,9 +28,10 @@ impl Render for status::ChapterHistory {
                 ),
                 (Some(true), _) => "report: all 7 sections".to_string(),
                 (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => match &e.disturbed {
-                    Some(mark) => format!("{}  [{}]", visible(r), visible(mark)),
-                    None => visible(r).into_owned(),
+                (None, Some(r)) => match (&e.disturbed, &e.notebook) {
+                    (Some(mark), _) => format!("{}  [{}]", visible(r), visible(mark)),
+                    (None, Some(nb)) => format!("{}  [ran {}]", visible(r), visible(nb)),
+                    (None, None) => visible(r).into_owned(),
                 },
                 (None, None) => String::new(),
             };

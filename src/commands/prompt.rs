@@ -12,6 +12,9 @@ pub fn run(out: &mut Out, project: &Project, args: PromptArgs) -> Result<Outcome
     let templates = Templates::new(args.templates.as_deref())?;
     let chapter = project.chapter(&args.chapter)?;
     refuse_existing(args.out.as_deref())?;
+    if let Some(to) = &args.out {
+        crate::app::output_folder::prepare(project.layout(), to)?;
+    }
     let doc = documents::prompt(project, &chapter, &templates, args.excerpt_chars)?;
     for b in &doc.skipped {
         warn(format!("skipping unreadable record: {}", b.error));

@@ -35,6 +35,7 @@ pub fn run(out: &mut Out, project: &Project, args: PublishArgs) -> Result<Outcom
     let chapter = project.chapter(query)?;
     if let Some(path) = args.out.as_deref().filter(|p| p.as_os_str() != "-") {
         crate::app::output_folder::check(project.layout(), path, "publish --out")?;
+        crate::app::output_folder::prepare(project.layout(), path)?;
     }
     let data = publish::site_data(project, &chapter, args.site_url.as_deref())?;
     warn_unparsed(&chapter.key.to_string(), data.unparsed);

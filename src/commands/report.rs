@@ -15,6 +15,9 @@ pub fn run(out: &mut Out, project: &Project, args: ReportArgs) -> Result<Outcome
     let now = render::now()?;
     let chapter = project.chapter(&args.chapter)?;
     refuse_existing(args.out.as_deref())?;
+    if let Some(to) = &args.out {
+        crate::app::output_folder::prepare(project.layout(), to)?;
+    }
     // The plot goes beside the report, named after it.
     let plot_name = args.out.as_ref().map(|out| {
         let stem = out

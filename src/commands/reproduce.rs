@@ -95,7 +95,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
         pytorch_beside: None,
     };
     let done = reproduce::reproduce(project, plan, &engines(args.engine), &mut runner)?;
-    write_files(&done, &args)?;
+    write_files(project, &done, &args)?;
     let view = ReproduceView {
         done: &done,
         wide: args.wide,
@@ -128,7 +128,10 @@ fn engines(arg: ReproduceEngineArg) -> Vec<ReproduceEngine> {
 }
 
 /// `--out` and `--plot`: the run file and the plot of the one run.
-fn write_files(done: &Reproduction, args: &ReproduceArgs) -> Result<()> {
+fn write_files(project: &Project, done: &Reproduction, args: &ReproduceArgs) -> Result<()> {
+    for path in args.out.iter().chain(&args.plot) {
+        crate::app::output_folder::prepare(project.layout(), path)?;
+    }
     for r in done.chapters.iter().flat_map(|c| &c.runs) {
         if let Some(path) = &args.out {
             crate::atomic::write_new(path, r.run.to_yaml()?.as_bytes())?;

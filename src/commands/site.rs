@@ -8,8 +8,16 @@ use crate::render::{self, Templates};
 /// `site`
 pub fn run(project: &Project, args: SiteArgs) -> Result<Outcome> {
     let templates = Templates::new(args.templates.as_deref())?;
-    crate::app::output_folder::check(project.layout(), &args.out, "site --out")?;
-    let built = site::build(project, &templates, &args.out, render::now()?)?;
+    let out = args
+        .out
+        .unwrap_or_else(|| project.layout().build_dir().join("site"));
+    crate::app::output_folder::check(project.layout(), &out, "site --out")?;
+    crate::app::output_folder::prepare(project.layout(), &out)?;
+    let options = site::SiteOptions {
+        base_url: args.base_url,
+        copy_records: args.copy_records,
+    };
+    let built = site::build(project, &templates, &out, &options, render::now()?)?;
     eprintln!(
         "site written to {} ({} chapter page(s), {} file(s)); open {}",
         built.out.display(),

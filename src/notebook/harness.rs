@@ -74,6 +74,10 @@ struct HarnessCell {
     evalue: Option<String>,
     seconds: f64,
     output: String,
+    /// The line of the cell its traceback names (harnesses before it
+    /// was reported send none).
+    #[serde(default)]
+    failed_line: Option<super::run::FailedLine>,
 }
 
 /// The harness's whole answer.
@@ -328,6 +332,12 @@ fn to_run(
                 seconds: c.seconds,
                 output,
                 output_left_out,
+                // Cleaned as the outputs are, then cut as a first line is.
+                failed_line: c.failed_line.as_ref().map(|l| super::run::FailedLine {
+                    line: l.line,
+                    text: crate::text::prefix(&clean(&l.text), super::run::FIRST_LINE_CHARS)
+                        .to_string(),
+                }),
             }
         })
         .collect();

@@ -6,7 +6,8 @@
 //! ships (`harness`) with nothing it started or wrote outliving it
 //! (`contain`), what it printed made fit to travel (`scrub`), and the
 //! run as a record keeps it (`run`). Where a Colab or GitHub page's
-//! notebook is downloaded from is `source`.
+//! notebook is downloaded from is `source`; where a stored one came from
+//! (the published notebook or a local copy), `provenance`.
 //!
 //! This module knows nothing of records: `records` holds a run's
 //! [`run::NotebookInfo`], and the use-cases put the two together.
@@ -16,6 +17,7 @@ pub mod contain;
 pub mod fingerprint;
 pub mod format;
 pub mod harness;
+pub mod provenance;
 pub mod run;
 pub mod scrub;
 pub mod source;

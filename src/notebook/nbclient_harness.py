@@ -23,6 +23,7 @@
 
 import json
 import os
+import re
 import platform
 import signal
 import sys
@@ -114,6 +115,41 @@ def output_text(output):
     return ""
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# IPython names a cell's frame `Cell In[3], line 4`; older ones mark the
+# line `----> 4`.
+CELL_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
+ARROW = re.compile(r"^-+>\s*(\d+)", re.M)
+
+
+def failed_line(cell, count):
+    """The line of the cell that raised, from its traceback: the frame of
+    this cell (`Cell In[count], line N`; the first frame is the cell's own
+    when the count is not found), else the first `---->` marker; with the
+    line's text from the cell's source. None when the traceback names no
+    line of the cell."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") != "error":
+            continue
+        traceback = ANSI.sub("", "\n".join(output.get("traceback", [])))
+        frames = CELL_FRAME.findall(traceback)
+        own = [int(n) for k, n in frames if k == str(count)]
+        if own:
+            line = own[0]
+        elif frames:
+            line = int(frames[0][1])
+        else:
+            arrow = ARROW.search(traceback)
+            if arrow is None:
+                return None
+            line = int(arrow.group(1))
+        lines = cell.source.splitlines()
+        if 1 <= line <= len(lines):
+            return {"line": line, "text": lines[line - 1].strip()}
+        return None
+    return None
+
+
 def first_line(source):
     for line in source.splitlines():
         if line.strip():
@@ -121,7 +157,7 @@ def first_line(source):
     return ""
 
 
-def cell_result(index, cell, outcome, seconds, ename=None, evalue=None):
+def cell_result(index, cell, outcome, seconds, ename=None, evalue=None, count=None):
     limit = config["max_chars"]
     text = "".join(output_text(o) for o in cell.get("outputs", []))
     return {
@@ -135,6 +171,7 @@ def cell_result(index, cell, outcome, seconds, ename=None, evalue=None):
         # The start and the end (where a traceback says what failed).
         "output": text if len(text) <= limit else text[: limit // 2] + "\n[...]\n" + text[-(limit // 2) :],
         "output_chars": len(text),
+        "failed_line": failed_line(cell, count) if outcome == "error" else None,
     }
 
 
@@ -163,7 +200,7 @@ def run_cells(client, nb, results):
             outcome, ename, evalue = "error", "DeadKernelError", str(e)
             stopped = True
         seconds = time.perf_counter() - t0
-        results.append(cell_result(index, cell, outcome, seconds, ename, evalue))
+        results.append(cell_result(index, cell, outcome, seconds, ename, evalue, count))
         print(f"cell {index}", file=sys.stderr, flush=True)
 
 

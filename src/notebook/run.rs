@@ -61,6 +61,64 @@ pub struct CellRun {
     /// Characters of output left out to bound it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_left_out: usize,
+    /// The line of the cell that raised, as its traceback names it (runs
+    /// recorded before it was kept have none: [`CellRun::failing_line`]
+    /// reads it from their output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_line: Option<FailedLine>,
+}
+
+/// The line of a cell that raised: its number in the cell, from 1, and
+/// its text (redacted, scrubbed and bounded as a first line is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedLine {
+    pub line: usize,
+    pub text: String,
+}
+
+impl CellRun {
+    /// The line that raised: the one the run kept, else the one the kept
+    /// traceback names (`Cell In[3], line 4` and its `----> 4` marker), for
+    /// runs recorded before the line was kept.
+    pub fn failing_line(&self) -> Option<FailedLine> {
+        if self.outcome != CellOutcome::Error {
+            return None;
+        }
+        self.failed_line
+            .clone()
+            .or_else(|| failed_line_in_traceback(&self.output))
+    }
+}
+
+/// The first `Cell In[k], line N` of a plain-text traceback, with the text
+/// after its `----> N` marker (empty when the marker is not kept).
+pub fn failed_line_in_traceback(output: &str) -> Option<FailedLine> {
+    let at = output.find("Cell In[")?;
+    let rest = &output[at..];
+    let after = &rest[rest.find("], line ")? + "], line ".len()..];
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    let line: usize = digits.parse().ok().filter(|n| *n > 0)?;
+    let text = rest
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("Cell In["))
+        .find_map(|l| {
+            let marked = l.trim_start().strip_prefix("---->")?.trim_start();
+            marked.strip_prefix(digits.as_str())
+        })
+        .map(|t| crate::text::prefix(t.trim(), FIRST_LINE_CHARS).to_string())
+        .unwrap_or_default();
+    Some(FailedLine { line, text })
+}
+
+/// `line 4 `assert o1 == o3``: where a cell raised, for its failure words.
+pub fn failing_line_words(l: &FailedLine) -> String {
+    let text = crate::text::visible(&l.text);
+    if text.is_empty() {
+        format!("line {}", l.line)
+    } else {
+        format!("line {} `{text}`", l.line)
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -318,6 +376,9 @@ impl NotebookRunFile {
             c.ename = c.ename.as_deref().map(redact_run_text);
             c.evalue = c.evalue.as_deref().map(redact_run_text);
             c.output = redact_run_text(&c.output);
+            if let Some(l) = &mut c.failed_line {
+                l.text = redact_run_text(&l.text);
+            }
         }
         self
     }
@@ -450,7 +511,8 @@ pub fn summary_line(
     line
 }
 
-/// `AssertionError: x is not two`, or `timed out`.
+/// `line 4 `assert x == 2`: AssertionError: x is not two` (the line that
+/// raised, when the traceback names it), or `timed out`.
 pub fn failure_words(c: &CellRun) -> String {
     let words: String = match c.outcome {
         CellOutcome::Timeout => "timed out".into(),
@@ -463,6 +525,10 @@ pub fn failure_words(c: &CellRun) -> String {
         }
         CellOutcome::Ok => "ok".into(),
         CellOutcome::NotReached => "not reached".into(),
+    };
+    let words = match c.failing_line() {
+        Some(l) => format!("{}: {words}", failing_line_words(&l)),
+        None => words,
     };
     // One line, whatever the exception's name and message hold.
     crate::text::visible(&words).into_owned()
@@ -505,6 +571,7 @@ mod tests {
                     seconds: 0.1,
                     output: String::new(),
                     output_left_out: 0,
+                    failed_line: None,
                 })
                 .collect(),
         }
@@ -590,6 +657,29 @@ mod tests {
         // The cell after it passed every time it ran.
         assert_eq!(cells[2].verdict, NotebookVerdict::Pass);
         assert!(summary_line(v, &t, &cells, &runs).ends_with("; c2 FLAKY, passed 2 of 3 runs"));
+    }
+
+    #[test]
+    fn a_run_recorded_before_the_line_was_kept_reads_it_from_its_traceback() {
+        let mut k = run([O, E, N]);
+        k.cells[1].output = "-----\nAssertionError        Traceback (most recent call last)\n\
+            Cell In[2], line 4\n      1 assert o1 == o2\n      3 # x\n----> 4 assert o1 == o3\n\n\
+            Cell In[1], line 2, in f()\n----> 2 raise\n\nAssertionError: \n"
+            .into();
+        assert_eq!(
+            failure_words(&k.cells[1]),
+            "line 4 `assert o1 == o3`: AssertionError"
+        );
+        // A line kept by the run wins; a traceback that names none leaves
+        // the words as they were.
+        k.cells[1].failed_line = Some(FailedLine {
+            line: 5,
+            text: "assert o1 == o4".into(),
+        });
+        assert!(failure_words(&k.cells[1]).starts_with("line 5 `assert o1 == o4`: "));
+        k.cells[1].failed_line = None;
+        k.cells[1].output = "AssertionError: \n".into();
+        assert_eq!(failure_words(&k.cells[1]), "AssertionError");
     }
 
     #[test]

@@ -59,6 +59,20 @@ pub struct NotebookEntry {
     pub bytes: u64,
     pub cells: usize,
     pub code_cells: usize,
+    /// How `notebook add` got it: downloaded, or read from a file. Absent
+    /// in entries stored before it was kept (judged by `source` alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obtained_by: Option<ObtainedBy>,
+}
+
+/// How a stored notebook was got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObtainedBy {
+    /// Downloaded from the URL its `source` gives.
+    Download,
+    /// Read from a file (its `source` says which, or what the user gave).
+    File,
 }
 
 impl StoredNotebooks {
@@ -140,6 +154,7 @@ pub struct NewNotebook<'a> {
     pub captured_at: DateTime<Utc>,
     /// Validators to keep, when it was downloaded.
     pub fetch: Option<FetchState>,
+    pub obtained_by: ObtainedBy,
 }
 
 /// What storing a notebook did.
@@ -195,6 +210,7 @@ pub fn add(layout: &Layout, key: &ChapterKey, new: NewNotebook<'_>) -> Result<No
                 bytes: new.bytes.len() as u64,
                 cells: new.notebook.cells.len(),
                 code_cells: new.notebook.cells.iter().filter(|c| c.is_code()).count(),
+                obtained_by: Some(new.obtained_by),
             };
             updated.notebooks.push(entry.clone());
             updated.current_notebook = file;

@@ -8,7 +8,8 @@
 //! `create` builds new records, `report` checks reports, `report_items`
 //! reads a report into items (its ledger, marks, findings), `retraction` is
 //! a run withdrawn (a file of its own, never an edit), `source_id` gives a
-//! source the id it keeps from run to run, `status` says which
+//! source the id it keeps from run to run, `selection` keeps a bounded
+//! part of a long history for the prompt, `status` says which
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
@@ -18,6 +19,7 @@ pub mod publish;
 pub mod report;
 pub mod report_items;
 pub mod retraction;
+pub mod selection;
 pub mod source_id;
 pub mod status;
 pub mod store;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::{Record, RunKind};
 use crate::chapter::Chapter;
 use crate::ids::RunId;
+use crate::notebook::provenance::{NotebookProvenance, provenance};
 use crate::notebook::{NotebookInfo, NotebookVerdict, StoredNotebooks};
 
 /// A chapter's notebook state.
@@ -37,6 +38,8 @@ pub struct NotebookRunLine {
     pub summary: String,
     /// The stored notebook it ran.
     pub notebook_file: String,
+    /// Where that notebook came from: the published one or a local copy.
+    pub provenance: NotebookProvenance,
     /// The environment's id (12 hex digits) and its CPUs.
     pub env_id: String,
     pub logical_cpus: usize,
@@ -45,11 +48,19 @@ pub struct NotebookRunLine {
 /// The chapter's notebook, as its records judge it.
 #[derive(Debug, Clone, Serialize)]
 pub struct NotebookStatus {
+    /// The chapter, `book/chapter`.
+    pub chapter: String,
     pub state: NotebookState,
     /// The current stored notebook, when one is stored.
     pub notebook: Option<String>,
     /// Where chapter.yaml says it is published, when it says.
     pub published_at: Option<String>,
+    /// Where the current stored notebook came from, when one is stored.
+    pub provenance: Option<NotebookProvenance>,
+    /// The latest run ran another notebook than the current one.
+    pub notebook_changed: bool,
+    /// The latest run examined another revision of the chapter.
+    pub chapter_changed: bool,
     /// Why the latest run is STALE, or why there is none.
     pub reasons: Vec<String>,
     pub latest: Option<NotebookRunLine>,
@@ -63,8 +74,14 @@ pub fn notebook_status(
     stored: Option<&StoredNotebooks>,
     records: &[Record],
 ) -> Option<NotebookStatus> {
-    let published_at = crate::notebook::store::published_notebook(&chapter.manifest)
-        .map(|m| crate::text::redact_url(&m.url));
+    let published_url =
+        crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    let published_at = published_url.map(crate::text::redact_url);
+    let origin = |file: &str| {
+        stored.map_or(NotebookProvenance::Unlisted, |s| {
+            provenance(s, published_url, file)
+        })
+    };
     if stored.is_none() && published_at.is_none() {
         return None;
     }
@@ -79,10 +96,12 @@ pub fn notebook_status(
         verdict: n.verdict,
         summary: n.summary.clone(),
         notebook_file: n.notebook_file.clone(),
+        provenance: origin(&n.notebook_file),
         env_id: crate::env::short_id(&r.environment.env_id),
         logical_cpus: r.environment.identity.logical_cpus,
     });
     let mut reasons = Vec::new();
+    let (mut notebook_changed, mut chapter_changed) = (false, false);
     let state = match (stored, runs.first()) {
         (None, _) => {
             reasons.push("no notebook is stored for the chapter yet".to_string());
@@ -95,18 +114,20 @@ pub fn notebook_status(
         (Some(s), Some((r, n))) => {
             let current = s.current();
             if n.fingerprint != current.fingerprint {
+                notebook_changed = true;
                 reasons.push(format!(
-                    "the notebook changed since the run (nb-v1 {} to {})",
+                    "the notebook changed since the run: it ran {}, the current one is {} (nb-v1 {} to {})",
+                    origin(&n.notebook_file).label(&n.notebook_file),
+                    origin(&current.file).label(&current.file),
                     n.fingerprint.short(),
                     current.fingerprint.short()
                 ));
             }
-            let chapter_now = &chapter.state.current().fingerprint;
-            if r.revision.fingerprint != *chapter_now {
+            if r.revision.fingerprint != chapter.state.current().fingerprint {
+                chapter_changed = true;
                 reasons.push(format!(
-                    "the chapter changed since the run (prose-v1 {} to {})",
-                    r.revision.fingerprint.short(),
-                    chapter_now.short()
+                    "the chapter changed since the run: {}",
+                    super::status::revision_change(chapter, &r.revision)
                 ));
             }
             match n.verdict {
@@ -118,9 +139,13 @@ pub fn notebook_status(
         }
     };
     Some(NotebookStatus {
+        chapter: chapter.key_str(),
         state,
         notebook: stored.map(|s| s.current_notebook.clone()),
         published_at,
+        provenance: stored.map(|s| origin(&s.current_notebook)),
+        notebook_changed,
+        chapter_changed,
         reasons,
         latest,
         notebook_runs: runs.len(),
@@ -134,6 +159,9 @@ impl NotebookStatus {
         let mut s = format!("notebook {}", self.state);
         if let Some(file) = &self.notebook {
             s.push_str(&format!(" {file}"));
+            if let Some(p) = &self.provenance {
+                s.push_str(&format!(" ({})", p.short()));
+            }
         }
         if let Some(l) = &self.latest {
             s.push_str(&format!(

@@ -52,6 +52,22 @@ pub fn currency(chapter: &Chapter, record: &Record) -> RunCurrency {
     }
 }
 
+/// How the chapter's current snapshot differs from the revision a run
+/// examined, in words: `snapshot snapshots/0002-....txt, added on
+/// 2026-12-05, replaced snapshots/0001-....txt (prose-v1 a7d34947a6b4 to
+/// 0c1d2e3f4a5b)`.
+pub fn revision_change(chapter: &Chapter, examined: &super::Revision) -> String {
+    let current = chapter.state.current();
+    format!(
+        "snapshot {}, added on {}, replaced {} (prose-v1 {} to {})",
+        current.file,
+        current.captured_at.format("%Y-%m-%d"),
+        examined.snapshot,
+        examined.fingerprint.short(),
+        current.fingerprint.short()
+    )
+}
+
 /// One line of `history`.
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryEntry {
@@ -72,6 +88,10 @@ pub struct HistoryEntry {
     /// Experiment and notebook runs: one line of result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
+    /// Notebook runs: the stored notebook the run used, with where it came
+    /// from (`notebooks/0002-....ipynb (local copy of 06-fail.ipynb)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook: Option<String>,
     /// Experiment runs other processes disturbed: the mark, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
@@ -90,8 +110,14 @@ pub struct HistoryEntry {
     pub retracted: Option<String>,
 }
 
-/// The history lines for one chapter's records (already newest first).
-pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
+/// The history lines for one chapter's records (already newest first);
+/// `stored`, the chapter's notebooks.yaml, says where the notebook each
+/// notebook run used came from.
+pub fn history(
+    chapter: &Chapter,
+    records: &[Record],
+    stored: Option<&crate::notebook::StoredNotebooks>,
+) -> Vec<HistoryEntry> {
     records
         .iter()
         .map(|r| HistoryEntry {
@@ -109,6 +135,10 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
                 .as_ref()
                 .map(|e| e.summary.clone())
                 .or_else(|| r.notebook.as_ref().map(|n| n.summary.clone())),
+            notebook: r
+                .notebook
+                .as_ref()
+                .map(|n| notebook_label(chapter, stored, &n.notebook_file)),
             disturbed: disturbed_mark(r),
             earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             note: r.note.clone(),
@@ -116,6 +146,21 @@ pub fn history(chapter: &Chapter, records: &[Record]) -> Vec<HistoryEntry> {
             retracted: r.retraction.as_ref().map(|x| x.label()),
         })
         .collect()
+}
+
+/// A stored notebook's file with where it came from.
+pub fn notebook_label(
+    chapter: &Chapter,
+    stored: Option<&crate::notebook::StoredNotebooks>,
+    file: &str,
+) -> String {
+    let url = crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    stored
+        .map_or(
+            crate::notebook::provenance::NotebookProvenance::Unlisted,
+            |s| crate::notebook::provenance::provenance(s, url, file),
+        )
+        .label(file)
 }
 
 /// One chapter's line of `status`.
@@ -174,7 +219,6 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         .filter(|r| r.kind == RunKind::Research && !r.report.as_ref().is_some_and(|p| p.draft))
         .collect();
     let latest = research.first().copied();
-    let current = chapter.state.current();
     // Environments are held against each other only where they made the
     // same measurement: a verdict that changed with the tool (another
     // engine model, another window) is no difference between machines.
@@ -191,10 +235,9 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
         Some(r) => (
             ResearchState::Stale,
             vec![format!(
-                "chapter fingerprint changed from {} to {} on {}",
-                r.revision.fingerprint.short(),
-                current.fingerprint.short(),
-                current.captured_at.format("%Y-%m-%d")
+                "the chapter changed since research run {} examined it: {}",
+                r.run_id,
+                revision_change(chapter, &r.revision)
             )],
         ),
     };
@@ -601,8 +644,8 @@ mod tests {
         assert_eq!(s.state, ResearchState::Stale);
         assert_eq!(s.label, "Update available");
         assert!(
-            s.stale_reasons[0]
-                .starts_with("chapter fingerprint changed from 000000000000 to a7d34947a6b4"),
+            s.stale_reasons[0].contains("snapshot snapshots/0001-a7d34947a6b4.txt, added on ")
+                && s.stale_reasons[0].ends_with("(prose-v1 000000000000 to a7d34947a6b4)"),
             "{:?}",
             s.stale_reasons
         );
@@ -635,7 +678,7 @@ mod tests {
             record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
             record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
         ];
-        let h = history(&ch, &runs);
+        let h = history(&ch, &runs, None);
         assert_eq!(h[0].currency, RunCurrency::Current);
         assert_eq!(h[1].currency, RunCurrency::Stale);
         assert_eq!(h[1].revision, "000000000000");

@@ -88,7 +88,14 @@ pub struct PromptContext {
     pub objective_given: bool,
     pub questions: Vec<String>,
     pub materials: Vec<crate::chapter::manifest::Material>,
+    /// The runs section 7 lists, newest first (a bounded selection).
     pub history: Vec<HistoryView>,
+    /// The selection in words, and the runs it leaves out, counted
+    /// (`9,713 more runs: ...`), when it leaves some out.
+    pub history_selection: String,
+    pub history_left_out: Option<String>,
+    /// Whether any research run is recorded (retracted ones included).
+    pub researched: bool,
     pub chapter_changed: bool,
     /// "312 words changed; claims touched: ...", when the chapter changed
     /// since the latest research run.
@@ -209,6 +216,9 @@ pub fn prompt(
         questions: ch.manifest.research_questions.clone(),
         materials: ch.manifest.associated_material.clone(),
         history: carried.history,
+        history_selection: history_selection(),
+        history_left_out: carried.history_left_out.words(),
+        researched: carried.researched,
         chapter_changed,
         changes_since_research: None,
         evidence: carried.evidence,
@@ -224,6 +234,15 @@ pub fn prompt(
             .collect(),
         notebook: None,
     }
+}
+
+/// What section 7 keeps of a long history, in words.
+fn history_selection() -> String {
+    let l = crate::records::selection::PROMPT_HISTORY;
+    format!(
+        "the {} newest research runs, {} newest experiments and {} newest notebook runs, then runs of the current revision up to {} in all",
+        l.research, l.experiments, l.notebook, l.cap
+    )
 }
 
 #[derive(Debug, Serialize)]

@@ -53,9 +53,13 @@ pub const REPORT_TEMPLATE: &str = "report.md.j2";
 pub const SITE_INDEX_TEMPLATE: &str = "site/index.html.j2";
 pub const SITE_CHAPTER_TEMPLATE: &str = "site/chapter.html.j2";
 pub const SITE_STYLE_TEMPLATE: &str = "site/style.css.j2";
+/// A page of a chapter's whole history, and the list of runs it shares with
+/// the chapter's page.
+pub const SITE_HISTORY_TEMPLATE: &str = "site/history.html.j2";
+pub const SITE_RUNS_TEMPLATE: &str = "site/runs.html.j2";
 
 /// The templates shipped in the binary.
-const EMBEDDED: [(&str, &str); 5] = [
+const EMBEDDED: [(&str, &str); 7] = [
     (
         PROMPT_TEMPLATE,
         include_str!("../../templates/research-prompt.md.j2"),
@@ -75,6 +79,14 @@ const EMBEDDED: [(&str, &str); 5] = [
     (
         SITE_STYLE_TEMPLATE,
         include_str!("../../templates/site/style.css.j2"),
+    ),
+    (
+        SITE_HISTORY_TEMPLATE,
+        include_str!("../../templates/site/history.html.j2"),
+    ),
+    (
+        SITE_RUNS_TEMPLATE,
+        include_str!("../../templates/site/runs.html.j2"),
     ),
 ];
 
@@ -127,6 +139,10 @@ impl Templates {
             }
         });
         env.set_formatter(format_value);
+        // `{{ text | linkify }}`: the text escaped, its web addresses links.
+        env.add_filter("linkify", |text: &str| {
+            minijinja::Value::from_safe_string(markdown::linkify(text))
+        });
         env.set_fuel(Some(TEMPLATE_FUEL));
         // Text files end with a newline; keep the template's own.
         env.set_syntax(

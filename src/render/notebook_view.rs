@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use crate::notebook::NotebookRunFile;
+use crate::notebook::provenance::NotebookProvenance;
 use crate::notebook::run::{CellOutcome, cell_name, failure_words};
 use crate::notebook::scrub::bounded;
 use crate::records::Record;
@@ -20,6 +21,10 @@ pub struct NotebookView {
     pub fingerprint: Option<String>,
     /// Where chapter.yaml says it is published.
     pub published_at: Option<String>,
+    /// Where the current stored notebook came from, in words: `the
+    /// published notebook, downloaded from <url>`, or `local copy of
+    /// 06-fail.ipynb, not the notebook published at <url>`.
+    pub origin: Option<String>,
     /// PASS, FAIL, FLAKY, NEVER_RUN or STALE.
     pub state: String,
     /// A word for the stylesheet: ok, bad, warn, none.
@@ -49,6 +54,8 @@ pub struct NotebookRunView {
     pub flaky: usize,
     /// The notebook it ran, when that is not the current one.
     pub ran_notebook: String,
+    /// Where that notebook came from: `published`, `local copy of ...`.
+    pub ran_origin: String,
     pub cells: Vec<CellView>,
 }
 
@@ -82,10 +89,32 @@ pub fn notebook_view(
         file: status.notebook.clone(),
         fingerprint,
         published_at: status.published_at.clone(),
+        origin: status
+            .provenance
+            .as_ref()
+            .map(|p| origin_words(p, status.published_at.as_deref())),
         state: status.state.to_string(),
         tone: state_tone(status.state),
         reasons: status.reasons.clone(),
-        run: latest.map(|(r, f)| run_view(r, f, max_chars)),
+        run: latest.map(|(r, f)| {
+            let mut v = run_view(r, f, max_chars);
+            if let Some(l) = status.latest.as_ref().filter(|l| l.run_id == r.run_id) {
+                v.ran_origin = l.provenance.short();
+            }
+            v
+        }),
+    }
+}
+
+/// Where a stored notebook came from, said against where chapter.yaml says
+/// the chapter's notebook is published.
+fn origin_words(p: &NotebookProvenance, published_at: Option<&str>) -> String {
+    match (p, published_at) {
+        (NotebookProvenance::Published { url }, _) => {
+            format!("the published notebook, downloaded from {url}")
+        }
+        (_, Some(url)) => format!("{}, not the notebook published at {url}", p.short()),
+        (_, None) => p.short(),
     }
 }
 
@@ -191,6 +220,7 @@ fn run_view(record: &Record, f: &NotebookRunFile, max_chars: usize) -> NotebookR
         failed: f.totals.failed,
         flaky: f.totals.flaky,
         ran_notebook: f.notebook.file.clone(),
+        ran_origin: String::new(),
         cells,
     }
 }

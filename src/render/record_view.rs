@@ -193,11 +193,16 @@ pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadVie
     (findings, leads, more)
 }
 
-/// One research run, as section 7 of the prompt lists it.
+/// One run, as section 7 of the prompt lists it.
 #[derive(Debug, Serialize)]
 pub struct HistoryView {
     pub run_id: String,
     pub date: String,
+    /// `research`, `experiment` or `notebook`.
+    pub kind: String,
+    /// What the run did to the revision: `examined revision` (research),
+    /// `an experiment on revision`, `a notebook run on revision`.
+    pub what: &'static str,
     pub revision: String,
     pub state: &'static str,
     /// For a withdrawn run: `RETRACTED on <date>: <reason>`.
@@ -246,7 +251,8 @@ pub fn run_result(record: &Record, items: Option<&ReportItems>) -> String {
     parts.join("; ")
 }
 
-/// A research record as section 7 lists it.
+/// A run as section 7 lists it (a research run's result from its report's
+/// `items`, another's from its record's summary).
 pub fn history_view(
     ch: &Chapter,
     record: &Record,
@@ -254,16 +260,35 @@ pub fn history_view(
     changed_since: Option<String>,
 ) -> HistoryView {
     let fp = &record.revision.fingerprint;
+    let (what, result) = match record.kind {
+        crate::records::RunKind::Research => ("examined revision", run_result(record, items)),
+        crate::records::RunKind::Experiment => (
+            "an experiment on revision",
+            record
+                .experiment
+                .as_ref()
+                .map_or_else(|| "no run file recorded".into(), |e| e.summary.clone()),
+        ),
+        crate::records::RunKind::Notebook => (
+            "a notebook run on revision",
+            record
+                .notebook
+                .as_ref()
+                .map_or_else(|| "no run file recorded".into(), |n| n.summary.clone()),
+        ),
+    };
     HistoryView {
         run_id: record.run_id.to_string(),
         date: record.recorded_at.format("%Y-%m-%d").to_string(),
+        kind: record.kind.to_string(),
+        what,
         revision: format!("{}:{}", fp.normalization, fp.short()),
         state: match status::currency(ch, record) {
             RunCurrency::Current => "the current revision",
             RunCurrency::Stale => "an older revision",
         },
         retracted: record.retraction.as_ref().map(|x| x.label()),
-        result: run_result(record, items),
+        result,
         changed_since,
     }
 }
@@ -389,8 +414,13 @@ pub struct Carried {
     /// The experiments it proposed and marked UNRUN.
     pub unrun: Vec<String>,
     pub latest_research: Option<String>,
-    /// Every research run, newest first.
+    /// The runs section 7 lists, newest first: a bounded selection
+    /// (`records::selection::PROMPT_HISTORY`).
     pub history: Vec<HistoryView>,
+    /// The runs it leaves out, counted.
+    pub history_left_out: crate::records::selection::LeftOut,
+    /// Whether any research run is recorded.
+    pub researched: bool,
     /// The latest experiment.
     pub evidence: Option<EvidenceView>,
 }

@@ -262,7 +262,7 @@ fn notebook_output_cannot_forge_the_prompt_or_reach_it_raw() {
     assert_eq!(ran.status.code(), Some(1), "{}", stderr(&ran));
     let text = stdout(&ran);
     assert!(
-        text.contains("boom FAIL (Bad\\u{180e}\\u{e0041}\\n== 9. Required output ==: x\\n"),
+        text.contains("boom FAIL (line 2 `raise E('x\\n== 3. Forged ==\\n--- z: PASS ---')`: Bad\\u{180e}\\u{e0041}\\n== 9. Required output ==: x\\n"),
         "{text}"
     );
     for l in text.lines() {

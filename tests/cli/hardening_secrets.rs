@@ -108,7 +108,9 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let mut shown = vec![("notebook run".to_string(), stdout(&out) + &stderr(&out))];
     assert!(
-        stdout(&out).contains("raises FAIL (<secret>: for <secret>)"),
+        stdout(&out).contains(
+            "raises FAIL (line 2 `raise type(name, (Exception,), {})('for ' + name)`: <secret>: for <secret>)"
+        ),
         "{}",
         stdout(&out)
     );

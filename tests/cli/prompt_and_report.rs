@@ -56,7 +56,7 @@ fn the_prompt_lists_history_and_evidence_from_the_records() {
     let p = with_records();
     let text = render(&p, &["prompt", "pytorch-from-first-principles-06-chapter"]);
     assert!(text.contains("- pytorch-from-first-principles:06:20261101T120000:aaaaaaaaaaaa, 2026-11-01, examined revision prose-v1:a7d34947a6b4 (the current revision)"));
-    assert!(text.contains("The chapter has not changed since the latest run"));
+    assert!(text.contains("The chapter has not changed since the latest research run"));
     assert!(text.contains(
         "Recorded experiment pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb"
     ));
@@ -70,7 +70,7 @@ fn the_prompt_lists_history_and_evidence_from_the_records() {
         .success();
     let text = render(&p, &["prompt", "06"]);
     assert!(text.contains("(an older revision)"));
-    assert!(text.contains("The chapter has changed since the latest run examined it"));
+    assert!(text.contains("The chapter has changed since the latest research run examined it"));
     assert!(text.contains("The revised chapter."));
 }
 

@@ -162,13 +162,14 @@ fn research_goes_stale_when_the_chapter_changes() {
         .assert()
         .success()
         .stdout(predicate::str::contains("STALE"));
-    p.cmd()
-        .arg("status")
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
-            "STALE  Update available (Changed: chapter fingerprint changed from a7d34947a6b4 to",
-        ));
+    p.cmd().arg("status").assert().success().stdout(
+        predicate::str::contains(
+            "STALE  Update available (Changed: the chapter changed since research run ",
+        )
+        .and(predicate::str::contains(
+            "replaced snapshots/0001-a7d34947a6b4.txt (prose-v1 a7d34947a6b4 to ",
+        )),
+    );
     // Research that examined the old revision on purpose is recorded as such.
     p.cmd()
         .args([

@@ -33,8 +33,9 @@ fn parse(path: &Path) -> Html {
 }
 
 /// Every link, image and stylesheet that is not a web address resolves to
-/// a file in the site.
-fn assert_links_resolve(site: &Path) {
+/// a file in the site, or to a record file or stored notebook where it lives
+/// in the project (the site's parent folder).
+pub fn assert_links_resolve(site: &Path) {
     let targets = Selector::parse("a[href], link[href], img[src]").unwrap();
     for page in html_files(site) {
         let doc = parse(&page);
@@ -57,12 +58,13 @@ fn assert_links_resolve(site: &Path) {
                 "{} links to {target}, which is not in the site",
                 page.display()
             );
+            let resolved = resolved.canonicalize().unwrap();
+            let project = site.parent().unwrap().canonicalize().unwrap();
             assert!(
-                resolved
-                    .canonicalize()
-                    .unwrap()
-                    .starts_with(site.canonicalize().unwrap()),
-                "{target} leaves the site"
+                resolved.starts_with(site.canonicalize().unwrap())
+                    || resolved.starts_with(project.join("records"))
+                    || resolved.starts_with(project.join("book-snapshots")),
+                "{target} leaves the site and the project's stores"
             );
         }
     }
@@ -77,7 +79,8 @@ fn the_site_parses_and_every_link_and_image_resolves() {
     assert!(site.join(".research-companion-site").is_file());
     assert!(site.join("style.css").is_file());
     let pages = html_files(&site);
-    assert_eq!(pages.len(), 2, "{pages:?}");
+    // The index, the chapter's page and its one page of history.
+    assert_eq!(pages.len(), 3, "{pages:?}");
     assert_links_resolve(&site);
     // The plot is there and is an SVG.
     let chapter =

@@ -274,6 +274,11 @@ pub(super) fn store_obtained(
         notebook: &o.notebook,
         source: o.source,
         captured_at: chrono::Utc::now(),
+        obtained_by: if o.downloaded_from.is_some() {
+            store::ObtainedBy::Download
+        } else {
+            store::ObtainedBy::File
+        },
         fetch: o.fetch,
     };
     store::add(project.layout(), key, new)

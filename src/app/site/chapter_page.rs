@@ -1,20 +1,34 @@
 //! A chapter's page of the HTML site: its claims and tables as each
-//! environment's latest experiment found them, with plots, and its history
-//! with the reports rendered; the records are copied beside it.
+//! environment's latest experiment found them, with plots, and its newest
+//! runs with the latest research report rendered; the whole history is on
+//! pages of its own (`history`), and a record's files are linked where
+//! they live (`links`), or copied into the site when asked.
 
 use serde::Serialize;
 
 use super::folder::SiteFile;
-use crate::app::{Project, changes, diff, runs};
+use super::history::{self, HistoryRow};
+use super::index::ClaimCounts;
+use super::links::FileLinks;
+use crate::app::{Project, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
-use crate::records::Record;
-use crate::records::status::{self, ChapterStatus, ClaimsSummary, RunCurrency};
-use crate::render::{SITE_CHAPTER_TEMPLATE, Templates, markdown};
+use crate::records::status::ChapterStatus;
+use crate::records::{Record, RunKind};
+use crate::render::{SITE_CHAPTER_TEMPLATE, Templates};
 use crate::text::number;
 
-/// The newest experiment's claims counted, and the engine that measured it.
-pub type Newest = Option<(ClaimsSummary, String)>;
+/// The newest experiment's claims counted as the page shows their
+/// verdicts, and the engine that measured it.
+pub type Newest = Option<(ClaimCounts, String)>;
+
+/// What a chapter's page and its history pages are: the files, the newest
+/// experiment's claims counted, and what could not be read.
+pub struct ChapterFiles {
+    pub files: Vec<SiteFile>,
+    pub newest: Newest,
+    pub problems: Vec<String>,
+}
 
 #[derive(Debug, Serialize)]
 struct ClaimRow {
@@ -82,24 +96,6 @@ struct EvidenceBlock {
     plot: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
-struct HistoryRow {
-    run_id: String,
-    /// The run's anchor on the page (`run-<stem>`), which the book site's
-    /// data links to.
-    anchor: String,
-    kind: String,
-    date: String,
-    revision: String,
-    current: bool,
-    environment: String,
-    summary: String,
-    changed_since: Option<String>,
-    record_link: String,
-    evidence_link: Option<String>,
-    report_html: Option<String>,
-}
-
 /// What the page offers a research assistant: the research prompt, shown
 /// in full and as a download with the bytes `prompt` prints, and the
 /// current snapshot as a download.
@@ -136,7 +132,14 @@ struct ChapterPage {
     research_kit: ResearchKit,
     evidence: Vec<EvidenceBlock>,
     notebook: Option<crate::render::notebook_view::NotebookView>,
+    /// The stored notebook's file, linked as the record files are.
+    notebook_link: Option<String>,
+    /// The newest runs, with the latest research run's report rendered.
     history: Vec<HistoryRow>,
+    /// How many runs the chapter has, retracted ones included.
+    history_total: usize,
+    /// The pages of the whole history: number and link.
+    history_pages: Vec<(usize, String)>,
     generated: String,
 }
 
@@ -156,24 +159,7 @@ fn claim_row(
     c: &crate::published::diff::ClaimResult,
     answers: Option<(&str, &crate::records::report_items::ReportItems)>,
 ) -> ClaimRow {
-    use crate::published::verdict::ClaimVerdict as V;
-    let tone = match c.verdict {
-        _ if !c.quote_found => "bad",
-        V::NotReproduced => "bad",
-        V::Reproduced
-            if c.magnitude_differs.is_some()
-                || c.magnitude_uncertain.is_some()
-                || c.model_limit.is_some()
-                || c.start_in_window.is_some()
-                || !c.prose_consistent =>
-        {
-            "warn"
-        }
-        V::Reproduced => "ok",
-        // Undecided, never against the chapter: the reason shows beside it.
-        V::Inconclusive | V::NotComparable => "warn",
-        V::Unrun => "none",
-    };
+    let (_, tone) = verdict_class(c);
     ClaimRow {
         id: c.id.clone(),
         quote: c.quote.clone(),
@@ -211,38 +197,81 @@ fn claim_row(
     }
 }
 
+/// The class of a claim's verdict as the page colours it and the index
+/// counts it: a few words and a word for the stylesheet (ok, warn, bad,
+/// none). A success with a flag is a warning, named by its first flag.
+pub fn verdict_class(c: &crate::published::diff::ClaimResult) -> (&'static str, &'static str) {
+    use crate::published::verdict::ClaimVerdict as V;
+    match c.verdict {
+        _ if !c.quote_found => ("quote missing", "bad"),
+        V::NotReproduced => ("not reproduced", "bad"),
+        V::Reproduced if c.magnitude_differs.is_some() => ("magnitude differs", "warn"),
+        V::Reproduced if c.magnitude_uncertain.is_some() => ("magnitude uncertain", "warn"),
+        V::Reproduced if c.model_limit.is_some() => ("reproduced, model limit", "warn"),
+        V::Reproduced if c.start_in_window.is_some() => ("reproduced, start-up in window", "warn"),
+        V::Reproduced if !c.prose_consistent => {
+            ("reproduced, the prose differs from its table", "warn")
+        }
+        V::Reproduced => ("reproduced", "ok"),
+        // Undecided, never against the chapter: the reason shows beside it.
+        V::Inconclusive => (
+            "inconclusive (undecided: not evidence against the chapter)",
+            "warn",
+        ),
+        V::NotComparable => ("not comparable", "warn"),
+        V::Unrun => ("unrun", "none"),
+    }
+}
+
 /// The path of a chapter's page in the site, from the site's root.
 pub fn page_path(ch: &Chapter) -> String {
     format!("{}/{}.html", ch.key.book.as_str(), ch.key.chapter.as_str())
 }
 
-/// Where a chapter's raw records are copied in the site, from its root.
-fn records_path(ch: &Chapter) -> String {
-    format!(
-        "records/{}/{}",
-        ch.key.book.as_str(),
-        ch.key.chapter.as_str()
-    )
-}
-
-/// The latest experiment of each environment and engine, newest first.
-fn latest_per_environment(project: &Project, records: &[Record]) -> Vec<runs::RecordedRun> {
+/// The latest experiment of each environment and engine, newest first,
+/// and the run files that could not be read (an experiment whose file
+/// cannot be read gives way to the one before it). Only the run files
+/// shown are read: an environment already shown skips its older runs
+/// unread.
+fn latest_per_environment(
+    project: &Project,
+    records: &[Record],
+) -> (Vec<runs::RecordedRun>, Vec<String>) {
     let mut seen: Vec<(String, bool)> = Vec::new();
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for r in records.iter().filter(|r| r.is_evidence()) {
-        let Ok(e) = runs::experiment(project, r.clone()) else {
-            continue;
+        // The record says what measured it. One stored before records
+        // did (before windows) is read only while its environment shows
+        // nothing yet: 10,000 old runs are not read to find an engine.
+        let pytorch = r
+            .experiment
+            .as_ref()
+            .and_then(|x| x.measured_by.as_ref())
+            .map(|m| m.engine == "pytorch");
+        let env = &r.environment.env_id;
+        let shown = match pytorch {
+            Some(p) => seen.iter().any(|(e, q)| e == env && *q == p),
+            None => seen.iter().any(|(e, _)| e == env),
         };
-        let key = (r.environment.env_id.clone(), e.run.reference.is_some());
-        if !seen.contains(&key) {
-            seen.push(key);
-            out.push(e);
+        if shown {
+            continue;
+        }
+        match runs::experiment(project, r.clone()) {
+            Ok(e) => {
+                let key = (r.environment.env_id.clone(), e.run.reference.is_some());
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    out.push(e);
+                }
+            }
+            Err(e) => problems.push(format!("unreadable evidence: {e}")),
         }
     }
-    out
+    (out, problems)
 }
 
-fn environment_label(env: &crate::env::Environment) -> String {
+pub fn environment_label(env: &crate::env::Environment) -> String {
     format!(
         "env {} ({} CPUs, {})",
         crate::env::short_id(&env.env_id),
@@ -257,22 +286,23 @@ fn evidence_blocks(
     project: &Project,
     ch: &Chapter,
     records: &[Record],
+    answers: Option<(String, &crate::records::report_items::ReportItems)>,
     files: &mut Vec<SiteFile>,
+    problems: &mut Vec<String>,
 ) -> Result<(Vec<EvidenceBlock>, Newest)> {
     let mut counts = None;
     let mut evidence = Vec::new();
-    // The latest complete research run's answers travel with the verdicts.
-    let research = crate::app::research_record::read(project, records);
-    let answers = research
-        .latest()
-        .map(|(run, items)| (run.record.run_id.to_string(), items));
-    for e in latest_per_environment(project, records) {
+    let (latest, unreadable) = latest_per_environment(project, records);
+    problems.extend(unreadable);
+    for e in latest {
         let diffed = diff::diff_recorded(project, ch, &e)?;
         if counts.is_none() {
-            // Counted as `status` counts, but from the comparison made now
-            // (today's claims file), as the page shows the claims.
-            let verdicts = diff::stored_verdicts(&diffed.diff);
-            counts = Some((ClaimsSummary::of(&verdicts), e.run.evidence()));
+            // Counted from the comparison made now (today's claims file),
+            // as the page shows the claims and colours their verdicts.
+            counts = Some((
+                ClaimCounts::of(diffed.diff.claims.iter().map(verdict_class)),
+                e.run.evidence(),
+            ));
         }
         let plot = if diffed.tables.is_empty() {
             None
@@ -342,109 +372,6 @@ fn evidence_blocks(
         });
     }
     Ok((evidence, counts))
-}
-
-/// How much report Markdown one chapter page shows inline, newest report
-/// first (4 MiB: two reports at the 2 MiB a record holds, rendered, stay
-/// well inside the page's 16 MiB). A report past what is left, as one an
-/// older version stored may be, is linked and not shown.
-const INLINE_REPORT_BYTES: usize = 4 << 20;
-
-/// Every record of the chapter, newest first, with what changed since it
-/// and its report rendered (while [`INLINE_REPORT_BYTES`] allow).
-fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<HistoryRow> {
-    let current = ch.state.current();
-    let mut history = Vec::new();
-    let mut inline_left = INLINE_REPORT_BYTES;
-    // Many records examined the same revision: diff each revision once.
-    let mut since: std::collections::HashMap<&str, Option<String>> = Default::default();
-    for r in records {
-        let stem = r.run_id.stem();
-        let is_current = status::currency(ch, r) == RunCurrency::Current;
-        let changed_since = if is_current {
-            None
-        } else {
-            since
-                .entry(r.revision.snapshot.as_str())
-                .or_insert_with(|| {
-                    ch.state
-                        .snapshot(&r.revision.snapshot)
-                        .and_then(|from| changes::between(project, ch, from, current).ok())
-                        .map(|c| c.summary())
-                })
-                .clone()
-        };
-        let (summary, evidence_file, report_html) = match (&r.report, &r.experiment) {
-            (Some(p), _) => {
-                // A report that cannot be read is shown as missing, not
-                // fatal: the page still links the record.
-                let html = runs::report_text(project, r)
-                    .ok()
-                    .flatten()
-                    .map(|t| {
-                        if t.len() <= inline_left {
-                            inline_left -= t.len();
-                            markdown::to_html(&t)
-                        } else {
-                            format!(
-                                "<p>This report ({} bytes) is too large to show on this page; the Markdown copy linked above holds it whole.</p>",
-                                t.len()
-                            )
-                        }
-                    });
-                let what = if p.draft {
-                    "research report (draft, not counted as research)".to_string()
-                } else if p.complete {
-                    "research report, all seven sections".to_string()
-                } else {
-                    "research report with missing sections".to_string()
-                };
-                (what, Some(p.file.clone()), html)
-            }
-            (None, Some(x)) => {
-                // A disturbed run says so, and why it holds nothing against
-                // the chapter.
-                let mark = crate::records::status::disturbed_mark(r)
-                    .map_or_else(String::new, |m| {
-                        format!(" ({m}; rounds without an undisturbed run did not count)")
-                    });
-                // An earlier measurement says so before its result.
-                let earlier = x
-                    .earlier_measurement()
-                    .map(|m| format!("An earlier measurement ({m}): "))
-                    .unwrap_or_default();
-                (
-                    format!("{earlier}{}{mark}", x.summary),
-                    Some(x.file.clone()),
-                    None,
-                )
-            }
-            (None, None) => match &r.notebook {
-                Some(n) => (n.summary.clone(), Some(n.file.clone()), None),
-                None => (String::new(), None, None),
-            },
-        };
-        let summary = match &r.retraction {
-            Some(x) => format!("{} (no longer research or evidence). {summary}", x.label()),
-            None => summary,
-        };
-        let base = format!("../{}", records_path(ch));
-        history.push(HistoryRow {
-            run_id: r.run_id.to_string(),
-            anchor: format!("run-{stem}"),
-            kind: r.kind.to_string(),
-            date: r.recorded_at.format("%Y-%m-%d %H:%M UTC").to_string(),
-            revision: r.revision.fingerprint.short().to_string(),
-            current: is_current,
-            environment: environment_label(&r.environment),
-            summary,
-            changed_since,
-            record_link: format!("{base}/{}", crate::layout::Layout::record_name(&stem)),
-            evidence_link: evidence_file.map(|f| format!("{base}/{f}")),
-            report_html,
-        });
-    }
-    history
 }
 
 /// The research prompt and the current snapshot, as files of the site
@@ -538,12 +465,11 @@ fn notebook_panel(
         .map(|s| s.current().fingerprint.to_string());
     // The page's records include retracted runs, for its history; the
     // panel shows a live one.
-    let live: Vec<Record> = records
+    let live = records
         .iter()
-        .filter(|r| r.retraction.is_none())
-        .cloned()
-        .collect();
-    let latest = crate::app::notebook::latest_run(project, &live);
+        .find(|r| r.retraction.is_none() && r.kind == RunKind::Notebook);
+    let latest =
+        live.and_then(|r| crate::app::notebook::latest_run(project, std::slice::from_ref(r)));
     Some(crate::render::notebook_view::notebook_view(
         status,
         fingerprint,
@@ -552,20 +478,55 @@ fn notebook_panel(
     ))
 }
 
-/// Files of one chapter: its page and plots (paths from the site's root),
-/// and the newest experiment's claims counted.
+/// The stored notebook's file, linked as the record files are (and
+/// copied into the site with them).
+fn notebook_link(
+    project: &Project,
+    ch: &Chapter,
+    links: &FileLinks,
+    view: Option<&crate::render::notebook_view::NotebookView>,
+    files: &mut Vec<SiteFile>,
+) -> Option<String> {
+    let file = view?.file.as_deref()?;
+    let path = project.layout().notebook_file(&ch.key, file);
+    if links.copies() {
+        let bytes = crate::text::check_owned(&path, &project.layout().snapshots_root())
+            .and_then(|()| {
+                crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+                    .map_err(|e| Error::io(&path, e))
+            })
+            .ok()?;
+        files.push((super::links::from_root(project, &path)?, bytes));
+    }
+    links.to(project, &path, 1)
+}
+
+/// Files of one chapter: its page, its history pages and plots (paths
+/// from the site's root), and the newest experiment's claims counted.
+/// `records`: every record, newest first, retracted ones included.
 pub fn chapter_files(
     project: &Project,
     templates: &Templates,
     ch: &Chapter,
     records: &[Record],
     st: &ChapterStatus,
+    links: &FileLinks,
     generated: &str,
-) -> Result<(Vec<SiteFile>, Newest)> {
+) -> Result<ChapterFiles> {
     let mut files = Vec::new();
+    let mut problems = Vec::new();
     let research_kit = research_kit(project, templates, ch, &mut files);
-    let (evidence, counts) = evidence_blocks(project, ch, records, &mut files)?;
-    let history = history_rows(project, ch, records);
+    let reports = history::inline_reports(project, records, &mut problems);
+    // The latest complete research run's answers travel with the verdicts.
+    let items = reports.answers();
+    let answers = items.as_ref().map(|(id, i)| (id.clone(), i));
+    // Evidence is a live experiment's (`Record::is_evidence`).
+    let (evidence, counts) =
+        evidence_blocks(project, ch, records, answers, &mut files, &mut problems)?;
+    let shown: Vec<String> = evidence.iter().map(|e| e.run_id.clone()).collect();
+    let history = history::chapter_runs(project, ch, records, links, &shown, &reports);
+    let notebook = notebook_panel(project, ch, records, st);
+    let notebook_link = notebook_link(project, ch, links, notebook.as_ref(), &mut files);
     let current = ch.state.current();
     let m = &ch.manifest;
     let page = ChapterPage {
@@ -587,34 +548,28 @@ pub fn chapter_files(
         stale_reasons: st.stale_reasons.clone(),
         research_kit,
         evidence,
-        notebook: notebook_panel(project, ch, records, st),
+        notebook,
+        notebook_link,
         history,
+        history_total: records.len(),
+        history_pages: (1..=history::page_count(records.len()))
+            .map(|n| (n, history::page_link(ch, n)))
+            .collect(),
         generated: generated.to_string(),
     };
     files.push((
         page_path(ch),
         templates.render(SITE_CHAPTER_TEMPLATE, &page)?.into_bytes(),
     ));
-    // The raw records, so the page's links open them from disk.
-    for r in records {
-        for path in crate::records::store::record_files(project.layout(), r) {
-            // Checked first (a FIFO would hang the read); and the copy is
-            // published, so no URL in it keeps a secret, and a notebook
-            // run's files (stored, maybe, before a redaction rule was
-            // added) go through the run redaction again.
-            crate::text::check_owned(&path, &project.layout().records_root())?;
-            let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
-                .map_err(|e| Error::io(&path, e))?;
-            let bytes = match String::from_utf8(bytes) {
-                Ok(text) if r.notebook.is_some() => {
-                    crate::notebook::run::redact_run_text(&text).into_bytes()
-                }
-                Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
-                Err(e) => e.into_bytes(),
-            };
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            files.push((format!("{}/{name}", records_path(ch)), bytes));
-        }
+    files.extend(history::history_pages(
+        project, templates, ch, records, links, generated,
+    )?);
+    if links.copies() {
+        super::links::copy_records(project, records, &mut files)?;
     }
-    Ok((files, counts))
+    Ok(ChapterFiles {
+        files,
+        newest: counts,
+        problems,
+    })
 }

@@ -7,7 +7,9 @@
 
 mod chapter_page;
 mod folder;
+mod history;
 mod index;
+mod links;
 mod paths;
 
 use std::path::{Path, PathBuf};
@@ -32,14 +34,31 @@ pub struct HtmlSite {
     pub files: usize,
 }
 
+/// How the site links a record's files (see `links`).
+#[derive(Debug, Clone, Default)]
+pub struct SiteOptions {
+    /// Link them under this URL (`<url>/records/<book>/<chapter>/<file>`)
+    /// instead of where they live in the project.
+    pub base_url: Option<String>,
+    /// Copy them into the site and link the copies.
+    pub copy_records: bool,
+}
+
 /// Renders the whole site and writes it to `out`.
 pub fn build(
     project: &Project,
     templates: &Templates,
     out: &Path,
+    options: &SiteOptions,
     now: DateTime<Utc>,
 ) -> Result<HtmlSite> {
     folder::check_target(out)?;
+    let links = links::FileLinks::new(
+        project,
+        out,
+        options.base_url.as_deref(),
+        options.copy_records,
+    )?;
     let generated = now.format("%Y-%m-%d %H:%M UTC").to_string();
     let (chapters, broken) = project.all_chapters()?;
     let mut rows = Vec::new();
@@ -49,27 +68,40 @@ pub fn build(
         // The page's history lists retracted runs, marked; nothing else
         // on the site reads them.
         let (all, bad) = project.records_with_retracted(ch)?;
-        let records: Vec<crate::records::Record> = all
-            .iter()
-            .filter(|r| r.retraction.is_none())
-            .cloned()
-            .collect();
+        // Copied only when some run is retracted (rarely): 10,000 records
+        // are not held twice.
+        let records: std::borrow::Cow<[crate::records::Record]> =
+            if all.iter().any(|r| r.retraction.is_some()) {
+                all.iter()
+                    .filter(|r| r.retraction.is_none())
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .into()
+            } else {
+                all.as_slice().into()
+            };
         // One status per chapter, for its index row and its page.
         let mut st = status::chapter_status(ch, &records);
         let mut errors: Vec<String> = bad
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))
             .collect();
-        errors.extend(super::status::evidence_problems(project, &all));
+        // Evidence is read (and its hash checked) for the runs the pages
+        // show in full; `chapter_files` says what of it could not be. Every
+        // file is checked when every file is copied.
+        if options.copy_records {
+            errors.extend(super::status::evidence_problems(project, &all));
+        }
         match super::notebook::status(project, ch, &records) {
             Ok(n) => st.notebook = n,
             Err(e) => errors.push(e.to_string()),
         }
         let mut row = index::index_row(ch, &records, &st);
-        match chapter_page::chapter_files(project, templates, ch, &all, &st, &generated) {
-            Ok((f, newest)) => {
-                files.extend(f);
-                if let Some((counts, engine)) = newest {
+        match chapter_page::chapter_files(project, templates, ch, &all, &st, &links, &generated) {
+            Ok(built) => {
+                files.extend(built.files);
+                errors.extend(built.problems);
+                if let Some((counts, engine)) = built.newest {
                     row.claims = Some(counts);
                     if let Some(latest) = &mut row.latest {
                         latest.engine = engine;

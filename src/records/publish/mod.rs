@@ -52,6 +52,10 @@ pub struct Inputs<'a> {
     pub links: RecordLinks,
     /// The chapter's notebook, when it has one.
     pub notebook: Option<super::notebook_status::NotebookStatus>,
+    /// How the prose changed since the latest research run examined it,
+    /// in words ("14 words changed; claims touched: ..."), when it did: said
+    /// with the stale reason.
+    pub changed_since_research: Option<String>,
     /// The experiment that was the latest when the research run before
     /// the latest was recorded, for the delta (`evidence` again when it is
     /// the same run).
@@ -164,16 +168,10 @@ fn relations(
         claims: &inputs.claims,
     };
     let mut groups = evidence_groups(evidence, &report);
-    let mut negative = sources::negative_findings(items, &sources);
+    let negative = sources::negative_findings(items, &sources);
     let mut opportunities = opportunities(items, &run_id, inputs);
     if let (Some(n), true) = (&inputs.notebook, notebook) {
-        notebook::add_notebook(
-            n,
-            &inputs.links,
-            &mut groups,
-            &mut negative,
-            &mut opportunities,
-        );
+        notebook::add_notebook(n, &inputs.links, &mut groups, &mut opportunities);
     }
     (groups, sources, negative, opportunities)
 }
@@ -234,7 +232,12 @@ fn research_items(inputs: &Inputs<'_>) -> Researched {
 /// empty, as the site's example data has it: experiments alone are not
 /// research.
 pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> SiteData {
-    let st: ChapterStatus = status::chapter_status(chapter, records);
+    let mut st: ChapterStatus = status::chapter_status(chapter, records);
+    if let (Some(reason), Some(change)) =
+        (st.stale_reasons.first_mut(), &inputs.changed_since_research)
+    {
+        reason.push_str(&format!("; {change}"));
+    }
     let researched = st.state != ResearchState::NeverResearched;
     let run_id = st.run_id.as_ref().map(|r| r.to_string());
     let Researched {

@@ -1,32 +1,42 @@
 //! The chapter's notebook run as site data: one `EMPIRICAL_EVIDENCE` item
 //! for the latest recorded run (supporting when it passed, contradictory
-//! and a negative finding when it failed, qualifying when flaky or stale),
-//! or an experiment opportunity when no run is recorded. Like every item,
-//! it is listed once the chapter has been researched.
+//! when it failed, qualifying when flaky or of another notebook than the
+//! current one), saying which notebook it ran (the published one or a
+//! local copy), and an experiment opportunity when no run is recorded or
+//! the latest is of another notebook or revision. Like every item, it is
+//! listed once the chapter has been researched.
 
 use super::schema::{
-    EvidenceGroups, EvidenceItem, Interpretation, ItemEvidence, ItemSource, NegativeFinding,
-    Opportunity, Paper,
+    EvidenceGroups, EvidenceItem, Interpretation, ItemEvidence, ItemSource, Opportunity,
 };
 use super::sources::RecordLinks;
-use crate::records::notebook_status::{NotebookState, NotebookStatus};
+use crate::notebook::NotebookVerdict;
+use crate::records::notebook_status::NotebookStatus;
 
 /// What the claim of the item is: the notebook does what it says.
 const CLAIM: &str =
     "The chapter's notebook runs in a fresh kernel, and the assertions in its code cells hold.";
 
-/// Adds the notebook's item to `groups` (and `negative`), or an
-/// opportunity to run it to `opportunities`.
+/// Adds the notebook's item to `groups`, and an opportunity to run it
+/// (again) to `opportunities` when no run is recorded or the latest one
+/// is of another notebook or revision. A failed run is contradictory
+/// evidence only: it is not also a source "reviewed but not used" (the
+/// negative findings are the report's sources).
+///
+/// One rule with the experiments: a run of an earlier revision of the
+/// chapter stays in the group its verdict gives, marked as of an earlier
+/// revision, with a re-run offered. A run of another notebook than the
+/// current one is qualifying: it is evidence about that notebook only.
 pub fn add_notebook(
     st: &NotebookStatus,
     links: &RecordLinks,
     groups: &mut EvidenceGroups,
-    negative: &mut Vec<NegativeFinding>,
     opportunities: &mut Vec<Opportunity>,
 ) {
+    let chapter = st.chapter.as_str();
     let Some(latest) = &st.latest else {
         opportunities.push(Opportunity {
-            description: "Run the chapter's notebook in a fresh kernel and record it (research_companion notebook run)".into(),
+            description: format!("Run the chapter's notebook in a fresh kernel and record it (research_companion notebook run {chapter})"),
             reason: format!(
                 "Whether the chapter's notebook runs, and what it prints, is unverified: {}.",
                 st.reasons.join("; ")
@@ -35,27 +45,50 @@ pub fn add_notebook(
         return;
     };
     let run_id = latest.run_id.to_string();
+    let ran = latest.provenance.label(&latest.notebook_file);
     let mut summary = format!(
-        "{}; notebook {}, run {} on env {} ({} CPUs)",
-        latest.summary, latest.notebook_file, run_id, latest.env_id, latest.logical_cpus
+        "{}; notebook {ran}, run {run_id} on env {} ({} CPUs)",
+        latest.summary, latest.env_id, latest.logical_cpus
     );
     for r in &st.reasons {
         summary.push_str(&format!("; {r}"));
     }
-    let rationale = match st.state {
-        NotebookState::Pass => {
-            "Every code cell ran without error in a fresh kernel, its assertions included."
-        }
-        NotebookState::Fail => {
-            "A code cell failed in a fresh kernel: the notebook does not run as published."
-        }
-        NotebookState::Flaky => {
-            "A code cell passed in some fresh kernels and failed in others: what the notebook shows depends on the run."
-        }
-        NotebookState::Stale | NotebookState::NeverRun => {
-            "The notebook or the chapter changed since the run, so the run may not be about what is published now."
-        }
+    if st.notebook_changed || st.chapter_changed {
+        opportunities.push(Opportunity {
+            description: format!(
+                "Re-run the chapter's current notebook on the current revision (research_companion notebook run {chapter})"
+            ),
+            reason: format!(
+                "The latest notebook run, {run_id}, is not of the notebook and chapter as they are now: {}.",
+                st.reasons.join("; ")
+            ),
+        });
+    }
+    let which = if latest.provenance.is_published() {
+        "the published notebook".to_string()
+    } else {
+        format!("{}, not the published notebook", latest.provenance.short())
     };
+    let mut rationale = match latest.verdict {
+        _ if st.notebook_changed => format!(
+            "The run is of {ran}, not of the current notebook, so it shows what that notebook did, not what the current one does."
+        ),
+        NotebookVerdict::Pass => format!(
+            "Every code cell of {which} ran without error in a fresh kernel, its assertions included."
+        ),
+        NotebookVerdict::Fail | NotebookVerdict::NotReached if latest.provenance.is_published() => {
+            "A code cell of the published notebook failed in a fresh kernel: the notebook does not run as published.".to_string()
+        }
+        NotebookVerdict::Fail | NotebookVerdict::NotReached => format!(
+            "A code cell of {which} failed in a fresh kernel: this is how that copy runs; no run of the published notebook says the same."
+        ),
+        NotebookVerdict::Flaky => format!(
+            "A code cell of {which} passed in some fresh kernels and failed in others: what it shows depends on the run."
+        ),
+    };
+    if st.chapter_changed {
+        rationale.push_str(" The run examined an earlier revision of the chapter, so it may not be about the text as it is now; a re-run is offered.");
+    }
     let item = EvidenceItem {
         relation: "EMPIRICAL_EVIDENCE",
         claim: CLAIM.into(),
@@ -72,24 +105,12 @@ pub fn add_notebook(
             section: "notebook".into(),
             summary,
         },
-        interpretation: Interpretation {
-            rationale: rationale.into(),
-        },
+        interpretation: Interpretation { rationale },
     };
-    match st.state {
-        NotebookState::Pass => groups.supporting.push(item),
-        NotebookState::Fail => {
-            negative.push(NegativeFinding {
-                paper: Paper {
-                    id: run_id,
-                    title: item.source.title.clone(),
-                },
-                finding: format!("\"{CLAIM}\": {}", item.evidence.summary),
-            });
-            groups.contradictory.push(item);
-        }
-        NotebookState::Flaky | NotebookState::Stale | NotebookState::NeverRun => {
-            groups.qualifying.push(item)
-        }
+    match latest.verdict {
+        _ if st.notebook_changed => groups.qualifying.push(item),
+        NotebookVerdict::Pass => groups.supporting.push(item),
+        NotebookVerdict::Fail | NotebookVerdict::NotReached => groups.contradictory.push(item),
+        NotebookVerdict::Flaky => groups.qualifying.push(item),
     }
 }

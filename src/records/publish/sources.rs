@@ -57,12 +57,13 @@ pub fn sources(reports: &[(&RunId, ReportItems)]) -> Vec<Source> {
         if !listed.insert(id.clone()) {
             continue;
         }
-        let provenance = reports
+        let holding: Vec<&RunId> = reports
             .iter()
             .zip(&ledgers)
             .filter(|(_, ids)| ids.contains(&id))
-            .map(|((run, _), _)| format!("source ledger of research run {run}"))
+            .map(|((run, _), _)| *run)
             .collect();
+        let provenance = provenance(&holding);
         out.push(Source {
             id,
             title: row.title.clone(),
@@ -77,6 +78,34 @@ pub fn sources(reports: &[(&RunId, ReportItems)]) -> Vec<Source> {
             },
             provenance,
         });
+    }
+    out
+}
+
+/// The research runs a source's `provenance` names, newest first; the
+/// ledgers of earlier ones that hold it are counted in one more line.
+pub const PROVENANCE_RUNS: usize = 5;
+
+/// `source ledger of research run <id>` for each of the newest
+/// [`PROVENANCE_RUNS`] of `runs` (newest first), then `and the source
+/// ledgers of 2,995 earlier research runs (research_companion history
+/// <book>/<chapter> lists them)` for the rest: a long history does not
+/// make the site data grow with it.
+fn provenance(runs: &[&RunId]) -> Vec<String> {
+    let mut out: Vec<String> = runs
+        .iter()
+        .take(PROVENANCE_RUNS)
+        .map(|run| format!("source ledger of research run {run}"))
+        .collect();
+    if let Some(run) = runs.get(PROVENANCE_RUNS) {
+        let more = runs.len() - PROVENANCE_RUNS;
+        out.push(format!(
+            "and the source {} of {} earlier research {} (research_companion history {} lists them)",
+            if more == 1 { "ledger" } else { "ledgers" },
+            crate::records::selection::grouped(more),
+            if more == 1 { "run" } else { "runs" },
+            run.chapter
+        ));
     }
     out
 }
