@@ -428,7 +428,11 @@ fn history_rows(project: &Project, ch: &Chapter, records: &[Record]) -> Vec<Hist
                     format!(
                         "{}; ran {}",
                         n.summary,
-                        status::notebook_label(ch, stored.as_ref(), &n.notebook_file)
+                        crate::records::notebook_status::notebook_label(
+                            ch,
+                            stored.as_ref(),
+                            &n.notebook_file
+                        )
                     ),
                     Some(n.file.clone()),
                     None,
