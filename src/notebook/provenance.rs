@@ -49,6 +49,25 @@ impl NotebookProvenance {
         }
     }
 
+    /// The notebook as the subject of a sentence: `the published
+    /// notebook`, `a local copy of 06-fail.ipynb (not the published
+    /// notebook)`.
+    pub fn described(&self) -> String {
+        match self {
+            NotebookProvenance::Published { .. } => "the published notebook".into(),
+            NotebookProvenance::EarlierPublished { .. } => {
+                "an earlier download of the published notebook (not the one published now)".into()
+            }
+            NotebookProvenance::LocalCopy { source } => {
+                format!("a local copy of {source} (not the published notebook)")
+            }
+            NotebookProvenance::OtherUrl { source } => {
+                format!("a notebook downloaded from {source} (not the published notebook)")
+            }
+            NotebookProvenance::Unlisted => "a notebook not listed in notebooks.yaml".into(),
+        }
+    }
+
     /// A stored notebook's file with its provenance:
     /// `notebooks/0002-7a95b5a156a0.ipynb (local copy of 06-fail.ipynb)`.
     pub fn label(&self, file: &str) -> String {

@@ -195,7 +195,7 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
     let rationale = str_of(&item["interpretation"]["rationale"]);
     assert!(!rationale.contains("as published"), "{rationale}");
     assert!(
-        rationale.contains("local copy of 06-fail.ipynb, not the published notebook"),
+        rationale.contains("a local copy of 06-fail.ipynb (not the published notebook) failed"),
         "{rationale}"
     );
     assert!(
