@@ -174,6 +174,12 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
         "{report}"
     );
 
+    let table = stdout(&p.cmd().args(["notebook", "report"]).output().unwrap());
+    assert!(
+        table.contains(".ipynb (local copy of 06-fail.ipynb) | FAIL |"),
+        "{table}"
+    );
+
     // The site's panel: the local copy is not "published at" anything.
     p.cmd().args(["site", "--out", "site"]).assert().success();
     let page = std::fs::read_to_string(p.path(&format!("site/{CHAPTER}.html"))).unwrap();
