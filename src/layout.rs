@@ -13,6 +13,9 @@ use crate::ids::{ChapterKey, RunId};
 pub const SNAPSHOTS_DIR: &str = "book-snapshots";
 /// Name of the folder that holds research and experiment records.
 pub const RECORDS_DIR: &str = "records";
+/// Name of the folder at the root where reads of `records/` are cached
+/// (`records::cache`): never committed, rebuilt from the records at will.
+pub const CACHE_DIR: &str = ".research-companion-cache";
 /// Environment variable that names the root, like `--root`.
 pub const ROOT_ENV: &str = "RESEARCH_COMPANION_ROOT";
 
@@ -154,6 +157,11 @@ impl Layout {
     /// `records/`.
     pub fn records_root(&self) -> PathBuf {
         self.root.join(RECORDS_DIR)
+    }
+
+    /// `.research-companion-cache/`, the cache of record reads.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join(CACHE_DIR)
     }
 
     /// `records/<book>/<chapter>/`.
