@@ -35,10 +35,19 @@ const MAX_CACHE_BYTES: u64 = 1 << 30;
 const GITIGNORE: &str =
     "# research_companion's cache of record reads, rebuilt from records/: never commit it\n*\n";
 
-/// The build that writes and trusts a cache: another version, or another
-/// commit of this one, may read records differently.
+/// The build that writes and trusts a cache: another version, another
+/// commit or another build of this one (the binary's size and time) may
+/// read records differently.
 fn writer() -> String {
-    format!("{} {}", env!("CARGO_PKG_VERSION"), env!("RC_GIT_COMMIT"))
+    let binary = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| format!("{}-{}.{}", m.len(), m.mtime(), m.mtime_nsec()))
+        .unwrap_or_else(|_| "unknown".into());
+    format!(
+        "{} {} {binary}",
+        env!("CARGO_PKG_VERSION"),
+        env!("RC_GIT_COMMIT")
+    )
 }
 
 /// What identifies one version of a file without reading it.
