@@ -142,7 +142,7 @@ fn summary(r: &Record) -> (String, Option<String>, &'static str) {
             )
         }
         (None, None) => match &r.notebook {
-            Some(n) => (n.summary.clone(), Some(n.file.clone()), "notebook run file"),
+            Some(n) => (n.summary.clone(), Some(n.file.clone()), "run file"),
             None => (String::new(), None, ""),
         },
     }
