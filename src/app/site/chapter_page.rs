@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::folder::SiteFile;
 use super::history::{self, HistoryRow};
-use super::index::ClaimCounts;
 use super::links::FileLinks;
+use super::verdicts::{ClaimCounts, verdict_class};
 use crate::app::{Project, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
@@ -197,32 +197,6 @@ fn claim_row(
     }
 }
 
-/// The class of a claim's verdict as the page colours it and the index
-/// counts it: a few words and a word for the stylesheet (ok, warn, bad,
-/// none). A success with a flag is a warning, named by its first flag.
-pub fn verdict_class(c: &crate::published::diff::ClaimResult) -> (&'static str, &'static str) {
-    use crate::published::verdict::ClaimVerdict as V;
-    match c.verdict {
-        _ if !c.quote_found => ("quote missing", "bad"),
-        V::NotReproduced => ("not reproduced", "bad"),
-        V::Reproduced if c.magnitude_differs.is_some() => ("magnitude differs", "warn"),
-        V::Reproduced if c.magnitude_uncertain.is_some() => ("magnitude uncertain", "warn"),
-        V::Reproduced if c.model_limit.is_some() => ("reproduced, model limit", "warn"),
-        V::Reproduced if c.start_in_window.is_some() => ("reproduced, start-up in window", "warn"),
-        V::Reproduced if !c.prose_consistent => {
-            ("reproduced, the prose differs from its table", "warn")
-        }
-        V::Reproduced => ("reproduced", "ok"),
-        // Undecided, never against the chapter: the reason shows beside it.
-        V::Inconclusive => (
-            "inconclusive (undecided: not evidence against the chapter)",
-            "warn",
-        ),
-        V::NotComparable => ("not comparable", "warn"),
-        V::Unrun => ("unrun", "none"),
-    }
-}
-
 /// The path of a chapter's page in the site, from the site's root.
 pub fn page_path(ch: &Chapter) -> String {
     format!("{}/{}.html", ch.key.book.as_str(), ch.key.chapter.as_str())
@@ -271,15 +245,6 @@ fn latest_per_environment(
     (out, problems)
 }
 
-pub fn environment_label(env: &crate::env::Environment) -> String {
-    format!(
-        "env {} ({} CPUs, {})",
-        crate::env::short_id(&env.env_id),
-        env.identity.logical_cpus,
-        env.identity.cpu_model
-    )
-}
-
 /// The latest experiment of each environment and engine, each with its
 /// plot (added to `files`); and the newest one's claims counted.
 fn evidence_blocks(
@@ -313,7 +278,7 @@ fn evidence_blocks(
             Some(name)
         };
         evidence.push(EvidenceBlock {
-            environment: environment_label(&e.run.environment),
+            environment: history::environment_label(&e.run.environment),
             engine: e.run.evidence(),
             run_id: e.record.run_id.to_string(),
             date: e

@@ -111,7 +111,7 @@ impl<'a> Rows<'a> {
             date: r.recorded_at.format("%Y-%m-%d %H:%M UTC").to_string(),
             revision: r.revision.fingerprint.short().to_string(),
             current: is_current,
-            environment: super::chapter_page::environment_label(&r.environment),
+            environment: environment_label(&r.environment),
             summary,
             changed_since,
             record_link: self
@@ -125,6 +125,16 @@ impl<'a> Rows<'a> {
             report_html,
         }
     }
+}
+
+/// An environment in words: `env 0123456789ab (2 CPUs, <CPU model>)`.
+pub fn environment_label(env: &crate::env::Environment) -> String {
+    format!(
+        "env {} ({} CPUs, {})",
+        crate::env::short_id(&env.env_id),
+        env.identity.logical_cpus,
+        env.identity.cpu_model
+    )
 }
 
 /// What a run found, in words from its record alone, its evidence file,
@@ -159,7 +169,7 @@ fn summary(r: &Record) -> (String, Option<String>, &'static str) {
             )
         }
         (None, None) => match &r.notebook {
-            Some(n) => (n.summary.clone(), Some(n.file.clone()), "notebook run file"),
+            Some(n) => (n.summary.clone(), Some(n.file.clone()), "run file"),
             None => (String::new(), None, ""),
         },
     }

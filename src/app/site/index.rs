@@ -6,56 +6,13 @@ use serde::Serialize;
 
 use super::chapter_page::{currency, page_path};
 use super::folder::SiteFile;
+use super::verdicts::ClaimCounts;
 use crate::app::Project;
 use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::records::Record;
 use crate::records::status::{self, ChapterStatus, RunCurrency};
 use crate::render::{SITE_INDEX_TEMPLATE, Templates};
-
-/// A chapter's claims counted by the class their verdicts have on its page
-/// (`chapter_page::verdict_class`), so the index and the page agree; only
-/// the classes some claim has.
-#[derive(Debug, Default, Serialize)]
-pub struct ClaimCounts {
-    pub claims: usize,
-    pub counts: Vec<ClaimCount>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct ClaimCount {
-    pub count: usize,
-    pub label: &'static str,
-    /// The stylesheet's word: ok, warn, bad, none.
-    pub tone: &'static str,
-}
-
-impl ClaimCounts {
-    /// Counts each claim's class (label and tone), in the order a class is
-    /// first met, successes first.
-    pub fn of(classes: impl Iterator<Item = (&'static str, &'static str)>) -> Self {
-        let mut out = ClaimCounts::default();
-        for (label, tone) in classes {
-            out.claims += 1;
-            match out.counts.iter_mut().find(|c| c.label == label) {
-                Some(c) => c.count += 1,
-                None => out.counts.push(ClaimCount {
-                    count: 1,
-                    label,
-                    tone,
-                }),
-            }
-        }
-        let rank = |tone: &str| match tone {
-            "ok" => 0,
-            "warn" => 1,
-            "bad" => 2,
-            _ => 3,
-        };
-        out.counts.sort_by_key(|c| rank(c.tone));
-        out
-    }
-}
 
 #[derive(Debug, Serialize)]
 pub struct LatestExperiment {

@@ -11,6 +11,7 @@ mod history;
 mod index;
 mod links;
 mod paths;
+mod verdicts;
 
 use std::path::{Path, PathBuf};
 
