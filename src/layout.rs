@@ -15,6 +15,9 @@ pub const SNAPSHOTS_DIR: &str = "book-snapshots";
 pub const RECORDS_DIR: &str = "records";
 /// The project's folder for what the tool builds (never evidence).
 pub const BUILD_DIR: &str = "build";
+/// Name of the folder at the root where reads of `records/` are cached
+/// (`records::cache`): never committed, rebuilt from the records at will.
+pub const CACHE_DIR: &str = ".research-companion-cache";
 /// Environment variable that names the root, like `--root`.
 pub const ROOT_ENV: &str = "RESEARCH_COMPANION_ROOT";
 
@@ -162,6 +165,11 @@ impl Layout {
     /// `records/`.
     pub fn records_root(&self) -> PathBuf {
         self.root.join(RECORDS_DIR)
+    }
+
+    /// `.research-companion-cache/`, the cache of record reads.
+    pub fn cache_dir(&self) -> PathBuf {
+        self.root.join(CACHE_DIR)
     }
 
     /// `records/<book>/<chapter>/`.

@@ -108,21 +108,30 @@ pub fn between(
     })
 }
 
+/// The most places a quote's first piece is tried at.
+const MAX_QUOTE_STARTS: usize = 64;
+
 /// The words of `text` (indices, as `prose_diff` counts them) from the
-/// first of a quote's `pieces` to the end of the last, found in order;
-/// None when one is missing.
+/// first of a quote's `pieces` to the end of the last, found in order, at
+/// the place where they lie closest together; None when one is missing.
 fn quoted_words(text: &str, pieces: &[String]) -> Option<std::ops::Range<usize>> {
     let (first, rest) = pieces.split_first()?;
-    let start = text.find(first.as_str())?;
-    let mut end = start + first.len();
-    for p in rest {
-        end = end + text[end..].find(p.as_str())? + p.len();
-    }
+    let span_from = |start: usize| -> Option<(usize, usize)> {
+        let mut end = start + first.len();
+        for p in rest {
+            end = end + text[end..].find(p.as_str())? + p.len();
+        }
+        Some((start, end))
+    };
+    let (start, end) = text
+        .match_indices(first.as_str())
+        .take(MAX_QUOTE_STARTS)
+        .filter_map(|(at, _)| span_from(at))
+        .min_by_key(|(a, b)| b - a)?;
     // A word is counted as quoted when the quote covers any of it.
     let before = |at: usize| text[..at].split_whitespace().count();
-    let lo =
-        before(start) - usize::from(!text[..start].ends_with(char::is_whitespace) && start > 0);
-    Some(lo..before(end))
+    let mid_word = start > 0 && !text[..start].ends_with(char::is_whitespace);
+    Some(before(start) - usize::from(mid_word)..before(end))
 }
 
 /// The changed passages, each with a few words of context around it.
@@ -268,6 +277,17 @@ mod tests {
 
     fn words(change: WordChange, text: &str) -> Vec<(WordChange, &str)> {
         text.split(' ').map(|w| (change, w)).collect()
+    }
+
+    #[test]
+    fn a_quote_covers_the_words_between_its_pieces_where_they_lie_closest() {
+        let text = "In the table, x rose. In the table, wait_mean sat blocked and fell to 2 ms.";
+        let pieces = ["In the table,".to_string(), "fell to 2 ms.".to_string()];
+        // Words 5..16: the second "In the table," up to "ms.".
+        assert_eq!(quoted_words(text, &pieces), Some(5..16));
+        assert_eq!(quoted_words(text, &["absent".to_string()]), None);
+        // A piece starting inside a word covers that word.
+        assert_eq!(quoted_words(text, &["able, x".to_string()]), Some(2..4));
     }
 
     #[test]

@@ -61,11 +61,14 @@ pub fn prompt(
     // A run file or notebook run file that no longer matches its record is
     // not read: the prompt falls back on what the record itself holds, and
     // says so. (Reports are in `research.unreadable` already.)
+    let unreported: Vec<crate::records::Record> = records
+        .iter()
+        .filter(|r| r.report.is_none())
+        .cloned()
+        .collect();
     unreadable.extend(
-        records
-            .iter()
-            .filter(|r| r.report.is_none())
-            .filter_map(|r| crate::records::store::verify_evidence(project.layout(), r).err())
+        crate::records::store::evidence_problems(project.layout(), &unreported)
+            .into_iter()
             .map(|e| format!("the evidence file: {e}; the prompt uses only what its record holds")),
     );
     let mut carried = carried(project, chapter, &records, &research);

@@ -51,9 +51,8 @@ fn each_chapter<T>(
 /// The records whose evidence files cannot be read or no longer have the
 /// sha256 their record holds, one line each naming the file.
 pub fn evidence_problems(project: &Project, records: &[crate::records::Record]) -> Vec<String> {
-    records
-        .iter()
-        .filter_map(|r| crate::records::store::verify_evidence(project.layout(), r).err())
+    crate::records::store::evidence_problems(project.layout(), records)
+        .into_iter()
         .map(|e| format!("unreadable evidence: {e}"))
         .collect()
 }

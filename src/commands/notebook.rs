@@ -261,7 +261,10 @@ impl Render for BookReport {
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 r.chapter,
-                r.notebook,
+                match &r.origin {
+                    Some(o) => format!("{} ({o})", r.notebook),
+                    None => r.notebook.clone(),
+                },
                 r.status,
                 or_dash(r.runtime_seconds.map(|t| format!("{t:.1} s"))),
                 or_dash(r.code_cells.map(|n| n.to_string())),

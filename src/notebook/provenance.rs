@@ -49,6 +49,25 @@ impl NotebookProvenance {
         }
     }
 
+    /// The notebook as the subject of a sentence: `the published
+    /// notebook`, `a local copy of 06-fail.ipynb (not the published
+    /// notebook)`.
+    pub fn described(&self) -> String {
+        match self {
+            NotebookProvenance::Published { .. } => "the published notebook".into(),
+            NotebookProvenance::EarlierPublished { .. } => {
+                "an earlier download of the published notebook (not the one published now)".into()
+            }
+            NotebookProvenance::LocalCopy { source } => {
+                format!("a local copy of {source} (not the published notebook)")
+            }
+            NotebookProvenance::OtherUrl { source } => {
+                format!("a notebook downloaded from {source} (not the published notebook)")
+            }
+            NotebookProvenance::Unlisted => "a notebook not listed in notebooks.yaml".into(),
+        }
+    }
+
     /// A stored notebook's file with its provenance:
     /// `notebooks/0002-7a95b5a156a0.ipynb (local copy of 06-fail.ipynb)`.
     pub fn label(&self, file: &str) -> String {
@@ -107,5 +126,72 @@ pub fn provenance(
         NotebookProvenance::LocalCopy {
             source: entry.source.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chapter::Fingerprint;
+
+    fn entry(n: usize, hex: char, source: &str, by: Option<ObtainedBy>) -> NotebookEntry {
+        NotebookEntry {
+            file: format!("notebooks/000{n}-x.ipynb"),
+            fingerprint: Fingerprint {
+                algorithm: "sha256".into(),
+                normalization: crate::notebook::NB_V1.into(),
+                value: hex.to_string().repeat(64),
+            },
+            sha256: "0".repeat(64),
+            captured_at: chrono::DateTime::UNIX_EPOCH,
+            source: source.into(),
+            bytes: 1,
+            cells: 1,
+            code_cells: 1,
+            obtained_by: by,
+        }
+    }
+
+    const COLAB: &str = "https://colab.research.google.com/github/o/r/blob/main/n/06.ipynb";
+    const RAW: &str = "https://raw.githubusercontent.com/o/r/main/n/06.ipynb";
+
+    #[test]
+    fn only_the_latest_download_of_the_published_url_is_published() {
+        let d = Some(ObtainedBy::Download);
+        let state = StoredNotebooks {
+            schema: crate::notebook::store::NOTEBOOKS_SCHEMA.into(),
+            current_notebook: "notebooks/0005-x.ipynb".into(),
+            notebooks: vec![
+                // Stored before `obtained_by` was kept, from the Colab URL.
+                entry(1, 'a', COLAB, None),
+                entry(2, 'b', "06-fail.ipynb", Some(ObtainedBy::File)),
+                // A file said (with --source) to be the Colab notebook.
+                entry(3, 'c', COLAB, Some(ObtainedBy::File)),
+                entry(4, 'd', "https://example.org/other.ipynb", d),
+                // Downloaded again, from the GitHub file the Colab URL names.
+                entry(5, 'e', RAW, d),
+            ],
+            fetch: Default::default(),
+        };
+        let of = |n: usize| provenance(&state, Some(COLAB), &format!("notebooks/000{n}-x.ipynb"));
+        assert!(of(5).is_published());
+        assert_eq!(
+            of(1),
+            NotebookProvenance::EarlierPublished { url: COLAB.into() }
+        );
+        assert_eq!(of(2).short(), "local copy of 06-fail.ipynb");
+        assert_eq!(of(3).short(), format!("local copy of {COLAB}"));
+        assert!(
+            of(4)
+                .short()
+                .starts_with("downloaded from https://example.org/")
+        );
+        assert_eq!(of(9), NotebookProvenance::Unlisted);
+        // Without a published URL nothing is published.
+        assert!(!provenance(&state, None, "notebooks/0005-x.ipynb").is_published());
+        assert_eq!(
+            of(2).label("notebooks/0002-x.ipynb"),
+            "notebooks/0002-x.ipynb (local copy of 06-fail.ipynb)"
+        );
     }
 }

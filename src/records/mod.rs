@@ -13,6 +13,7 @@
 //! research is current, `publish` builds the site data (the book site's
 //! schema). A stored verdict is the typed one of `published::verdict`.
 
+pub mod cache;
 pub mod create;
 pub mod notebook_status;
 pub mod publish;

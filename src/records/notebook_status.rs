@@ -127,7 +127,7 @@ pub fn notebook_status(
                 chapter_changed = true;
                 reasons.push(format!(
                     "the chapter changed since the run: {}",
-                    super::status::revision_change(chapter, &r.revision)
+                    revision_change(chapter, &r.revision)
                 ));
             }
             match n.verdict {
@@ -150,6 +150,37 @@ pub fn notebook_status(
         latest,
         notebook_runs: runs.len(),
     })
+}
+
+/// How the chapter's current snapshot differs from the revision a run
+/// examined, in words: `snapshot snapshots/0002-....txt, added on
+/// 2026-12-05, replaced snapshots/0001-....txt (prose-v1 a7d34947a6b4 to
+/// 0c1d2e3f4a5b)`.
+pub fn revision_change(chapter: &Chapter, examined: &super::Revision) -> String {
+    let current = chapter.state.current();
+    format!(
+        "snapshot {}, added on {}, replaced {} (prose-v1 {} to {})",
+        current.file,
+        current.captured_at.format("%Y-%m-%d"),
+        examined.snapshot,
+        examined.fingerprint.short(),
+        current.fingerprint.short()
+    )
+}
+
+/// A stored notebook's file with where it came from.
+pub fn notebook_label(
+    chapter: &Chapter,
+    stored: Option<&crate::notebook::StoredNotebooks>,
+    file: &str,
+) -> String {
+    let url = crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    stored
+        .map_or(
+            crate::notebook::provenance::NotebookProvenance::Unlisted,
+            |s| crate::notebook::provenance::provenance(s, url, file),
+        )
+        .label(file)
 }
 
 impl NotebookStatus {

@@ -52,22 +52,6 @@ pub fn currency(chapter: &Chapter, record: &Record) -> RunCurrency {
     }
 }
 
-/// How the chapter's current snapshot differs from the revision a run
-/// examined, in words: `snapshot snapshots/0002-....txt, added on
-/// 2026-12-05, replaced snapshots/0001-....txt (prose-v1 a7d34947a6b4 to
-/// 0c1d2e3f4a5b)`.
-pub fn revision_change(chapter: &Chapter, examined: &super::Revision) -> String {
-    let current = chapter.state.current();
-    format!(
-        "snapshot {}, added on {}, replaced {} (prose-v1 {} to {})",
-        current.file,
-        current.captured_at.format("%Y-%m-%d"),
-        examined.snapshot,
-        examined.fingerprint.short(),
-        current.fingerprint.short()
-    )
-}
-
 /// One line of `history`.
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryEntry {
@@ -138,7 +122,7 @@ pub fn history(
             notebook: r
                 .notebook
                 .as_ref()
-                .map(|n| notebook_label(chapter, stored, &n.notebook_file)),
+                .map(|n| super::notebook_status::notebook_label(chapter, stored, &n.notebook_file)),
             disturbed: disturbed_mark(r),
             earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             note: r.note.clone(),
@@ -146,21 +130,6 @@ pub fn history(
             retracted: r.retraction.as_ref().map(|x| x.label()),
         })
         .collect()
-}
-
-/// A stored notebook's file with where it came from.
-pub fn notebook_label(
-    chapter: &Chapter,
-    stored: Option<&crate::notebook::StoredNotebooks>,
-    file: &str,
-) -> String {
-    let url = crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
-    stored
-        .map_or(
-            crate::notebook::provenance::NotebookProvenance::Unlisted,
-            |s| crate::notebook::provenance::provenance(s, url, file),
-        )
-        .label(file)
 }
 
 /// One chapter's line of `status`.
@@ -237,7 +206,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             vec![format!(
                 "the chapter changed since research run {} examined it: {}",
                 r.run_id,
-                revision_change(chapter, &r.revision)
+                super::notebook_status::revision_change(chapter, &r.revision)
             )],
         ),
     };

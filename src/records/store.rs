@@ -9,6 +9,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::Record;
+use super::cache::{self, Cache, Stamp};
 use super::retraction::{RETRACTION_SCHEMA, Retraction};
 use crate::atomic;
 use crate::error::{Error, Result};
@@ -88,6 +89,50 @@ pub fn verify_evidence(layout: &Layout, record: &Record) -> Result<()> {
         read_evidence(layout, record, file, sha256)?;
     }
     Ok(())
+}
+
+/// [`verify_evidence`] for each of a chapter's `records`: the first
+/// problem of each record that has one. An evidence file whose size, times
+/// and inode are those it had when it last matched is not read again
+/// (`cache`); any other is read and hashed.
+pub fn evidence_problems(layout: &Layout, records: &[Record]) -> Vec<Error> {
+    let Some(first) = records.first() else {
+        return Vec::new();
+    };
+    let key = &first.run_id.chapter;
+    let mut cache = Cache::<String>::open(layout, key, "evidence");
+    let mut problems = Vec::new();
+    for record in records {
+        let files = [
+            record.report.as_ref().map(|r| (&r.file, &r.sha256)),
+            record.experiment.as_ref().map(|e| (&e.file, &e.sha256)),
+            record.notebook.as_ref().map(|n| (&n.file, &n.sha256)),
+        ];
+        for (file, sha256) in files.into_iter().flatten() {
+            let path = layout.evidence_file(&record.run_id.chapter, file);
+            let stamp = (record.run_id.chapter == *key)
+                .then(|| Stamp::of(&path))
+                .flatten();
+            if let Some(stamp) = stamp
+                && cache.get(file, stamp).as_ref() == Some(sha256)
+            {
+                continue;
+            }
+            match read_evidence(layout, record, file, sha256) {
+                Ok(_) => {
+                    if let Some(stamp) = stamp {
+                        cache.put(file, stamp, sha256.clone());
+                    }
+                }
+                Err(e) => {
+                    problems.push(e);
+                    break;
+                }
+            }
+        }
+    }
+    cache.save(false);
+    problems
 }
 
 /// [`read_evidence`] as UTF-8 text.
@@ -268,15 +313,7 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
     paths.sort();
     retraction_paths.sort();
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
-    let parsed = parse_all(layout, &paths);
-    let mut records = Vec::new();
-    let mut broken = Vec::new();
-    for (path, result) in paths.into_iter().zip(parsed) {
-        match result {
-            Ok(r) => records.push(r),
-            Err(error) => broken.push(BrokenRecord { path, error }),
-        }
-    }
+    let (mut records, mut broken) = read_records(layout, key, paths);
     records.sort_by(|a, b| {
         b.recorded_at
             .cmp(&a.recorded_at)
@@ -302,6 +339,58 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
         }
     }
     Ok((records, broken))
+}
+
+/// Reads the record files at `paths`: from the cache each one whose file
+/// is as it was when cached, parsing the others (and caching those that
+/// parse).
+fn read_records(
+    layout: &Layout,
+    key: &ChapterKey,
+    paths: Vec<PathBuf>,
+) -> (Vec<Record>, Vec<BrokenRecord>) {
+    let mut cache = Cache::<Record>::open(layout, key, "records");
+    // Each record read, with what the cache keys it on (None: not cached).
+    let mut records: Vec<(Record, Option<(String, Stamp)>)> = Vec::with_capacity(paths.len());
+    let mut unread: Vec<(PathBuf, Option<Stamp>)> = Vec::new();
+    for path in paths {
+        let stamp = Stamp::of(&path);
+        let name = file_name(&path);
+        match stamp.and_then(|s| cache.take(&name, s).map(|r| (r, s))) {
+            Some((record, s)) => records.push((record, Some((name, s)))),
+            None => unread.push((path, stamp)),
+        }
+    }
+    // Only a record newly cached changes the cache: a broken one is
+    // parsed again each time, and never written into it.
+    let mut fresh = false;
+    let to_parse: Vec<PathBuf> = unread.iter().map(|(p, _)| p.clone()).collect();
+    let parsed = parse_all(layout, &to_parse);
+    let mut broken = Vec::new();
+    for ((path, stamp), result) in unread.into_iter().zip(parsed) {
+        match result {
+            Ok(r) => {
+                let key = stamp
+                    .filter(|_| cache::round_trips(&r))
+                    .map(|s| (file_name(&path), s));
+                fresh |= key.is_some();
+                records.push((r, key));
+            }
+            Err(error) => broken.push(BrokenRecord { path, error }),
+        }
+    }
+    let entries = records
+        .iter()
+        .filter_map(|(r, key)| key.as_ref().map(|(n, s)| (n.clone(), *s, r)))
+        .collect();
+    cache.save_all(fresh, entries);
+    (records.into_iter().map(|(r, _)| r).collect(), broken)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Parses record files on every available core.

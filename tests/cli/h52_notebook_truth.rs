@@ -161,6 +161,25 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
         "{line}"
     );
 
+    // The research prompt and the report say which notebook the run used.
+    let prompt = stdout(&p.cmd().args(["prompt", "06"]).output().unwrap());
+    assert!(
+        prompt.contains("in its latest recorded run, of notebooks/0003-")
+            && prompt.contains(".ipynb (local copy of 06-fail.ipynb) ("),
+        "{prompt}"
+    );
+    let report = stdout(&p.cmd().args(["report", "06"]).output().unwrap());
+    assert!(
+        report.contains(".ipynb` (local copy of 06-fail.ipynb), run in a fresh kernel: FAIL"),
+        "{report}"
+    );
+
+    let table = stdout(&p.cmd().args(["notebook", "report"]).output().unwrap());
+    assert!(
+        table.contains(".ipynb (local copy of 06-fail.ipynb) | FAIL |"),
+        "{table}"
+    );
+
     // The site's panel: the local copy is not "published at" anything.
     p.cmd().args(["site", "--out", "site"]).assert().success();
     let page = std::fs::read_to_string(p.path(&format!("site/{CHAPTER}.html"))).unwrap();
@@ -195,7 +214,7 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
     let rationale = str_of(&item["interpretation"]["rationale"]);
     assert!(!rationale.contains("as published"), "{rationale}");
     assert!(
-        rationale.contains("local copy of 06-fail.ipynb, not the published notebook"),
+        rationale.contains("a local copy of 06-fail.ipynb (not the published notebook) failed"),
         "{rationale}"
     );
     assert!(

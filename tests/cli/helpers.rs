@@ -116,6 +116,10 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 fn walk(dir: &Path, all: &mut Vec<(PathBuf, Vec<u8>)>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
+        // The cache of record reads is a shortcut, not something stored.
+        if e.file_name() == ".research-companion-cache" {
+            continue;
+        }
         if e.file_type().unwrap().is_dir() {
             walk(&e.path(), all);
         } else {

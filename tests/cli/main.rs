@@ -32,6 +32,7 @@ mod prompt_and_report;
 mod publish;
 mod pytorch_reference;
 mod records;
+mod records_cache;
 mod reliable_records;
 mod research_record;
 mod site;

@@ -16,6 +16,9 @@ pub struct ReportRow {
     pub chapter: String,
     /// The current stored notebook, or where chapter.yaml says it is.
     pub notebook: String,
+    /// Where the current stored notebook came from: `published`, `local
+    /// copy of ...` (None when none is stored).
+    pub origin: Option<String>,
     pub status: NotebookState,
     /// The latest run's mean wall time per fresh kernel, in seconds.
     pub runtime_seconds: Option<f64>,
@@ -83,6 +86,7 @@ pub fn report(project: &Project, book: Option<&str>) -> Result<BookReport> {
                 .clone()
                 .or_else(|| st.published_at.clone())
                 .unwrap_or_default(),
+            origin: st.provenance.as_ref().map(|p| p.short()),
             status: st.state,
             runtime_seconds: latest.map(|(_, n)| n.wall_seconds / n.repeat.max(1) as f64),
             code_cells: latest.map(|(_, n)| n.code_cells),

@@ -90,7 +90,11 @@ impl<'a> Rows<'a> {
         let summary = match &r.notebook {
             Some(n) => format!(
                 "{summary}; ran {}",
-                status::notebook_label(ch, self.stored.as_ref(), &n.notebook_file)
+                crate::records::notebook_status::notebook_label(
+                    ch,
+                    self.stored.as_ref(),
+                    &n.notebook_file
+                )
             ),
             None => summary,
         };

@@ -64,11 +64,7 @@ pub fn add_notebook(
             ),
         });
     }
-    let which = if latest.provenance.is_published() {
-        "the published notebook".to_string()
-    } else {
-        format!("{}, not the published notebook", latest.provenance.short())
-    };
+    let which = latest.provenance.described();
     let mut rationale = match latest.verdict {
         _ if st.notebook_changed => format!(
             "The run is of {ran}, not of the current notebook, so it shows what that notebook did, not what the current one does."
@@ -80,7 +76,7 @@ pub fn add_notebook(
             "A code cell of the published notebook failed in a fresh kernel: the notebook does not run as published.".to_string()
         }
         NotebookVerdict::Fail | NotebookVerdict::NotReached => format!(
-            "A code cell of {which} failed in a fresh kernel: this is how that copy runs; no run of the published notebook says the same."
+            "A code cell of {which} failed in a fresh kernel: this is how that copy runs, not how the published notebook does."
         ),
         NotebookVerdict::Flaky => format!(
             "A code cell of {which} passed in some fresh kernels and failed in others: what it shows depends on the run."
