@@ -128,7 +128,7 @@ pub fn notes_after_run(
     materials: &mut [crate::chapter::manifest::Material],
     notebook: Option<&NotebookView>,
 ) {
-    if !notebook.is_some_and(|n| n.run.is_some()) {
+    if notebook.is_none_or(|n| n.run.is_none()) {
         return;
     }
     let all = &chapter.manifest.associated_material;

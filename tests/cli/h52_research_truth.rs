@@ -291,3 +291,37 @@ fn the_prompt_does_not_call_a_notebook_with_a_recorded_run_unverified() {
         "The notebook exists in the published inventory. What it did in its latest recorded run is given below."
     ));
 }
+
+#[test]
+fn a_notebook_run_recorded_between_two_research_runs_is_new_in_the_delta() {
+    let Some(python) = crate::notebook::kernel::kernel_python(
+        "a_notebook_run_recorded_between_two_research_runs_is_new_in_the_delta",
+    ) else {
+        return;
+    };
+    let _g = exclusive();
+    let p = Project::seeded();
+    p.record_fixture_run();
+    p.write("review.md", fixture_report("review-06.md"));
+    p.record(&["--report", "review.md"]);
+    let before = count(&publish(&p)["summary"]["evidence_relations"]);
+    let nb = crate::notebook::notebook(vec![crate::notebook::code("check", "assert 21 * 2 == 42")]);
+    p.write("pass.ipynb", nb);
+    let out = p
+        .cmd()
+        .args(["notebook", "add", "06", "pass.ipynb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    crate::notebook::run_passing(&p, &python, &["06", "--cell-timeout", "60"]);
+    p.record(&["--report", "review.md"]);
+    let v = publish(&p);
+    let now = count(&v["summary"]["evidence_relations"]);
+    assert_eq!(now, before + 1, "the notebook run is one more relation");
+    assert_eq!(
+        relations(&v),
+        (before, 1, 0),
+        "the earlier run had no notebook run to show: {:?}",
+        v["delta"]
+    );
+}
