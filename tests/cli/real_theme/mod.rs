@@ -26,7 +26,7 @@ use std::process::Command;
 
 use scraper::{ElementRef, Html, Selector};
 
-use crate::helpers::{Project, exclusive, fixture_report, stderr, stdout};
+use crate::helpers::{CHAPTER, Project, exclusive, fixture_report, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 use crate::notebook::{code, notebook};
 
@@ -72,7 +72,8 @@ fn chromium() -> Option<PathBuf> {
 struct State {
     name: &'static str,
     after_second_run: bool,
-    local_notebook: bool,
+    /// The local file the chapter's current notebook was copied from.
+    local_notebook: Option<&'static str>,
     failed_run: Option<String>,
     stale: bool,
 }
@@ -94,7 +95,7 @@ fn the_real_theme_and_a_real_browser_show_a_reader_the_truth() {
     let mut state = State {
         name: "1-never",
         after_second_run: false,
-        local_notebook: false,
+        local_notebook: None,
         failed_run: None,
         stale: false,
     };
@@ -120,7 +121,7 @@ fn the_real_theme_and_a_real_browser_show_a_reader_the_truth() {
         let out = notebook_run(&p, py);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         state.name = "4-notebook-pass";
-        state.local_notebook = true;
+        state.local_notebook = Some("06-pass.ipynb");
         build(&p, &kit, &venv, work.path(), &state);
         states.push(state.name);
 
@@ -128,6 +129,7 @@ fn the_real_theme_and_a_real_browser_show_a_reader_the_truth() {
         let out = notebook_run(&p, py);
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         state.failed_run = Some(recorded(&out));
+        state.local_notebook = Some("06-fail.ipynb");
         state.name = "5-notebook-fail";
         build(&p, &kit, &venv, work.path(), &state);
         states.push(state.name);
@@ -257,6 +259,39 @@ fn build(p: &Project, kit: &Path, venv: &Path, work: &Path, state: &State) {
         &Html::parse_document(&card),
     );
     no_et_al_author(state.name, &serde_yaml::from_str(&data).unwrap());
+    let site_page = work.join(format!("s-{}/{CHAPTER}.html", state.name));
+    site_notebook_panel(
+        state,
+        &Html::parse_document(&std::fs::read_to_string(site_page).unwrap()),
+    );
+}
+
+/// The tool's own site names the local file a notebook came from, never
+/// calls it the published one, and names the failing line.
+fn site_notebook_panel(state: &State, doc: &Html) {
+    let Some(file) = state.local_notebook else {
+        return;
+    };
+    let name = state.name;
+    let meta = all(doc, "section#notebook p.meta");
+    let panel = meta.join(" ");
+    assert!(
+        panel.contains(&format!("local copy of {file}")),
+        "{name}: {meta:#?}"
+    );
+    for bad in ["the published notebook", "as published"] {
+        assert!(
+            !panel.contains(bad),
+            "{name}: a local notebook {bad:?}: {meta:#?}"
+        );
+    }
+    if state.failed_run.is_some() {
+        let section = all(doc, "section#notebook p").join(" ");
+        assert!(
+            section.contains("line 3 `assert o1 == o3`"),
+            "{name}: {section}"
+        );
+    }
 }
 
 fn sel(css: &str) -> Selector {
@@ -322,6 +357,12 @@ fn read_like_a_reader(state: &State, doc: &Html, chapter: &Html) {
     }
     // Every count the status card says equals the items in its list.
     let n = numbers(&counts.join(" · "));
+    println!(
+        "{name}: Hugo built it; the page says {counts:?} and lists {} sources, {} evidence cards, {} open gaps",
+        sources.len(),
+        cards.len(),
+        open.len()
+    );
     assert_eq!(n.len(), 3, "{name}: {counts:?}");
     assert_eq!(
         n[0],
@@ -384,7 +425,7 @@ fn read_like_a_reader(state: &State, doc: &Html, chapter: &Html) {
             "{name}: the replacing source is listed: {sources:#?}"
         );
     }
-    if state.local_notebook {
+    if state.local_notebook.is_some() {
         notebook_never_published(name, &body, &cards);
     }
     if let Some(run) = &state.failed_run {
