@@ -358,7 +358,7 @@ fn read_like_a_reader(state: &State, doc: &Html, chapter: &Html) {
     // Every count the status card says equals the items in its list.
     let n = numbers(&counts.join(" · "));
     println!(
-        "{name}: Hugo built it; the page says {counts:?} and lists {} sources, {} evidence cards, {} open gaps",
+        "{name}: Hugo built it; the page says {counts:?} and lists {} sources, {} evidence cards, {} open gap(s)",
         sources.len(),
         cards.len(),
         open.len()
@@ -413,10 +413,12 @@ fn read_like_a_reader(state: &State, doc: &Html, chapter: &Html) {
         }
     }
     if state.after_second_run {
+        let changes = all(doc, "section.research-changes li");
         assert!(
-            !body.contains("0 evidence relationships remained valid"),
-            "{name}: {:?}",
-            all(doc, "section.research-changes li")
+            !changes
+                .iter()
+                .any(|c| c == "0 evidence relationships remained valid"),
+            "{name}: all earlier evidence thrown out? {changes:?}"
         );
         assert!(
             sources
@@ -424,6 +426,21 @@ fn read_like_a_reader(state: &State, doc: &Html, chapter: &Html) {
                 .any(|s| s.starts_with("PyTorch: An Imperative Style")),
             "{name}: the replacing source is listed: {sources:#?}"
         );
+        // Right after the second pass (before any notebook card), the
+        // relations it kept and re-evaluated are the page's relations.
+        if state.local_notebook.is_none() {
+            let kept: usize = changes
+                .iter()
+                .filter(|c| c.ends_with("remained valid") || c.ends_with("re-evaluated"))
+                .filter_map(|c| c.split_whitespace().next()?.parse::<usize>().ok())
+                .sum();
+            assert_eq!(
+                kept,
+                cards.len(),
+                "{name}: {changes:?} beside {} cards",
+                cards.len()
+            );
+        }
     }
     if state.local_notebook.is_some() {
         notebook_never_published(name, &body, &cards);
