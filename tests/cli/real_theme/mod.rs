@@ -154,7 +154,7 @@ fn the_real_theme_and_a_real_browser_show_a_reader_the_truth() {
     match chromium() {
         Some(c) => browser::in_the_browser(&c, work.path(), &states),
         None => println!(
-            "SKIPPED: the browser checks (no Chromium at /usr/bin/chromium; set RESEARCH_COMPANION_CHROMIUM)"
+            "SKIPPED: the browser checks (no Chromium at /usr/bin/chromium or at RESEARCH_COMPANION_CHROMIUM)"
         ),
     }
 }
