@@ -119,7 +119,20 @@ for (const [url, w] of jobs) {
       .slice(0, 4).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.replace(/\s+/g, ' ').slice(0, 90));
     const verdicts = [...d.querySelectorAll('table.claims td.verdict')];
     const out = verdicts.filter(v => { const r = v.getBoundingClientRect(); return r.width == 0 || r.left < 0 || r.right > cw + 0.5; });
-    rows.push({url, w, scroll: d.documentElement.scrollWidth, client: cw, height: d.documentElement.scrollHeight,
+    // An ordinary word (letters between spaces or punctuation, outside code
+    // and addresses, which may break anywhere) broken across two lines, as a
+    // squeezed table column breaks "Rese/arch".
+    const split = [], range = d.createRange(), walk = d.createTreeWalker(d.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n && split.length < 4; n = walk.nextNode()) {
+      if (n.parentElement.closest('code, pre, a')) continue;
+      const re = /(?<![\w:\/.\-])[A-Za-z]{3,}(?![\w:\/.\-])/g; let m;
+      while ((m = re.exec(n.data)) && split.length < 4) {
+        range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(m[0] + ' in ' + n.parentElement.tagName.toLowerCase() + '.' + n.parentElement.className);
+      }
+    }
+    rows.push({url, w, split, scroll: d.documentElement.scrollWidth, client: cw, height: d.documentElement.scrollHeight,
       verdicts: verdicts.length, verdicts_outside: out.length, wide: leaves});
     if (--left == 0) document.getElementById('out').textContent = JSON.stringify(rows);
   };
@@ -187,6 +200,13 @@ pub(super) fn in_the_browser(chromium: &Path, work: &Path, states: &[&str]) {
             wrong.push(format!(
                 "{url} at {} px is {scroll} px wide in a {client} px window{why}: {}",
                 r["w"], r["wide"]
+            ));
+        }
+        let split = r["split"].as_array().map_or(0, Vec::len);
+        if split > 0 {
+            wrong.push(format!(
+                "{url} at {} px breaks words in the middle: {}",
+                r["w"], r["split"]
             ));
         }
         if url.ends_with(&format!("{CHAPTER}.html")) {
