@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::RESEARCH_PAGE;
+use super::{CHAPTER_PAGE, RESEARCH_PAGE};
 use crate::helpers::{CHAPTER, answer_http};
 
 const WIDTHS: [u32; 2] = [1280, 390];
@@ -146,6 +146,7 @@ pub(super) fn in_the_browser(chromium: &Path, work: &Path, states: &[&str]) {
     let mut pages = Vec::new();
     for s in states {
         pages.push((*s, "theme-research", format!("/t-{s}/{RESEARCH_PAGE}")));
+        pages.push((*s, "theme-chapter", format!("/t-{s}/{CHAPTER_PAGE}")));
         pages.push((*s, "site-chapter", format!("/s-{s}/{CHAPTER}.html")));
         pages.push((*s, "site-index", format!("/s-{s}/index.html")));
     }

@@ -32,7 +32,8 @@ use crate::notebook::{code, notebook};
 
 pub(super) const RESEARCH_PAGE: &str =
     "public/books/pytorch-from-first-principles/06-chapter/research.html";
-const CHAPTER_PAGE: &str = "public/books/pytorch-from-first-principles/06-chapter/index.html";
+pub(super) const CHAPTER_PAGE: &str =
+    "public/books/pytorch-from-first-principles/06-chapter/index.html";
 const PUBLISHED_DATA: &str =
     "site/exampleSite/content/research/chapters/pytorch-from-first-principles/06.yaml";
 const TOUCHED_CLAIM: &str = "spin-wait-mean-62.8-to-28.1";
