@@ -31,6 +31,7 @@ mod portable_records;
 mod prompt_and_report;
 mod publish;
 mod pytorch_reference;
+mod real_theme;
 mod records;
 mod records_cache;
 mod reliable_records;
