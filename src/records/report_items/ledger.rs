@@ -173,52 +173,93 @@ fn year_cell(cell: &str) -> Result<i64, &'static str> {
         .ok_or("its year is not a year")
 }
 
+/// Where a ledger's columns are, found once from its header row: each
+/// field's column by the names in order of preference (the first name some
+/// header holds wins), and the one "checked metadata" column, which is read
+/// as a whole and never as one of the others ("checked metadata" is no
+/// reading status).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Columns {
+    header: Vec<String>,
+    title: Option<usize>,
+    url: Option<usize>,
+    year: Option<usize>,
+    date: Option<usize>,
+    author: Option<usize>,
+    venue: Option<usize>,
+    status: Option<usize>,
+    bears: Option<usize>,
+    limit: Option<usize>,
+    metadata: Option<usize>,
+}
+
+impl Columns {
+    pub fn new(header: &[String]) -> Self {
+        let lower: Vec<String> = header.iter().map(|h| h.to_lowercase()).collect();
+        let col = |names: &[&str]| {
+            names.iter().find_map(|n| {
+                lower
+                    .iter()
+                    .zip(header)
+                    .position(|(l, h)| !is_metadata(h) && l.contains(n))
+            })
+        };
+        Columns {
+            header: header.to_vec(),
+            title: col(&["title", "source", "reference", "work"]),
+            url: col(&["url", "link"]),
+            year: col(&["year"]),
+            date: col(&["date"]),
+            author: col(&["author"]),
+            venue: col(&["venue", "publisher", "journal"]),
+            status: col(&["status", "reading", "read", "verified", "checked"]),
+            bears: col(&["bears", "claim", "used for", "relevance"]),
+            limit: col(&["limit", "note", "caveat"]),
+            metadata: header.iter().position(|h| is_metadata(h)),
+        }
+    }
+
+    /// Whether these are the columns of `header`.
+    pub fn of(&self, header: &[String]) -> bool {
+        self.header == header
+    }
+}
+
 /// A ledger row from its cells, by the header's column names. Authors,
 /// year and venue come from columns of their own, else from a metadata
 /// cell ([`metadata`]); a "date" column is the year only when neither
 /// gives one.
 pub fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'static str> {
+    row_in(&Columns::new(header), row)
+}
+
+/// A ledger row from its cells, with the columns already found.
+pub fn row_in(cols: &Columns, row: &[String]) -> Result<LedgerRow, &'static str> {
     let cell = |i: usize| {
         row.get(i)
             .map(|c| c.trim())
             .filter(|c| !c.is_empty() && *c != "-")
     };
-    // Names in order of preference: the first name some header holds wins.
-    // The metadata column is read as a whole, never as one of these
-    // ("checked metadata" is no reading status).
-    let col = |names: &[&str]| {
-        names
-            .iter()
-            .find_map(|n| {
-                header
-                    .iter()
-                    .position(|h| !is_metadata(h) && h.to_lowercase().contains(n))
-            })
-            .and_then(cell)
-    };
-    let meta: Metadata = header
-        .iter()
-        .position(|h| is_metadata(h))
-        .and_then(cell)
+    let col = |at: Option<usize>| at.and_then(cell);
+    let meta: Metadata = col(cols.metadata)
         .map(metadata::metadata)
         .unwrap_or_default();
-    let title_cell =
-        col(&["title", "source", "reference", "work"]).or(row.first().map(|c| c.trim()));
+    let title_cell = col(cols.title).or(row.first().map(|c| c.trim()));
     let title = title_cell
         .map(plain)
         .filter(|t| !t.is_empty())
         .ok_or("it has no title")?;
-    let url = col(&["url", "link"])
+    let url = col(cols.url)
         .and_then(url_in)
         .or_else(|| title_cell.and_then(url_in))
         .map(|u| crate::text::redact_url(&u));
-    let year = match (col(&["year"]), meta.year, col(&["date"])) {
+    let year = match (col(cols.year), meta.year, col(cols.date)) {
         (Some(y), _, _) => Some(year_cell(y)?),
         (None, Some(y), _) => Some(y),
         (None, None, Some(y)) => Some(year_cell(y)?),
         (None, None, None) => None,
     };
-    let (authors, authors_partial) = match col(&["author"]) {
+    let (authors, authors_partial) = match col(cols.author) {
         Some(a) => metadata::authors(a),
         None => (meta.authors, meta.partial),
     };
@@ -228,15 +269,13 @@ pub fn ledger_row(header: &[String], row: &[String]) -> Result<LedgerRow, &'stat
         authors,
         authors_partial,
         year,
-        venue: col(&["venue", "publisher", "journal"])
-            .map(plain)
-            .or(meta.venue),
-        status: col(&["status", "reading", "read", "verified", "checked"]).map(plain),
+        venue: col(cols.venue).map(plain).or(meta.venue),
+        status: col(cols.status).map(plain),
         arxiv: arxiv_in(&whole),
         doi: doi_in(&whole),
         url,
-        bears_on: col(&["bears", "claim", "used for", "relevance"]).map(plain),
-        limitations: col(&["limit", "note", "caveat"]).map(plain),
+        bears_on: col(cols.bears).map(plain),
+        limitations: col(cols.limit).map(plain),
     })
 }
 

@@ -49,6 +49,8 @@ struct Reader {
     heading: String,
     /// The current table's header row, once read.
     header: Option<Vec<String>>,
+    /// The source ledger's columns, found once from its header.
+    columns: Option<ledger::Columns>,
     /// The open upgrade-proposal entry: its title and lines.
     proposal: Option<(String, Vec<String>)>,
     /// The findings group being read.
@@ -103,9 +105,7 @@ impl Reader {
         if trimmed.starts_with('|') {
             let row = cells(line);
             let claim = match (self.section, &self.header) {
-                (Some(LEDGER), Some(h)) => {
-                    ledger::ledger_row(h, &row).ok().and_then(|r| r.bears_on)
-                }
+                (Some(LEDGER), Some(_)) => self.ledger_row(&row).ok().and_then(|r| r.bears_on),
                 (Some(AUDIT), Some(_)) => Some(row.first().map(|c| plain(c)).unwrap_or_default()),
                 _ => None,
             };
@@ -139,6 +139,19 @@ impl Reader {
         }
     }
 
+    /// A row of the source ledger under the current header, its columns
+    /// found once per table.
+    fn ledger_row(&mut self, row: &[String]) -> Result<ledger::LedgerRow, &'static str> {
+        let header = self.header.as_deref().unwrap_or_default();
+        if !self.columns.as_ref().is_some_and(|c| c.of(header)) {
+            self.columns = Some(ledger::Columns::new(header));
+        }
+        match &self.columns {
+            Some(cols) => ledger::row_in(cols, row),
+            None => ledger::ledger_row(header, row),
+        }
+    }
+
     /// A row of the claim audit or the source ledger.
     fn table_row(&mut self, s: usize, n: usize, trimmed: &str) {
         let row = cells(trimmed);
@@ -150,7 +163,7 @@ impl Reader {
             return;
         };
         if s == LEDGER {
-            match ledger::ledger_row(h, &row) {
+            match self.ledger_row(&row) {
                 Ok(r) => self.items.sources.push(r),
                 Err(why) => self
                     .items
