@@ -61,10 +61,9 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// The stamp of the regular file at `path` (not followed when a link):
-    /// None for anything else, which is never cached.
-    pub fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
+    /// The stamp of a regular file's metadata (read without following a
+    /// link); None for anything else.
+    pub fn of_meta(meta: &std::fs::Metadata) -> Option<Stamp> {
         meta.file_type().is_file().then(|| Stamp {
             size: meta.len(),
             mtime: [meta.mtime(), meta.mtime_nsec()],
@@ -72,6 +71,20 @@ impl Stamp {
             inode: meta.ino(),
         })
     }
+}
+
+/// The stamp of each regular file in `dir`, by name: one pass over the
+/// folder, each file looked up from it rather than by its whole path.
+pub fn stamps_in(dir: &Path) -> HashMap<String, Stamp> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let stamp = Stamp::of_meta(&e.metadata().ok()?)?;
+            Some((e.file_name().to_string_lossy().into_owned(), stamp))
+        })
+        .collect()
 }
 
 #[derive(Clone, Serialize, Deserialize)]
