@@ -10,7 +10,13 @@
 //! - `cargo bench --bench long_lived_book -- --generate DIR`: only write the
 //!   project to DIR (for measuring by hand, or for other benchmarks);
 //! - `cargo bench --bench long_lived_book -- --project DIR`: measure a
-//!   project generated before.
+//!   project generated before;
+//! - `RESEARCH_COMPANION_BENCH_BASELINE=PATH`: also time `history 06` and
+//!   `status` with an earlier build, for a before and after.
+//!
+//! Each command runs under GNU time when /usr/bin/time exists, so its CPU
+//! time and peak memory are printed beside the wall time: on a loaded
+//! machine the CPU time is the steadier figure.
 
 #[allow(dead_code)]
 #[path = "cli/common.rs"]

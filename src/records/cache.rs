@@ -61,10 +61,9 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// The stamp of the regular file at `path` (not followed when a link):
-    /// None for anything else, which is never cached.
-    pub fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::symlink_metadata(path).ok()?;
+    /// The stamp of a regular file's metadata (read without following a
+    /// link); None for anything else.
+    pub fn of_meta(meta: &std::fs::Metadata) -> Option<Stamp> {
         meta.file_type().is_file().then(|| Stamp {
             size: meta.len(),
             mtime: [meta.mtime(), meta.mtime_nsec()],
@@ -72,6 +71,20 @@ impl Stamp {
             inode: meta.ino(),
         })
     }
+}
+
+/// The stamp of each regular file in `dir`, by name: one pass over the
+/// folder, each file looked up from it rather than by its whole path.
+pub fn stamps_in(dir: &Path) -> HashMap<String, Stamp> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let stamp = Stamp::of_meta(&e.metadata().ok()?)?;
+            Some((e.file_name().to_string_lossy().into_owned(), stamp))
+        })
+        .collect()
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -219,4 +232,51 @@ pub fn round_trips<T: Serialize + DeserializeOwned + PartialEq>(value: &T) -> bo
         .ok()
         .and_then(|bytes| serde_json::from_slice::<T>(&bytes).ok())
         .is_some_and(|back| back == *value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Record;
+
+    /// Every kind of record this tool writes (the fixtures' research and
+    /// experiment runs, the benchmark's seeds with a notebook run) reads
+    /// back from the cache as it was parsed: none is left out of it.
+    #[test]
+    fn every_kind_of_record_round_trips_through_the_cache() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut kinds = std::collections::BTreeSet::new();
+        for dir in [
+            "tests/fixtures/records/pytorch-from-first-principles/06",
+            "tests/fixtures/written-records",
+            "benches/long_lived_book/seed",
+        ] {
+            for e in std::fs::read_dir(repo.join(dir)).unwrap().flatten() {
+                let path = e.path();
+                if !path.to_string_lossy().ends_with(".record.yaml") {
+                    continue;
+                }
+                let record: Record = crate::yaml_io::read_finite(&path).unwrap();
+                assert!(round_trips(&record), "{}", path.display());
+                kinds.insert(record.kind.to_string());
+            }
+        }
+        assert_eq!(kinds.len(), 3, "{kinds:?}");
+    }
+
+    /// A stamp names a file's size, times and inode: another file, or the
+    /// same file written again, has another.
+    #[test]
+    fn a_file_written_again_has_another_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::write(&a, "one").unwrap();
+        let meta = |p: &Path| Stamp::of_meta(&std::fs::symlink_metadata(p).unwrap());
+        let first = meta(&a).unwrap();
+        std::fs::write(&a, "two, longer").unwrap();
+        let stamps = stamps_in(dir.path());
+        assert_ne!(stamps["a"], first);
+        assert_eq!(Some(stamps["a"]), meta(&a));
+        assert!(Stamp::of_meta(&std::fs::symlink_metadata(dir.path()).unwrap()).is_none());
+    }
 }

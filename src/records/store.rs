@@ -101,6 +101,7 @@ pub fn evidence_problems(layout: &Layout, records: &[Record]) -> Vec<Error> {
     };
     let key = &first.run_id.chapter;
     let mut cache = Cache::<String>::open(layout, key, "evidence");
+    let stamps = cache::stamps_in(&layout.records_dir(key));
     let mut problems = Vec::new();
     for record in records {
         let files = [
@@ -109,9 +110,8 @@ pub fn evidence_problems(layout: &Layout, records: &[Record]) -> Vec<Error> {
             record.notebook.as_ref().map(|n| (&n.file, &n.sha256)),
         ];
         for (file, sha256) in files.into_iter().flatten() {
-            let path = layout.evidence_file(&record.run_id.chapter, file);
             let stamp = (record.run_id.chapter == *key)
-                .then(|| Stamp::of(&path))
+                .then(|| stamps.get(file.as_str()).copied())
                 .flatten();
             if let Some(stamp) = stamp
                 && cache.get(file, stamp).as_ref() == Some(sha256)
@@ -296,7 +296,8 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(e) => return Err(Error::io(&dir, e)),
     };
-    let mut paths: Vec<PathBuf> = Vec::new();
+    // Each record file with its stamp (read from the folder, for the cache).
+    let mut paths: Vec<(PathBuf, Option<Stamp>)> = Vec::new();
     let mut retraction_paths: Vec<PathBuf> = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name();
@@ -305,12 +306,14 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
             continue;
         }
         if name.ends_with(RECORD_SUFFIX) {
-            paths.push(e.path());
+            let stamp = e.metadata().ok().and_then(|m| Stamp::of_meta(&m));
+            paths.push((e.path(), stamp));
         } else if name.ends_with(RETRACTION_SUFFIX) {
             retraction_paths.push(e.path());
         }
     }
-    paths.sort();
+    // One folder: by file name is by path.
+    paths.sort_by(|a, b| a.0.file_name().cmp(&b.0.file_name()));
     retraction_paths.sort();
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
     let (mut records, mut broken) = read_records(layout, key, paths);
@@ -347,14 +350,13 @@ pub fn list(layout: &Layout, key: &ChapterKey) -> Result<(Vec<Record>, Vec<Broke
 fn read_records(
     layout: &Layout,
     key: &ChapterKey,
-    paths: Vec<PathBuf>,
+    paths: Vec<(PathBuf, Option<Stamp>)>,
 ) -> (Vec<Record>, Vec<BrokenRecord>) {
     let mut cache = Cache::<Record>::open(layout, key, "records");
     // Each record read, with what the cache keys it on (None: not cached).
     let mut records: Vec<(Record, Option<(String, Stamp)>)> = Vec::with_capacity(paths.len());
     let mut unread: Vec<(PathBuf, Option<Stamp>)> = Vec::new();
-    for path in paths {
-        let stamp = Stamp::of(&path);
+    for (path, stamp) in paths {
         let name = file_name(&path);
         match stamp.and_then(|s| cache.take(&name, s).map(|r| (r, s))) {
             Some((record, s)) => records.push((record, Some((name, s)))),
