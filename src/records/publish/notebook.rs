@@ -76,7 +76,7 @@ pub fn add_notebook(
             "A code cell of the published notebook failed in a fresh kernel: the notebook does not run as published.".to_string()
         }
         NotebookVerdict::Fail | NotebookVerdict::NotReached => format!(
-            "A code cell of {which} failed in a fresh kernel: this is how that copy runs, not how the published notebook does."
+            "A code cell of {which} failed in a fresh kernel: this is how that copy runs, which says nothing of how the chapter's own notebook runs."
         ),
         NotebookVerdict::Flaky => format!(
             "A code cell of {which} passed in some fresh kernels and failed in others: what it shows depends on the run."
