@@ -12,6 +12,7 @@ mod diff;
 mod failing_line;
 mod fetch;
 mod h52_notebook_truth;
+mod h52_prose_words;
 mod h52_research_truth;
 mod h52_site;
 mod hardening_evidence;

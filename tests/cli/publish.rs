@@ -499,9 +499,11 @@ fn the_four_states_the_theme_renders_key_by_key() {
         let id = id.as_str().unwrap();
         assert!(id.starts_with("src-") && id.len() == 16, "{id}");
     }
+    // Prose names a run by its record's stem, which the theme can wrap.
+    let (first_stem, _) = crate::helpers::run_stem_and_time(&first);
     assert_eq!(
         sources[1]["provenance"][0],
-        format!("source ledger of research run {first}").as_str()
+        format!("source ledger of research run {first_stem}").as_str()
     );
     // Only what the ledger says was reviewed and not used.
     assert_eq!(len(&v["negative_findings"]), 1);
@@ -707,8 +709,11 @@ fn the_four_states_the_theme_renders_key_by_key() {
     assert_eq!(
         sources[1]["provenance"],
         serde_yaml::to_value([
-            format!("source ledger of research run {second}"),
-            format!("source ledger of research run {first}"),
+            format!(
+                "source ledger of research run {}",
+                crate::helpers::run_stem_and_time(&second).0
+            ),
+            format!("source ledger of research run {first_stem}"),
         ])
         .unwrap()
     );

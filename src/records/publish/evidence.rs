@@ -21,6 +21,7 @@ use super::claim_text::{lead, names_claim, quotes_claim, without_claim_id};
 use super::schema::{
     EvidenceGroup, EvidenceGroups, EvidenceItem, Interpretation, ItemEvidence, ItemSource, Source,
 };
+use super::sources::run_label;
 use crate::published::diff::ClaimResult;
 use crate::published::in_words::{Spread, verdict_in_words};
 use crate::published::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
@@ -213,10 +214,10 @@ fn measured_item(
     relation: &'static str,
     rationale: String,
 ) -> EvidenceItem {
+    let run = run_label(&e.run_id);
     let summary = format!(
-        "{}; run {} on {}, revision {}{}",
+        "{}; run {run} on {}, revision {}{}",
         verdict_in_words(c, Spread::of(c, e.runs), &e.engine),
-        e.run_id,
         e.environment,
         e.revision,
         if e.of_current_revision {
@@ -230,7 +231,7 @@ fn measured_item(
         claim: c.quote.clone(),
         source: ItemSource {
             id: e.run_id.clone(),
-            title: format!("research_companion experiment {}", e.run_id),
+            title: format!("research_companion experiment {run}"),
             authors: Vec::new(),
             year: Some(i64::from(chrono::Datelike::year(&e.recorded_at))),
             url: e.url.clone(),
@@ -299,7 +300,7 @@ fn reported_item(
         None => {
             let source = ItemSource {
                 id: r.run_id.to_string(),
-                title: format!("Research report of run {}", r.run_id),
+                title: format!("Research report of run {}", run_label(r.run_id)),
                 authors: Vec::new(),
                 year: Some(r.year),
                 url: r.url.map(str::to_string),
@@ -321,7 +322,7 @@ fn reported_item(
             rationale: format!(
                 "{} in the findings of research run {}.",
                 f.kind.name(),
-                r.run_id
+                run_label(r.run_id)
             ),
         },
     }
@@ -384,13 +385,13 @@ pub fn evidence_groups(e: Option<&ClaimEvidence<'_>>, r: &ReportEvidence<'_>) ->
         if let Some(answer) = r.items.response_to(id) {
             rationale = format!(
                 "{rationale} The research run {} answered it: \"{answer}\".",
-                r.run_id
+                run_label(r.run_id)
             );
         }
         if kind_of(group).is_some_and(|k| r.items.findings_none.contains(&k)) {
             rationale = format!(
                 "{rationale} The research run {} says its {} findings hold nothing, so this stays unresolved.",
-                r.run_id,
+                run_label(r.run_id),
                 kind_of(group).map_or("", |k| k.name()).to_lowercase()
             );
             group = EvidenceGroup::Unresolved;

@@ -35,6 +35,7 @@ use schema::{
 pub use claim_text::names_claim;
 pub use evidence::{ClaimEvidence, measured_group};
 pub use sources::RecordLinks;
+use sources::run_label;
 
 /// What `site_data` reads besides the records.
 #[derive(Debug, Clone, Default)]
@@ -93,6 +94,7 @@ fn url_path(url: &str) -> String {
 /// and the chapter's own experiment when it is not recorded for the
 /// current revision.
 fn opportunities(items: &ReportItems, run_id: &str, inputs: &Inputs<'_>) -> Vec<Opportunity> {
+    let run_id = run_label(run_id);
     let mut out: Vec<Opportunity> = items
         .unrun
         .iter()
@@ -119,7 +121,8 @@ fn opportunities(items: &ReportItems, run_id: &str, inputs: &Inputs<'_>) -> Vec<
             description: "Re-run the chapter's experiment on the current revision (research_companion reproduce)".into(),
             reason: format!(
                 "The latest experiment, {}, examined revision {}; the chapter has changed since.",
-                e.run_id, e.revision
+                run_label(&e.run_id),
+                e.revision
             ),
         }),
         Some(_) => {}
@@ -237,6 +240,14 @@ pub fn site_data(chapter: &Chapter, records: &[Record], inputs: &Inputs<'_>) -> 
         (st.stale_reasons.first_mut(), &inputs.changed_since_research)
     {
         reason.push_str(&format!("; {change}"));
+    }
+    // The CLI's stale reason names the run by its whole id; the theme
+    // prints this one as it is, so it names the run as all prose here does.
+    if let Some(run) = &st.run_id {
+        let (id, label) = (run.to_string(), run.stem());
+        for reason in &mut st.stale_reasons {
+            *reason = reason.replace(&id, &label);
+        }
     }
     let researched = st.state != ResearchState::NeverResearched;
     let run_id = st.run_id.as_ref().map(|r| r.to_string());

@@ -45,9 +45,10 @@ pub fn add_notebook(
         return;
     };
     let run_id = latest.run_id.to_string();
+    let run = latest.run_id.stem();
     let ran = latest.provenance.label(&latest.notebook_file);
     let mut summary = format!(
-        "{}; notebook {ran}, run {run_id} on env {} ({} CPUs)",
+        "{}; notebook {ran}, run {run} on env {} ({} CPUs)",
         latest.summary, latest.env_id, latest.logical_cpus
     );
     for r in &st.reasons {
@@ -59,7 +60,7 @@ pub fn add_notebook(
                 "Re-run the chapter's current notebook on the current revision (research_companion notebook run {chapter})"
             ),
             reason: format!(
-                "The latest notebook run, {run_id}, is not of the notebook and chapter as they are now: {}.",
+                "The latest notebook run, {run}, is not of the notebook and chapter as they are now: {}.",
                 st.reasons.join("; ")
             ),
         });
@@ -76,7 +77,7 @@ pub fn add_notebook(
             "A code cell of the published notebook failed in a fresh kernel: the notebook does not run as published.".to_string()
         }
         NotebookVerdict::Fail | NotebookVerdict::NotReached => format!(
-            "A code cell of {which} failed in a fresh kernel: this is how that copy runs, not how the published notebook does."
+            "A code cell of {which} failed in a fresh kernel: this is how that copy runs, which says nothing of how the chapter's own notebook runs."
         ),
         NotebookVerdict::Flaky => format!(
             "A code cell of {which} passed in some fresh kernels and failed in others: what it shows depends on the run."
@@ -90,7 +91,7 @@ pub fn add_notebook(
         claim: CLAIM.into(),
         source: ItemSource {
             id: run_id.clone(),
-            title: format!("research_companion notebook run {run_id}"),
+            title: format!("research_companion notebook run {run}"),
             authors: Vec::new(),
             year: Some(i64::from(chrono::Datelike::year(&latest.recorded_at))),
             url: links.record(&latest.run_id),

@@ -38,6 +38,18 @@ impl RecordLinks {
     }
 }
 
+/// How the site data's prose names a run: its record's stem,
+/// `20261206T202756-0e73b6ba5edb` (the record's file name under
+/// `records/`, and its anchor `#run-<stem>` on the site's chapter page).
+/// The book's theme prints the prose as it is, and a whole run id
+/// (`<book>:<chapter>:<stamp>:<hex>`, some 58 characters without a place
+/// to break) makes its page wider than a phone's screen; the id fields
+/// (`research.run_id`, `source.id`, `provenance`, ...) keep the whole id.
+/// A text that is not a run id is kept as it is.
+pub fn run_label(id: &str) -> String {
+    RunId::parse(id).map_or_else(|_| id.to_string(), |r| r.stem())
+}
+
 /// The sources of the latest report's ledger (the first of `reports`,
 /// newest first), one per id, each with the runs whose ledgers hold it.
 /// Linear in the ledgers' rows: each row's id is made once, and ids are
@@ -86,7 +98,7 @@ pub fn sources(reports: &[(&RunId, ReportItems)]) -> Vec<Source> {
 /// ledgers of earlier ones that hold it are counted in one more line.
 pub const PROVENANCE_RUNS: usize = 5;
 
-/// `source ledger of research run <id>` for each of the newest
+/// `source ledger of research run <stem>` ([`run_label`]) for each of the newest
 /// [`PROVENANCE_RUNS`] of `runs` (newest first), then `and the source
 /// ledgers of 2,995 earlier research runs (research_companion history
 /// <book>/<chapter> lists them)` for the rest: a long history does not
@@ -95,7 +107,7 @@ fn provenance(runs: &[&RunId]) -> Vec<String> {
     let mut out: Vec<String> = runs
         .iter()
         .take(PROVENANCE_RUNS)
-        .map(|run| format!("source ledger of research run {run}"))
+        .map(|run| format!("source ledger of research run {}", run.stem()))
         .collect();
     if let Some(run) = runs.get(PROVENANCE_RUNS) {
         let more = runs.len() - PROVENANCE_RUNS;

@@ -188,11 +188,10 @@ pub(super) fn in_the_browser(chromium: &Path, work: &Path, states: &[&str]) {
             r["w"], r["height"]
         );
         if scroll > client {
-            // Known at the time of writing (issue 52): the theme's research
-            // page at 390 px, where publish's prose carries whole run ids
-            // (`book:chapter:stamp:hex`, one unbreakable word of 40-odd
-            // characters) that the theme cannot wrap. Left failing: it is
-            // what a reader on a phone sees.
+            // The theme prints publish's prose as it is and cannot wrap a
+            // long word: a whole run id (`book:chapter:stamp:hex`, 58
+            // characters) in it made the research page 417-426 px wide
+            // at 390 px.
             let why = if url.starts_with("/t-") {
                 " (the theme shows publish's text verbatim: an unbreakable run id in prose?)"
             } else {

@@ -496,6 +496,15 @@ fn notebook_never_published(name: &str, body: &str, cards: &[String]) {
     }
 }
 
+/// How the page names a run (`book:06:<stamp>:<hex>`): by its record's
+/// stem, `<stamp>-<hex>`, the record's file name, since the theme cannot
+/// wrap a whole run id.
+fn stem(run_id: &str) -> String {
+    let mut parts = run_id.rsplit(':');
+    let (hex, stamp) = (parts.next().unwrap(), parts.next().unwrap());
+    format!("{stamp}-{hex}")
+}
+
 /// The failed run appears once, as evidence, naming its failing line.
 fn failed_run_once(
     name: &str,
@@ -504,6 +513,7 @@ fn failed_run_once(
     cards: &[String],
     gaps: &[(String, Vec<String>)],
 ) {
+    let run = &stem(run);
     let citing: Vec<&String> = cards.iter().filter(|c| c.contains(run)).collect();
     assert_eq!(
         citing.len(),
