@@ -31,6 +31,23 @@ pub fn prompt(
     templates: &Templates,
     excerpt_chars: usize,
 ) -> Result<Prompt> {
+    let (all, skipped) = project.records_with_retracted(chapter)?;
+    prompt_from(project, chapter, templates, excerpt_chars, &all, skipped)
+}
+
+/// [`prompt`] from records read already (`all`: every record, newest
+/// first, retracted ones included), as `site` has them. Only the evidence
+/// the prompt shows is read: the reports of the research runs its history
+/// lists and of the latest complete one, the latest experiment's run file,
+/// the latest notebook run's; the other runs are told from their records.
+pub fn prompt_from(
+    project: &Project,
+    chapter: &Chapter,
+    templates: &Templates,
+    excerpt_chars: usize,
+    all: &[crate::records::Record],
+    skipped: Vec<BrokenRecord>,
+) -> Result<Prompt> {
     let path = project
         .layout()
         .snapshot_file(&chapter.key, &chapter.state.current_snapshot);
@@ -49,39 +66,50 @@ pub fn prompt(
             ),
         ));
     }
-    let (all, skipped) = project.records_with_retracted(chapter)?;
-    // The history shows retracted runs, marked; nothing else reads them.
-    let records: Vec<crate::records::Record> = all
+    // The runs section 7 lists: their reports are read, and their run
+    // files checked; the rest of a long history is only counted.
+    let (listed, _) =
+        crate::records::selection::select(chapter, all, crate::records::selection::PROMPT_HISTORY);
+    let listed_research: Vec<&crate::ids::RunId> = listed
         .iter()
-        .filter(|r| r.retraction.is_none())
-        .cloned()
+        .filter(|r| r.kind == crate::records::RunKind::Research)
+        .map(|r| &r.run_id)
         .collect();
-    let research = research_record::read(project, &all);
+    let research = research_record::read(
+        project,
+        all,
+        research_record::Reading {
+            listed: &listed_research,
+            complete: 1,
+        },
+    );
     let mut unreadable = research.unreadable.clone();
     // A run file or notebook run file that no longer matches its record is
     // not read: the prompt falls back on what the record itself holds, and
     // says so. (Reports are in `research.unreadable` already.)
-    let unreported: Vec<crate::records::Record> = records
+    let unreported: Vec<crate::records::Record> = listed
         .iter()
-        .filter(|r| r.report.is_none())
-        .cloned()
+        .filter(|r| r.retraction.is_none() && r.report.is_none())
+        .map(|r| (*r).clone())
         .collect();
     unreadable.extend(
         crate::records::store::evidence_problems(project.layout(), &unreported)
             .into_iter()
             .map(|e| format!("the evidence file: {e}; the prompt uses only what its record holds")),
     );
-    let mut carried = carried(project, chapter, &records, &research);
+    // The live runs: a retracted run is neither evidence nor research.
+    let records = all;
+    let mut carried = carried(project, chapter, records, &research);
     // The history lists retracted runs, marked: it is made from them all.
     (carried.history, carried.history_left_out) =
-        research_record::history(project, chapter, &all, &research);
+        research_record::history(project, chapter, all, &research);
     carried.researched = all
         .iter()
         .any(|r| r.kind == crate::records::RunKind::Research);
-    let mut view = context::prompt(chapter, &text, excerpt_chars, &all, carried);
+    let mut view = context::prompt(chapter, &text, excerpt_chars, all, carried);
     view.changes_since_research =
-        super::changes::since_research(project, chapter, &records).map(|c| c.summary());
-    view.notebook = notebook(project, chapter, &records, PROMPT_CELL_CHARS)?;
+        super::changes::since_research(project, chapter, records).map(|c| c.summary());
+    view.notebook = notebook(project, chapter, records, PROMPT_CELL_CHARS)?;
     crate::render::notebook_view::notes_after_run(
         chapter,
         &mut view.materials,
@@ -312,7 +340,7 @@ pub fn report(
     carry_into_report(
         &mut view,
         chapter,
-        &research_record::read(project, &records),
+        &research_record::read(project, &records, research_record::Reading::LATEST),
     );
     if let Some(e) = &experiment {
         view.other_engine = other_engine(project, chapter, &records, &e.run);

@@ -25,6 +25,12 @@ fn record_links(chapter: &Chapter, site_url: Option<&str>) -> publish::RecordLin
     }
 }
 
+/// How many of the newest complete research reports `publish` reads: the
+/// latest gives the items, the one before it the delta, and the ledgers of
+/// them all a source's provenance. The ledgers of older ones are not read,
+/// and the provenance says how many they are.
+pub const PUBLISH_LEDGERS: usize = 200;
+
 /// The site data file for a chapter; refused while any of its records (or
 /// their reports) is unreadable, since the counts would be wrong. `unparsed`
 /// in the answer says what of the report could not become an item.
@@ -35,7 +41,16 @@ pub fn site_data(
     site_url: Option<&str>,
 ) -> Result<publish::SiteData> {
     let (records, broken) = project.records(chapter)?;
-    let research = super::research_record::read(project, &records);
+    // The newest complete reports: the items, the delta and the sources'
+    // provenance come from them; older ones are counted, not read.
+    let research = super::research_record::read(
+        project,
+        &records,
+        super::research_record::Reading {
+            listed: &[],
+            complete: PUBLISH_LEDGERS,
+        },
+    );
     if !broken.is_empty() || !research.unreadable.is_empty() {
         return Err(Error::Other(format!(
             "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
@@ -119,6 +134,7 @@ pub fn site_data(
         evidence,
         claims: super::claims::quotes(project, chapter)?,
         claims_touched,
+        ledgers_not_read: research.complete_not_read,
         links,
         notebook,
         evidence_before,

@@ -23,22 +23,32 @@ impl ResearchRun {
     /// Whether it counts as research with every section: complete, not a
     /// draft, and not retracted.
     pub fn complete(&self) -> bool {
-        self.record.retraction.is_none()
-            && self
-                .record
+        Self::is_complete(&self.record)
+    }
+
+    /// [`complete`](Self::complete) from the record alone.
+    pub fn is_complete(record: &Record) -> bool {
+        record.retraction.is_none()
+            && record
                 .report
                 .as_ref()
                 .is_some_and(|p| p.complete && !p.draft)
     }
 }
 
-/// Every research run of a chapter, newest first, drafts and retracted
-/// runs included (the history shows them; only complete ones are read).
+/// The research runs of a chapter whose reports were read, newest first,
+/// drafts and retracted runs included (the history shows them; only
+/// complete ones are read into items). A long history is not read whole:
+/// see [`read`].
 #[derive(Debug, Clone, Default)]
 pub struct ResearchRecord {
     pub runs: Vec<ResearchRun>,
     /// Reports that could not be read, one line each.
     pub unreadable: Vec<String>,
+    /// Research runs whose reports were not read (past what was asked).
+    pub not_read: usize,
+    /// Of them, complete ones: ledgers nothing here looked at.
+    pub complete_not_read: usize,
 }
 
 impl ResearchRecord {
@@ -57,10 +67,40 @@ impl ResearchRecord {
     }
 }
 
-/// Reads the research runs among `records` (newest first) and their reports.
-pub fn read(project: &Project, records: &[Record]) -> ResearchRecord {
+/// Which reports [`read`] reads: those of the runs a document lists, and
+/// the newest complete ones up to a number (a report that cannot be read
+/// does not count, so the one before it is read instead).
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    /// Runs whose reports are read whatever they are.
+    pub listed: &'a [&'a crate::ids::RunId],
+    /// How many complete reports that can be read are read, newest first.
+    pub complete: usize,
+}
+
+impl Reading<'_> {
+    /// Only the latest complete report.
+    pub const LATEST: Reading<'static> = Reading {
+        listed: &[],
+        complete: 1,
+    };
+}
+
+/// Reads the reports of the research runs among `records` (newest first)
+/// that `reading` asks for; the others are counted, not read, so 3,000
+/// research runs cost as much as the few a document shows.
+pub fn read(project: &Project, records: &[Record], reading: Reading<'_>) -> ResearchRecord {
     let mut out = ResearchRecord::default();
+    let mut complete_read = 0;
     for r in records.iter().filter(|r| r.kind == RunKind::Research) {
+        let complete = ResearchRun::is_complete(r);
+        let wanted =
+            reading.listed.contains(&&r.run_id) || (complete && complete_read < reading.complete);
+        if !wanted {
+            out.not_read += 1;
+            out.complete_not_read += usize::from(complete);
+            continue;
+        }
         let text = match super::runs::report_text(project, r) {
             Ok(t) => t,
             Err(e) => {
@@ -69,6 +109,7 @@ pub fn read(project: &Project, records: &[Record]) -> ResearchRecord {
                 None
             }
         };
+        complete_read += usize::from(complete && text.is_some());
         out.runs.push(ResearchRun {
             record: r.clone(),
             items: text.as_deref().map(report_items::read),

@@ -87,7 +87,8 @@ pub fn notebook_status(
     }
     let runs: Vec<(&Record, &NotebookInfo)> = records
         .iter()
-        .filter(|r| r.kind == RunKind::Notebook)
+        // A retracted run is no evidence of the notebook.
+        .filter(|r| r.kind == RunKind::Notebook && r.retraction.is_none())
         .filter_map(|r| r.notebook.as_ref().map(|n| (r, n)))
         .collect();
     let latest = runs.first().map(|(r, n)| NotebookRunLine {

@@ -14,6 +14,11 @@ const RUNS: usize = 300;
 /// file of its own, named by a later time and its own hash as the store
 /// names records.
 fn long_lived() -> Project {
+    long_lived_with(RUNS)
+}
+
+/// [`long_lived`] with `runs` copies.
+fn long_lived_with(runs: usize) -> Project {
     let p = Project::with_fixture_records();
     p.write("review.md", fixture_report("review-06.md"));
     let research = p.record(&["--report", "review.md"]);
@@ -39,7 +44,7 @@ fn long_lived() -> Project {
             .unwrap()
             .to_string()
     };
-    for i in 0..RUNS {
+    for i in 0..runs {
         let (id, text) = &templates[usize::from(i % 3 != 0)];
         // Every minute from 2030 on: later than anything recorded today.
         let (day, minute) = (1 + i / 1440, i % 1440);
@@ -129,6 +134,33 @@ fn the_prompt_and_publish_keep_a_bounded_history_and_count_the_rest() {
         assert_eq!(
             provenance[5],
             "and the source ledgers of 96 earlier research runs (research_companion history pytorch-from-first-principles/06 lists them)"
+        );
+    }
+}
+
+#[test]
+fn publish_reads_the_newest_200_complete_reports_and_says_the_older_ledgers_were_not_read() {
+    // 240 research runs in all: the recorded one, 238 copies, the fixture's.
+    let p = long_lived_with(714);
+    let out = p.cmd().args(["publish", "06"]).output().unwrap();
+    assert!(out.status.success(), "{}", crate::helpers::stderr(&out));
+    let data = stdout(&out);
+    let yaml: serde_json::Value = serde_yaml::from_str(&data).unwrap();
+    let sources = yaml["sources"].as_array().unwrap();
+    assert!(!sources.is_empty(), "{data}");
+    for s in sources {
+        let provenance = s["provenance"].as_array().unwrap();
+        // The five newest of the 200 read, the other 195 read counted, and
+        // the 40 complete ones before them (the fixture's included) named
+        // as not read.
+        assert_eq!(provenance.len(), 7, "{s:?}");
+        assert_eq!(
+            provenance[5],
+            "and the source ledgers of 195 earlier research runs (research_companion history pytorch-from-first-principles/06 lists them)"
+        );
+        assert_eq!(
+            provenance[6],
+            "the source ledgers of 40 older research runs were not read (research_companion history pytorch-from-first-principles/06 lists them)"
         );
     }
 }

@@ -371,15 +371,15 @@ pub fn run_file(
         .map(|run| Some(run.redacted()))
 }
 
-/// The chapter's latest notebook run with its run file, when there is one
-/// that can be read.
+/// The chapter's latest notebook run (not retracted) with its run file,
+/// when there is one that can be read.
 pub fn latest_run(
     project: &Project,
     records: &[Record],
 ) -> Option<(Record, crate::notebook::NotebookRunFile)> {
     let record = records
         .iter()
-        .find(|r| r.kind == crate::records::RunKind::Notebook)?;
+        .find(|r| r.kind == crate::records::RunKind::Notebook && r.retraction.is_none())?;
     let file = run_file(project, record).ok().flatten()?;
     Some((record.clone(), file))
 }

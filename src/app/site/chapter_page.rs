@@ -346,6 +346,7 @@ fn research_kit(
     project: &Project,
     templates: &Templates,
     ch: &Chapter,
+    records: &[Record],
     files: &mut Vec<SiteFile>,
 ) -> ResearchKit {
     let folder = format!("{}/{}", ch.key.book.as_str(), ch.key.chapter.as_str());
@@ -381,11 +382,15 @@ fn research_kit(
             None
         }
     };
-    let prompt = match crate::app::documents::prompt(
+    // From the records the site read already (the page says what of them
+    // could not be read).
+    let prompt = match crate::app::documents::prompt_from(
         project,
         ch,
         templates,
         crate::render::DEFAULT_EXCERPT_CHARS,
+        records,
+        Vec::new(),
     ) {
         Ok(doc) => {
             files.push((
@@ -480,7 +485,7 @@ pub fn chapter_files(
 ) -> Result<ChapterFiles> {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    let research_kit = research_kit(project, templates, ch, &mut files);
+    let research_kit = research_kit(project, templates, ch, records, &mut files);
     let reports = history::inline_reports(project, records, &mut problems);
     // The latest complete research run's answers travel with the verdicts.
     let items = reports.answers();

@@ -69,18 +69,11 @@ pub fn build(
         // The page's history lists retracted runs, marked; nothing else
         // on the site reads them.
         let (all, bad) = project.records_with_retracted(ch)?;
-        // Copied only when some run is retracted (rarely): 10,000 records
-        // are not held twice.
-        let records: std::borrow::Cow<[crate::records::Record]> =
-            if all.iter().any(|r| r.retraction.is_some()) {
-                all.iter()
-                    .filter(|r| r.retraction.is_none())
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .into()
-            } else {
-                all.as_slice().into()
-            };
+        // The live runs apart from the retracted ones, moved rather than
+        // copied (10,000 records are not held twice), and put back in
+        // their order for the page's history below.
+        let (records, retracted): (Vec<crate::records::Record>, Vec<_>) =
+            all.into_iter().partition(|r| r.retraction.is_none());
         // One status per chapter, for its index row and its page.
         let mut st = status::chapter_status(ch, &records);
         let mut errors: Vec<String> = bad
@@ -91,13 +84,15 @@ pub fn build(
         // show in full; `chapter_files` says what of it could not be. Every
         // file is checked when every file is copied.
         if options.copy_records {
-            errors.extend(super::status::evidence_problems(project, &all));
+            errors.extend(super::status::evidence_problems(project, &records));
+            errors.extend(super::status::evidence_problems(project, &retracted));
         }
         match super::notebook::status(project, ch, &records) {
             Ok(n) => st.notebook = n,
             Err(e) => errors.push(e.to_string()),
         }
         let mut row = index::index_row(ch, &records, &st);
+        let all = with_retracted(records, retracted);
         match chapter_page::chapter_files(project, templates, ch, &all, &st, &links, &generated) {
             Ok(built) => {
                 files.extend(built.files);
@@ -137,4 +132,22 @@ pub fn build(
         broken: problems,
         files: count,
     })
+}
+
+/// `live` and `retracted` runs (each newest first) as one history, in the
+/// order the store lists them: newest first, by time and then run id.
+fn with_retracted(
+    mut live: Vec<crate::records::Record>,
+    retracted: Vec<crate::records::Record>,
+) -> Vec<crate::records::Record> {
+    if retracted.is_empty() {
+        return live;
+    }
+    live.extend(retracted);
+    live.sort_by(|a, b| {
+        b.recorded_at
+            .cmp(&a.recorded_at)
+            .then_with(|| b.run_id.cmp(&a.run_id))
+    });
+    live
 }

@@ -49,6 +49,9 @@ pub struct Inputs<'a> {
     /// The claims whose quoted sentence changed in the prose between the
     /// revisions the two latest complete reports examined.
     pub claims_touched: Vec<String>,
+    /// Complete research runs older than `reports` whose ledgers were not
+    /// read (a long history is read only so far back).
+    pub ledgers_not_read: usize,
     /// Where a reader opens a run's record.
     pub links: RecordLinks,
     /// The chapter's notebook, when it has one.
@@ -160,7 +163,13 @@ fn relations(
         return Default::default();
     };
     let run_id = run.to_string();
-    let sources = sources::sources(read.get(at..).unwrap_or_default());
+    let mut sources = sources::sources(read.get(at..).unwrap_or_default());
+    if inputs.ledgers_not_read > 0 {
+        let line = ledgers_not_read(inputs.ledgers_not_read, run);
+        for s in &mut sources {
+            s.provenance.push(line.clone());
+        }
+    }
     let url = inputs.links.record(run);
     let report = ReportEvidence {
         run_id: &run_id,
@@ -177,6 +186,19 @@ fn relations(
         notebook::add_notebook(n, &inputs.links, &mut groups, &mut opportunities);
     }
     (groups, sources, negative, opportunities)
+}
+
+/// The provenance line for the ledgers of `n` older research runs that
+/// were not read.
+fn ledgers_not_read(n: usize, run: &RunId) -> String {
+    format!(
+        "the source {} of {} older research {} {} not read (research_companion history {} lists them)",
+        if n == 1 { "ledger" } else { "ledgers" },
+        crate::records::selection::grouped(n),
+        if n == 1 { "run" } else { "runs" },
+        if n == 1 { "was" } else { "were" },
+        run.chapter
+    )
 }
 
 fn research_items(inputs: &Inputs<'_>) -> Researched {
