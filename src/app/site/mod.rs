@@ -76,6 +76,14 @@ pub fn build(
             all.into_iter().partition(|r| r.retraction.is_none());
         // One status per chapter, for its index row and its page.
         let mut st = status::chapter_status(ch, &records);
+        // The change said in words beside the stale reason, as publish
+        // says it: how many words changed and which claims they touched.
+        if let (Some(reason), Some(change)) = (
+            st.stale_reasons.first_mut(),
+            super::changes::since_research(project, ch, &records),
+        ) {
+            reason.push_str(&format!("; {}", change.summary()));
+        }
         let mut errors: Vec<String> = bad
             .iter()
             .map(|b| format!("unreadable record: {}", b.error))

@@ -1,7 +1,7 @@
 //! The chapter's notebook run as site data: one `EMPIRICAL_EVIDENCE` item
 //! for the latest recorded run (supporting when it passed, contradictory
-//! when it failed, qualifying when flaky or of another notebook than the
-//! current one), saying which notebook it ran (the published one or a
+//! when it failed, qualifying when flaky, of another notebook than the
+//! current one, or of a notebook that is not the one the chapter publishes), saying which notebook it ran (the published one or a
 //! local copy), and an experiment opportunity when no run is recorded or
 //! the latest is of another notebook or revision. Like every item, it is
 //! listed once the chapter has been researched.
@@ -26,7 +26,10 @@ const CLAIM: &str =
 /// One rule with the experiments: a run of an earlier revision of the
 /// chapter stays in the group its verdict gives, marked as of an earlier
 /// revision, with a re-run offered. A run of another notebook than the
-/// current one is qualifying: it is evidence about that notebook only.
+/// current one is qualifying: it is evidence about that notebook only. So
+/// is a run of a notebook that is not the one the chapter publishes (a
+/// local copy, another download) when the chapter names one: its pass or
+/// failure says nothing of how the chapter's own notebook runs.
 pub fn add_notebook(
     st: &NotebookStatus,
     links: &RecordLinks,
@@ -66,9 +69,13 @@ pub fn add_notebook(
         });
     }
     let which = latest.provenance.described();
+    let not_the_chapters = st.published_at.is_some() && !latest.provenance.is_published();
     let mut rationale = match latest.verdict {
         _ if st.notebook_changed => format!(
             "The run is of {ran}, not of the current notebook, so it shows what that notebook did, not what the current one does."
+        ),
+        NotebookVerdict::Pass if not_the_chapters => format!(
+            "Every code cell of {which} ran without error in a fresh kernel: this is how that copy runs, which says nothing of how the chapter's own notebook runs."
         ),
         NotebookVerdict::Pass => format!(
             "Every code cell of {which} ran without error in a fresh kernel, its assertions included."
@@ -105,7 +112,7 @@ pub fn add_notebook(
         interpretation: Interpretation { rationale },
     };
     match latest.verdict {
-        _ if st.notebook_changed => groups.qualifying.push(item),
+        _ if st.notebook_changed || not_the_chapters => groups.qualifying.push(item),
         NotebookVerdict::Pass => groups.supporting.push(item),
         NotebookVerdict::Fail | NotebookVerdict::NotReached => groups.contradictory.push(item),
         NotebookVerdict::Flaky => groups.qualifying.push(item),
