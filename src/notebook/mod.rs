@@ -13,6 +13,7 @@
 //! [`run::NotebookInfo`], and the use-cases put the two together.
 
 pub mod audit;
+pub mod claims;
 pub mod contain;
 pub mod fingerprint;
 pub mod format;

@@ -9,6 +9,7 @@ use std::path::Path;
 use minijinja::{Environment, UndefinedBehavior, Value};
 use serde::{Deserialize, Serialize};
 
+use super::notebook_reads::NotebookClaim;
 use super::tables::Table;
 use crate::bench::{BenchRun, Column, ProducerKind, Row, WorkerKind};
 use crate::error::{Error, Result};
@@ -25,6 +26,9 @@ pub struct ClaimsFile {
     /// `<book-id>/<chapter-id>` the claims belong to.
     pub chapter: String,
     pub claims: Vec<Claim>,
+    /// Claims over what the chapter's notebook prints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notebook_claims: Vec<NotebookClaim>,
 }
 
 /// One checkable claim.
@@ -67,7 +71,7 @@ impl Magnitude {
 }
 
 /// A stated value and how far the tables may be from it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stated {
     pub value: f64,
@@ -295,30 +299,52 @@ fn environment() -> Environment<'static> {
 
 /// Evaluates a metric over a table set. Errors say what is missing.
 pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String> {
-    let tables = set.value();
-    let evaluated = with_compiled(metric, move |expr| expr.eval(tables))
-        .map_err(|e| format!("metric '{metric}' cannot be evaluated: {e}"))?
-        .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
-    let value = evaluated.map_err(|e| {
-        // A missing table, row or column is undefined, whether it is met
-        // alone or inside an operation (`spin.w8.wrk / spin.w0.work`).
-        let undefined = e.kind() == minijinja::ErrorKind::UndefinedError
-            || e.to_string().contains("undefined");
-        if !undefined {
-            return format!("metric '{metric}' cannot be evaluated: {e}");
-        }
+    evaluate_value(metric, set.value(), || {
         let known: Vec<String> = set
             .0
             .iter()
-            .map(|(p, rows)| format!("{p}.{{{}}}", rows.keys().cloned().collect::<Vec<_>>().join(",")))
+            .map(|(p, rows)| {
+                format!(
+                    "{p}.{{{}}}",
+                    rows.keys().cloned().collect::<Vec<_>>().join(",")
+                )
+            })
             .collect();
-        let columns: Vec<String> =
-            set.0.values().flat_map(|rows| rows.values()).next().map(|c| c.keys().cloned().collect()).unwrap_or_default();
+        let columns: Vec<String> = set
+            .0
+            .values()
+            .flat_map(|rows| rows.values())
+            .next()
+            .map(|c| c.keys().cloned().collect())
+            .unwrap_or_default();
         format!(
             "metric '{metric}' names a table, row or column that does not exist; tables and rows: {}; columns: {}",
             known.join(" "),
             columns.join(", ")
         )
+    })
+}
+
+/// Evaluates a metric over `context`, bounded as every metric is; a name
+/// the context lacks is said by `undefined`.
+pub(crate) fn evaluate_value(
+    metric: &str,
+    context: Value,
+    undefined: impl FnOnce() -> String,
+) -> std::result::Result<f64, String> {
+    let evaluated = with_compiled(metric, move |expr| expr.eval(context))
+        .map_err(|e| format!("metric '{metric}' cannot be evaluated: {e}"))?
+        .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
+    let value = evaluated.map_err(|e| {
+        // A missing table, row or column is undefined, whether it is met
+        // alone or inside an operation (`spin.w8.wrk / spin.w0.work`).
+        let is_undefined =
+            e.kind() == minijinja::ErrorKind::UndefinedError || e.to_string().contains("undefined");
+        if is_undefined {
+            undefined()
+        } else {
+            format!("metric '{metric}' cannot be evaluated: {e}")
+        }
     })?;
     let x = f64::try_from(value.clone())
         .map_err(|_| format!("metric '{metric}' is not a number: {value}"))?;
@@ -365,7 +391,7 @@ pub fn with_values(metric: &str, set: &TableSet) -> String {
 
 /// The names a metric reads: top-level (`spin`) or, with `nested`, whole
 /// paths (`spin.w8.wait_mean`); none for a metric that does not compile.
-fn names_read(metric: &str, nested: bool) -> std::collections::HashSet<String> {
+pub(crate) fn names_read(metric: &str, nested: bool) -> std::collections::HashSet<String> {
     with_compiled(metric, move |expr| expr.undeclared_variables(nested))
         .ok()
         .and_then(|r| r.ok())
@@ -402,7 +428,13 @@ pub fn cells_used(metric: &str) -> Vec<(ProducerKind, usize, String)> {
 /// (for telling which claims an edit of the prose touches).
 pub fn quotes(path: &Path) -> Result<Vec<(String, String)>> {
     let file: ClaimsFile = yaml_io::from_str(&yaml_io::read_text(path)?, path)?;
-    Ok(file.claims.into_iter().map(|c| (c.id, c.quote)).collect())
+    let notebook = file.notebook_claims.into_iter().map(|c| (c.id, c.quote));
+    Ok(file
+        .claims
+        .into_iter()
+        .map(|c| (c.id, c.quote))
+        .chain(notebook)
+        .collect())
 }
 
 /// Reads and checks a claims file against the chapter's published tables:
@@ -461,6 +493,25 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
             )));
         }
         evaluate_published(&c.metric, published).map_err(at)?;
+    }
+    for c in &file.notebook_claims {
+        let nth = *seen
+            .entry(c.id.as_str())
+            .and_modify(|n| *n += 1)
+            .or_insert(0);
+        let line = line_of(&c.id, nth);
+        if nth > 0 {
+            return Err(Error::invalid(
+                path,
+                format!("line {line}: claim '{}': the id is used twice", c.id),
+            ));
+        }
+        c.check().map_err(|(field, msg)| {
+            Error::invalid(
+                path,
+                format!("line {line}: claim '{}': field '{field}' {msg}", c.id),
+            )
+        })?;
     }
     Ok(file)
 }

@@ -14,6 +14,7 @@ pub mod coverage;
 pub mod diff;
 pub mod in_words;
 pub mod interval;
+pub mod notebook_reads;
 pub mod plot;
 pub mod render;
 pub mod shift;
