@@ -6,9 +6,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use minijinja::{Environment, UndefinedBehavior, Value};
+use minijinja::Value;
 use serde::{Deserialize, Serialize};
 
+pub use super::criteria::{Criterion, CriterionFields, Magnitude, Stated};
+pub use super::metric::{METRIC_FUEL, METRIC_MEMORY};
+use super::metric::{evaluate_value, names_read};
 use super::notebook_reads::NotebookClaim;
 use super::tables::Table;
 use crate::bench::{BenchRun, Column, ProducerKind, Row, WorkerKind};
@@ -53,104 +56,6 @@ pub struct Claim {
     pub magnitude: Option<Magnitude>,
     #[serde(default)]
     pub preconditions: Preconditions,
-}
-
-/// A size band: the measured value is the same size as the published one
-/// when their ratio lies between 1/within and within.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Magnitude {
-    pub within: f64,
-}
-
-impl Magnitude {
-    /// Whether `ratio` (measured / published) is inside the band.
-    pub fn holds(&self, ratio: f64) -> bool {
-        ratio.is_finite() && ratio >= 1.0 / self.within && ratio <= self.within
-    }
-}
-
-/// A stated value and how far the tables may be from it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Stated {
-    pub value: f64,
-    pub tolerance: f64,
-}
-
-/// A reproduction criterion: a bound or a two-sided range. Written in YAML
-/// as exactly one of `{at_least: x}`, `{at_most: x}`, `{between: [lo, hi]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "CriterionFields", into = "CriterionFields")]
-pub enum Criterion {
-    AtLeast(f64),
-    AtMost(f64),
-    Between([f64; 2]),
-}
-
-/// The YAML shape of a [`Criterion`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CriterionFields {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at_least: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at_most: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub between: Option<[f64; 2]>,
-}
-
-impl TryFrom<CriterionFields> for Criterion {
-    type Error = String;
-    fn try_from(f: CriterionFields) -> std::result::Result<Self, String> {
-        match (f.at_least, f.at_most, f.between) {
-            (Some(x), None, None) => Ok(Criterion::AtLeast(x)),
-            (None, Some(x), None) => Ok(Criterion::AtMost(x)),
-            (None, None, Some([lo, hi])) if lo <= hi => Ok(Criterion::Between([lo, hi])),
-            (None, None, Some([lo, hi])) => Err(format!("between: {lo} is above {hi}")),
-            _ => Err("give exactly one of at_least, at_most or between".into()),
-        }
-    }
-}
-
-impl From<Criterion> for CriterionFields {
-    fn from(c: Criterion) -> Self {
-        match c {
-            Criterion::AtLeast(x) => CriterionFields {
-                at_least: Some(x),
-                ..Default::default()
-            },
-            Criterion::AtMost(x) => CriterionFields {
-                at_most: Some(x),
-                ..Default::default()
-            },
-            Criterion::Between(r) => CriterionFields {
-                between: Some(r),
-                ..Default::default()
-            },
-        }
-    }
-}
-
-impl Criterion {
-    /// Whether `x` meets it.
-    pub fn holds(&self, x: f64) -> bool {
-        match self {
-            Criterion::AtLeast(lo) => x >= *lo,
-            Criterion::AtMost(hi) => x <= *hi,
-            Criterion::Between([lo, hi]) => x >= *lo && x <= *hi,
-        }
-    }
-}
-
-impl std::fmt::Display for Criterion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Criterion::AtLeast(lo) => write!(f, ">= {lo}"),
-            Criterion::AtMost(hi) => write!(f, "<= {hi}"),
-            Criterion::Between([lo, hi]) => write!(f, "between {lo} and {hi}"),
-        }
-    }
 }
 
 /// Conditions on the run for a claim to be comparable.
@@ -267,36 +172,6 @@ impl TableSet {
     }
 }
 
-/// Work a metric may do before it is stopped (minijinja's fuel): a metric
-/// is arithmetic over a few cells and uses a few dozen units.
-pub const METRIC_FUEL: u64 = 100_000;
-
-/// The most memory a metric may take while it is evaluated: fuel does not
-/// bound the size of what it builds (`(["x"] * 50000000) ~ ""`).
-pub const METRIC_MEMORY: usize = 16 << 20;
-
-/// Compiles `metric` and runs `f` on it, on a thread under
-/// [`METRIC_MEMORY`]: compiling folds constants (`(["x"] * 50000000) ~ ""`
-/// is built then, with no fuel), so it is bounded as evaluating is. The
-/// inner error is the compiler's.
-fn with_compiled<T: Send + 'static>(
-    metric: &str,
-    f: impl FnOnce(&minijinja::Expression<'_, '_>) -> T + Send + 'static,
-) -> std::result::Result<std::result::Result<T, minijinja::Error>, crate::sys::LimitedRunError> {
-    let owned = metric.to_string();
-    crate::sys::with_memory_limit(METRIC_MEMORY, move || {
-        let env = environment();
-        env.compile_expression(&owned).map(|expr| f(&expr))
-    })
-}
-
-fn environment() -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_fuel(Some(METRIC_FUEL));
-    env
-}
-
 /// Evaluates a metric over a table set. Errors say what is missing.
 pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String> {
     evaluate_value(metric, set.value(), || {
@@ -323,36 +198,6 @@ pub fn evaluate(metric: &str, set: &TableSet) -> std::result::Result<f64, String
             columns.join(", ")
         )
     })
-}
-
-/// Evaluates a metric over `context`, bounded as every metric is; a name
-/// the context lacks is said by `undefined`.
-pub(crate) fn evaluate_value(
-    metric: &str,
-    context: Value,
-    undefined: impl FnOnce() -> String,
-) -> std::result::Result<f64, String> {
-    let evaluated = with_compiled(metric, move |expr| expr.eval(context))
-        .map_err(|e| format!("metric '{metric}' cannot be evaluated: {e}"))?
-        .map_err(|e| format!("cannot parse metric '{metric}': {e}"))?;
-    let value = evaluated.map_err(|e| {
-        // A missing table, row or column is undefined, whether it is met
-        // alone or inside an operation (`spin.w8.wrk / spin.w0.work`).
-        let is_undefined =
-            e.kind() == minijinja::ErrorKind::UndefinedError || e.to_string().contains("undefined");
-        if is_undefined {
-            undefined()
-        } else {
-            format!("metric '{metric}' cannot be evaluated: {e}")
-        }
-    })?;
-    let x = f64::try_from(value.clone())
-        .map_err(|_| format!("metric '{metric}' is not a number: {value}"))?;
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(format!("metric '{metric}' is not finite ({x})"))
-    }
 }
 
 /// The metric with each cell it reads replaced by its value in `set`:
@@ -387,15 +232,6 @@ pub fn with_values(metric: &str, set: &TableSet) -> String {
         rest = &rest[end..];
     }
     out
-}
-
-/// The names a metric reads: top-level (`spin`) or, with `nested`, whole
-/// paths (`spin.w8.wait_mean`); none for a metric that does not compile.
-pub(crate) fn names_read(metric: &str, nested: bool) -> std::collections::HashSet<String> {
-    with_compiled(metric, move |expr| expr.undeclared_variables(nested))
-        .ok()
-        .and_then(|r| r.ok())
-        .unwrap_or_default()
 }
 
 /// The producers (tables) a metric reads.

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::claims::{Criterion, Magnitude, Stated};
+use super::criteria::{Criterion, Magnitude, Stated};
 
 /// The longest pattern a read may give, in characters.
 pub const MAX_PATTERN_CHARS: usize = 200;
@@ -208,7 +208,7 @@ fn is_identifier(s: &str) -> bool {
 /// Evaluates a notebook claim's metric over its values (`nb.<name>`).
 /// Errors say which name is missing or why the result is no number.
 pub fn evaluate(metric: &str, values: &BTreeMap<String, f64>) -> Result<f64, String> {
-    let names = super::claims::names_read(metric, false);
+    let names = super::metric::names_read(metric, false);
     if let Some(other) = names.iter().find(|n| n.as_str() != NB) {
         return Err(format!(
             "metric '{metric}' reads '{other}'; a notebook claim's metric reads only {NB}.<name> for the names under reads"
@@ -217,7 +217,7 @@ pub fn evaluate(metric: &str, values: &BTreeMap<String, f64>) -> Result<f64, Str
     let mut context = BTreeMap::new();
     context.insert(NB.to_string(), values.clone());
     let known = values.keys().cloned().collect::<Vec<_>>().join(", ");
-    super::claims::evaluate_value(
+    super::metric::evaluate_value(
         metric,
         minijinja::Value::from(minijinja::value::Serde(&context)),
         || format!("metric '{metric}' names a value that is not under reads; reads: {known}"),
