@@ -82,3 +82,18 @@ pub fn quotes(project: &Project, chapter: &Chapter) -> Result<Vec<(String, Strin
         Ok(Vec::new())
     }
 }
+
+/// The chapter's claims over what its notebook prints (claims.yaml's
+/// `notebook_claims`, checked as `claims check` checks the file); none
+/// when the chapter has no claims.yaml.
+pub fn notebook_claims(
+    project: &Project,
+    chapter: &Chapter,
+) -> Result<Vec<crate::published::notebook_reads::NotebookClaim>> {
+    let parsed = read_tables(project.layout(), chapter, &chapter.state.current_snapshot)?;
+    Ok(
+        crate::published::read_claims(project.layout(), chapter, &parsed)?
+            .map(|f| f.notebook_claims)
+            .unwrap_or_default(),
+    )
+}

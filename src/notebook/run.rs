@@ -224,6 +224,9 @@ pub struct NotebookRunFile {
     pub totals: Totals,
     pub cells: Vec<CellSummary>,
     pub runs: Vec<KernelRun>,
+    /// The chapter's notebook claims, decided from these runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<super::claims::NotebookClaimResult>,
 }
 
 impl NotebookRunFile {
@@ -262,6 +265,9 @@ pub struct NotebookInfo {
     pub flaky: usize,
     pub repeat: usize,
     pub wall_seconds: f64,
+    /// The chapter's notebook claims, as the run decided them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<super::claims::NotebookClaimResult>,
 }
 
 impl NotebookInfo {
@@ -281,6 +287,7 @@ impl NotebookInfo {
             flaky: run.totals.flaky,
             repeat: run.runs.len(),
             wall_seconds: run.totals.wall_seconds,
+            claims: run.claims.clone(),
         }
     }
 }
@@ -730,6 +737,7 @@ mod tests {
             totals,
             cells,
             runs: vec![k],
+            claims: Vec::new(),
         };
         let yaml = stored.clone().redacted().to_yaml().unwrap();
         for secret in [token, "Tr0ub4dor&3xyz!Q"] {

@@ -26,6 +26,7 @@ mod helpers;
 mod hostile;
 mod long_history;
 mod notebook;
+mod notebook_claims;
 mod outputs;
 mod own_fixtures;
 mod portable_records;

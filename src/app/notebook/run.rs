@@ -18,6 +18,7 @@ use crate::notebook::run::{
     NOTEBOOK_RUN_SCHEMA, NotebookRef, NotebookRunFile, RunSettings, summarize,
 };
 use crate::notebook::{Notebook, NotebookEntry};
+use crate::published::notebook_reads::NotebookClaim;
 use crate::records::RunKind;
 use crate::records::create::{self, RunBasics};
 
@@ -41,6 +42,9 @@ pub struct Planned {
     pub entry: NotebookEntry,
     pub path: PathBuf,
     pub notebook: Notebook,
+    /// The chapter's claims over what its notebook prints (claims.yaml's
+    /// `notebook_claims`), decided from the run.
+    pub claims: Vec<NotebookClaim>,
 }
 
 impl Planned {
@@ -69,7 +73,9 @@ pub fn plan(project: &Project, chapters: &[String]) -> Result<Vec<Planned>> {
         }
         let state = stored(project, &chapter)?;
         let (path, notebook) = current_notebook(project, &chapter, &state)?;
+        let claims = crate::app::claims::notebook_claims(project, &chapter)?;
         planned.push(Planned {
+            claims,
             entry: state.current().clone(),
             chapter,
             path,
@@ -211,6 +217,11 @@ fn finish(
         totals,
         cells,
         runs: kernel_runs,
+        claims: Vec::new(),
+    };
+    let run = NotebookRunFile {
+        claims: crate::notebook::claims::decide_all(&p.claims, &run),
+        ..run
     };
     let stored = if opts.record {
         Some(record(project, &p.chapter, &run)?)
