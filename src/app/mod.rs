@@ -23,6 +23,7 @@ pub mod project;
 pub mod publish;
 pub mod record;
 pub mod reproduce;
+pub mod reproduce_notebook;
 pub mod research_record;
 pub mod runs;
 pub mod site;

@@ -222,6 +222,7 @@ pub fn run_file(
         &run,
         &bytes,
         compared,
+        None,
     )?;
     Ok(Stored { path, record })
 }
@@ -230,7 +231,8 @@ pub fn run_file(
 /// `source` says what made it (the command), `verdicts` are the
 /// comparison's when the caller already made it. A run that cannot be
 /// compared with the chapter's tables is refused unless `incomparable`
-/// allows it.
+/// allows it. `notebook`: the run of the chapter's notebook made beside it,
+/// kept in the same record (see `create::record_experiment`).
 pub fn bench_run(
     project: &Project,
     chapter: &Chapter,
@@ -238,6 +240,7 @@ pub fn bench_run(
     source: &str,
     verdicts: Option<Vec<StoredVerdict>>,
     incomparable: Incomparable,
+    notebook: Option<&crate::notebook::NotebookRunFile>,
 ) -> Result<Stored> {
     let bytes = run.to_yaml()?.into_bytes();
     let basics = basics(project, chapter, RunNotes::default(), RunKind::Experiment)?;
@@ -254,6 +257,7 @@ pub fn bench_run(
         run,
         &bytes,
         compared,
+        notebook,
     )?;
     Ok(Stored { path, record })
 }

@@ -1,17 +1,24 @@
 //! `reproduce`, the main job: for each chapter asked for (or every chapter
-//! whose snapshot publishes tables), plan the experiment its published
-//! tables describe (their headers give producer, cost, batch and consumer,
-//! their rows the worker counts, the claims' preconditions the CPUs), run
-//! it on each engine asked for, and conclude each run: diffed with the
-//! current snapshot and, unless asked not to, recorded. With both engines,
-//! the two runs side by side.
+//! of every book), plan the experiment its published tables describe
+//! (their headers give producer, cost, batch and consumer, their rows the
+//! worker counts, the claims' preconditions the CPUs), run it on each
+//! engine asked for, and conclude each run: diffed with the current
+//! snapshot and, unless asked not to, recorded. With both engines, the two
+//! runs side by side. A chapter with notebook claims has its notebook run
+//! too (`reproduce_notebook`), first, and the run kept in the same record
+//! as the pipeline's (the first engine's), or in a notebook record of its
+//! own when the chapter publishes no tables.
 //!
 //! What measures a run is the caller's [`Runner`] (the command line's shows
 //! progress; a test's returns a recorded run), so this module prints
 //! nothing and runs nothing itself.
 
 use super::compare::{self, RunComparison};
+use super::notebook::run::Planned;
 use super::record::{self, Stored};
+use super::reproduce_notebook::{
+    ChapterEvidence, NotebookOutcome, NotebookPlan, NotebookRan, plan_chapter,
+};
 use super::{Project, diff};
 use crate::bench::stats::round_row;
 use crate::bench::{BenchRun, Decided, Settings, WorkerKind};
@@ -56,6 +63,10 @@ pub struct Overrides {
 pub struct ReproducePlan {
     /// Each chapter, with the experiment its tables describe.
     pub chapters: Vec<(Chapter, Settings)>,
+    /// Each chapter with notebook claims (some also in `chapters`).
+    pub notebooks: Vec<NotebookPlan>,
+    /// Each chapter looked at, with the kinds of evidence it has.
+    pub evidence: Vec<ChapterEvidence>,
     /// Chapters left out because they publish nothing to reproduce, one
     /// line each saying why.
     pub skipped: Vec<String>,
@@ -64,9 +75,10 @@ pub struct ReproducePlan {
 }
 
 /// Plans the experiment of the chapter `query` names, or of every chapter
-/// whose snapshot publishes tables. Each chapter's settings, with
-/// `overrides`, are checked and then given to `accept`, which may refuse
-/// them (an engine that cannot run them).
+/// of every book: its pipeline experiment where its snapshot publishes
+/// tables, its notebook where its claims.yaml has notebook claims. Each
+/// chapter's settings, with `overrides`, are checked and then given to
+/// `accept`, which may refuse them (an engine that cannot run them).
 pub fn plan(
     project: &Project,
     query: Option<&str>,
@@ -76,10 +88,27 @@ pub fn plan(
     let (chapters, problems) = project.chapters_or_all(query)?;
     let mut plan = ReproducePlan {
         chapters: Vec::new(),
+        notebooks: Vec::new(),
+        evidence: Vec::new(),
         skipped: Vec::new(),
         problems,
     };
     for chapter in chapters {
+        let notebook = match plan_chapter(project, &chapter) {
+            Ok(n) => n,
+            Err(e) if query.is_some() => return Err(e),
+            Err(e) => {
+                plan.skipped.push(e.to_string());
+                continue;
+            }
+        };
+        let tables = read_tables(project.layout(), &chapter, &chapter.state.current_snapshot)
+            .map_or(0, |p| p.tables.len());
+        plan.evidence.push(ChapterEvidence {
+            chapter: chapter.key.to_string(),
+            tables,
+            notebook_claims: notebook.as_ref().map_or(0, |n| n.claims.len()),
+        });
         match settings(project, &chapter) {
             Ok(mut settings) => {
                 settings.batches = overrides.batches;
@@ -94,13 +123,16 @@ pub fn plan(
                 accept(&settings)?;
                 plan.chapters.push((chapter, settings));
             }
-            Err(e) if query.is_some() => return Err(e),
+            // No tables, notebook claims: the notebook is the evidence.
+            Err(_) if tables == 0 && notebook.is_some() => {}
+            Err(e) if query.is_some() && notebook.is_none() => return Err(e),
             Err(e) => plan.skipped.push(e.to_string()),
         }
+        plan.notebooks.extend(notebook);
     }
-    if plan.chapters.is_empty() {
+    if plan.chapters.is_empty() && plan.notebooks.is_empty() {
         return Err(Error::Usage(format!(
-            "no chapter publishes tables to reproduce{}",
+            "no chapter publishes tables or has notebook claims to reproduce{}",
             plan.skipped
                 .iter()
                 .map(|s| format!("; {s}"))
@@ -192,6 +224,14 @@ pub trait Runner {
     /// What the record of a run on `engine` names as its source; None: the
     /// run is not recorded.
     fn record_as(&self, engine: ReproduceEngine) -> Option<&'static str>;
+
+    /// Runs a chapter's notebook in fresh kernels (its claims decided in
+    /// the run file), recording it in a notebook record of its own when
+    /// `record_alone` (the chapter has no pipeline run to share a record
+    /// with) and records are made; or says why it does not run it.
+    fn run_notebook(&mut self, _planned: &Planned, _record_alone: bool) -> Result<NotebookRan> {
+        Ok(NotebookRan::NotRun("the notebook was not run".into()))
+    }
 }
 
 /// One run of a chapter's experiment, concluded.
@@ -216,6 +256,8 @@ pub struct ReproducedChapter {
     pub side_by_side: Option<RunComparison>,
     /// With both engines: the claims whose verdict differs between them.
     pub verdicts_apart: Vec<VerdictApart>,
+    /// Its notebook claims, when it has some.
+    pub notebook: Option<NotebookOutcome>,
 }
 
 /// A claim the two engines give different verdicts (by class; flags such
@@ -250,6 +292,8 @@ fn verdicts_apart(embedded: &EngineRun, pytorch: &EngineRun) -> Vec<VerdictApart
 #[derive(Debug, Clone)]
 pub struct Reproduction {
     pub chapters: Vec<ReproducedChapter>,
+    /// From the plan: each chapter's kinds of evidence.
+    pub evidence: Vec<ChapterEvidence>,
     /// From the plan: chapters left out, and chapters that could not be read.
     pub skipped: Vec<String>,
     pub problems: Vec<String>,
@@ -263,6 +307,15 @@ impl Reproduction {
             .iter()
             .flat_map(|c| &c.runs)
             .any(|r| r.diffed.diff.any_not_reproduced())
+            || self.any_notebook_claim(ClaimVerdict::NotReproduced)
+    }
+
+    /// Whether any notebook claim has `verdict`.
+    fn any_notebook_claim(&self, verdict: ClaimVerdict) -> bool {
+        self.chapters
+            .iter()
+            .filter_map(|c| c.notebook.as_ref())
+            .any(|n| n.count(verdict) > 0)
     }
 
     /// Whether any claim of any run is INCONCLUSIVE (what `--strict` also
@@ -273,22 +326,36 @@ impl Reproduction {
             .flat_map(|c| &c.runs)
             .flat_map(|r| &r.diffed.diff.claims)
             .any(|c| c.verdict == ClaimVerdict::Inconclusive)
+            || self.any_notebook_claim(ClaimVerdict::Inconclusive)
     }
 }
 
-/// Runs the plan: each chapter in turn, on each of `engines`, the real
+/// Runs the plan: each chapter in turn, its notebook first (when it has
+/// notebook claims: a few seconds, and a Python that cannot run it fails
+/// before minutes of measuring), then on each of `engines`, the real
 /// DataLoader first (a Python that cannot run it fails before the embedded
 /// engine has spent minutes); a chapter's runs are concluded (and
 /// recorded) only once every engine has measured, so a run that fails or
-/// is interrupted leaves no record of the other.
+/// is interrupted leaves no record of the other. The notebook's run goes
+/// into the record of the first engine's run. Then the chapters that have
+/// notebook claims and no pipeline experiment, each recorded as a notebook
+/// run.
 pub fn reproduce(
     project: &Project,
-    plan: ReproducePlan,
+    mut plan: ReproducePlan,
     engines: &[ReproduceEngine],
     runner: &mut dyn Runner,
 ) -> Result<Reproduction> {
     let mut chapters = Vec::new();
     for (chapter, settings) in plan.chapters {
+        let nb_plan = plan
+            .notebooks
+            .iter()
+            .position(|n| n.chapter.key == chapter.key)
+            .map(|at| plan.notebooks.remove(at));
+        let notebook = nb_plan
+            .map(|n| run_notebook(runner, &n, false))
+            .transpose()?;
         runner.starting(&chapter, &settings);
         let mut order = engines.to_vec();
         order.sort_by_key(|&e| e != ReproduceEngine::Pytorch);
@@ -301,12 +368,17 @@ pub fn reproduce(
         for &engine in engines {
             let at = measured.iter().position(|(e, _)| *e == engine);
             let (_, run) = measured.swap_remove(at.expect("every engine measured"));
+            let notebook_run = notebook
+                .as_ref()
+                .and_then(|n| n.run.as_ref())
+                .filter(|_| runs.is_empty());
             runs.push(conclude(
                 project,
                 &chapter,
                 engine,
                 run,
                 runner.record_as(engine),
+                notebook_run,
             )?);
         }
         let pair = match runs.as_slice() {
@@ -326,13 +398,41 @@ pub fn reproduce(
             runs,
             side_by_side,
             verdicts_apart,
+            notebook,
+        });
+    }
+    for n in plan.notebooks {
+        let notebook = run_notebook(runner, &n, true)?;
+        chapters.push(ReproducedChapter {
+            chapter: n.chapter,
+            runs: Vec::new(),
+            side_by_side: None,
+            verdicts_apart: Vec::new(),
+            notebook: Some(notebook),
         });
     }
     Ok(Reproduction {
         chapters,
+        evidence: plan.evidence,
         skipped: plan.skipped,
         problems: plan.problems,
     })
+}
+
+/// A chapter's notebook claims: decided by a run of its notebook, or UNRUN
+/// with the reason (no stored notebook, or the runner did not run it).
+fn run_notebook(
+    runner: &mut dyn Runner,
+    plan: &NotebookPlan,
+    record_alone: bool,
+) -> Result<NotebookOutcome> {
+    match &plan.planned {
+        Ok(planned) => Ok(NotebookOutcome::of(
+            runner.run_notebook(planned, record_alone)?,
+            plan,
+        )),
+        Err(why) => Ok(NotebookOutcome::not_run(plan, why)),
+    }
 }
 
 /// Whether a run so far settles the chapter's claims: no claim is
@@ -356,14 +456,16 @@ pub fn settled(project: &Project, chapter: &Chapter, run: &BenchRun) -> bool {
 }
 
 /// Diffs a run of the chapter's experiment with its current snapshot and
-/// records it (with the verdicts just found) when `record_as` names what
-/// made the run.
+/// records it (with the verdicts just found, and `notebook`, the run of the
+/// chapter's notebook made beside it) when `record_as` names what made the
+/// run.
 pub fn conclude(
     project: &Project,
     chapter: &Chapter,
     engine: ReproduceEngine,
     run: BenchRun,
     record_as: Option<&str>,
+    notebook: Option<&crate::notebook::NotebookRunFile>,
 ) -> Result<EngineRun> {
     let diffed = diff::diff_run(project, chapter, &chapter.state.current_snapshot, &run)?;
     let stored = match record_as {
@@ -379,6 +481,7 @@ pub fn conclude(
                 source,
                 Some(verdicts),
                 record::Incomparable::RecordMarked,
+                notebook,
             )?)
         }
         None => None,
@@ -435,6 +538,8 @@ mod tests {
         let ch = p.chapter("pytorch-from-first-principles/06").unwrap();
         let plan = ReproducePlan {
             chapters: vec![(ch, Settings::chapter_defaults())],
+            notebooks: Vec::new(),
+            evidence: Vec::new(),
             skipped: Vec::new(),
             problems: Vec::new(),
         };

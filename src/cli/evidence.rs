@@ -85,10 +85,17 @@ pub enum ReproduceEngineArg {
     Both,
 }
 
+/// Fresh kernels `reproduce` runs a chapter's notebook in by default: three
+/// tell a value that varies from one that does not, and a cell that fails
+/// in one kernel from one that always fails, in about three times the
+/// notebook's own time.
+pub const DEFAULT_KERNELS: usize = 3;
+
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
     /// Stable id, book-id/chapter-id, or a chapter id only one book uses
-    /// [default: every chapter whose snapshot publishes tables]
+    /// [default: every chapter of every book: its tables where it publishes
+    /// some, its notebook claims where it has some]
     pub chapter: Option<String>,
     /// Measured steps per configuration in each round, over the window the chapter's tables define; a configuration whose steady step is short measures up to 8 times as many, rounded up to whole turns of its workers
     #[arg(long, default_value_t = crate::app::reproduce::BATCHES_PER_ROUND, value_parser = ranged::<u64>(1, MAX_BATCHES))]
@@ -118,9 +125,17 @@ pub struct ReproduceArgs {
     /// here"); the chapter's tables need a worker count above 0
     #[arg(long)]
     pub calibrate_to_pytorch: bool,
-    /// The Python that runs the PyTorch harness
-    #[arg(long, value_name = "PATH", default_value = "python3")]
-    pub python: PathBuf,
+    /// The Python that runs the PyTorch harness [default: python3]; given,
+    /// it also runs the chapter's notebook in fresh kernels for its notebook
+    /// claims (it needs nbclient, ipykernel and what the notebook imports).
+    /// Not given, the notebook claims are UNRUN
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// Fresh kernels the notebook runs in, for its notebook claims: a value
+    /// that varies across kernels gets its range (its 95% interval from 6),
+    /// a cell that fails in some makes its claims INCONCLUSIVE
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_KERNELS, value_parser = ranged::<usize>(1, super::notebook::MAX_NOTEBOOK_REPEAT))]
+    pub kernels: usize,
     /// Add the columns beyond the chapter's
     #[arg(long)]
     pub wide: bool,

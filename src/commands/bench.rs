@@ -156,6 +156,7 @@ pub fn run(out: &mut Out, project: &Project, args: BenchArgs) -> Result<Outcome>
                 "bench --record",
                 None,
                 incomparable(args.not_comparable),
+                None,
             )
             .map_err(not_comparable_hint)?,
         )?;

@@ -1,7 +1,9 @@
 //! `reproduce`: the main job, planned and run by `app::reproduce`. This
 //! file gives it the command line's settings and engines, a runner that
-//! shows progress and says what it runs on standard error, and prints what
-//! it concluded: a line per run first, then each run's details.
+//! shows progress and says what it runs on standard error (the chapter's
+//! notebook only with an explicit `--python`), and prints what it
+//! concluded: a line per run and the notebook claims beside it first, then
+//! each run's details.
 
 use std::fmt::Write as _;
 
@@ -9,9 +11,12 @@ use serde::Serialize;
 
 use crate::app::Project;
 use crate::app::compare::RunComparison;
+use crate::app::notebook::run::{Planned, RunOptions};
 use crate::app::reproduce::{
-    self, EngineRun, Overrides, ReproduceEngine, Reproduction, Runner, VerdictApart,
+    self, EngineRun, Overrides, ReproduceEngine, ReproducedChapter, Reproduction, Runner,
+    VerdictApart,
 };
+use crate::app::reproduce_notebook::{ChapterEvidence, NotebookOutcome, NotebookRan};
 use crate::bench::{BenchRun, Decided, Knob, Settings};
 use crate::chapter::Chapter;
 use crate::cli::{ReproduceArgs, ReproduceEngineArg};
@@ -60,6 +65,12 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     })
     .map_err(flags)?;
     let one_run_written = args.out.is_some() || args.plot.is_some();
+    if plan.chapters.is_empty() && one_run_written {
+        return Err(Error::Usage(
+            "--out and --plot write a pipeline run, and no chapter asked for publishes tables"
+                .into(),
+        ));
+    }
     if plan.chapters.len() > 1 && one_run_written {
         return Err(Error::Usage(
             "--out and --plot write one chapter's run: name the chapter".into(),
@@ -87,8 +98,12 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     }
     refuse_existing(args.out.as_deref())?;
     refuse_existing(args.plot.as_deref())?;
+    let python3 = std::path::PathBuf::from("python3");
     let mut runner = CommandLineRunner {
-        python: &args.python,
+        project,
+        python: args.python.as_ref().unwrap_or(&python3),
+        notebook_python: args.python.as_deref(),
+        kernels: args.kernels,
         record: !args.no_record,
         flags: &flags,
         calibrate: args.calibrate_to_pytorch,
@@ -148,7 +163,12 @@ fn write_files(project: &Project, done: &Reproduction, args: &ReproduceArgs) -> 
 /// Runs on the command line: with a progress bar (the embedded engine) or
 /// through `python` (PyTorch), saying on standard error what runs.
 struct CommandLineRunner<'a> {
+    project: &'a Project,
     python: &'a std::path::Path,
+    /// `--python` as given: only then does the chapter's notebook run.
+    notebook_python: Option<&'a std::path::Path>,
+    /// `--kernels`: fresh kernels per notebook.
+    kernels: usize,
     record: bool,
     /// Names the flag behind a settings error.
     flags: &'a dyn Fn(Error) -> Error,
@@ -208,7 +228,51 @@ impl Runner for CommandLineRunner<'_> {
             ReproduceEngine::Pytorch => "reproduce --engine pytorch",
         })
     }
+
+    fn run_notebook(&mut self, planned: &Planned, record_alone: bool) -> Result<NotebookRan> {
+        let Some(python) = self.notebook_python else {
+            return Ok(NotebookRan::NotRun(NOTEBOOK_NOT_RUN.into()));
+        };
+        eprintln!(
+            "running {}'s notebook {} in {} fresh kernel(s) with {} for its {} notebook claim(s); a notebook is code, and runs with your permissions",
+            planned.chapter.key,
+            planned.entry.file,
+            self.kernels,
+            python.display(),
+            planned.claims.len()
+        );
+        let opts = RunOptions {
+            python: python.to_path_buf(),
+            kernel: "python3".into(),
+            cell_timeout_seconds: NOTEBOOK_CELL_TIMEOUT_S,
+            repeat: self.kernels,
+            jobs: 1,
+            record: record_alone && self.record,
+        };
+        crate::output::progress::catch_ctrl_c();
+        let bar = crate::output::progress::cell_bar((planned.code_cells() * self.kernels) as u64);
+        let tick = bar.clone();
+        let ran = crate::app::notebook::run::run(
+            self.project,
+            std::slice::from_ref(planned),
+            &opts,
+            std::sync::Arc::new(move || tick.inc(1)),
+            &crate::bench::interrupt::interrupted,
+        );
+        bar.finish_and_clear();
+        let mut ran = ran.map_err(|e| match e {
+            Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+            other => other,
+        })?;
+        Ok(NotebookRan::Ran(Box::new(ran.remove(0))))
+    }
 }
+
+/// Why the notebook claims are UNRUN without `--python`.
+const NOTEBOOK_NOT_RUN: &str = "the notebook was not run: give --python P, a Python with nbclient, ipykernel and what the notebook imports";
+
+/// Seconds a notebook cell may run (as `notebook run`'s default).
+const NOTEBOOK_CELL_TIMEOUT_S: u64 = 120;
 
 /// What `reproduce` prints: a line per run (and per chapter skipped), then
 /// each run's details; or, as JSON, each run's diff and record.
@@ -257,6 +321,18 @@ impl Render for ReproduceView<'_> {
                     });
                 details.push_str(&verdicts_apart_text(&c.verdicts_apart, decided));
             }
+            if let Some(n) = &c.notebook {
+                summary.extend(notebook_lines(c, n));
+            }
+        }
+        if self.done.evidence.len() > 1 {
+            summary.push("Each chapter's evidence".into());
+            summary.extend(
+                self.done
+                    .evidence
+                    .iter()
+                    .map(|e| format!("  {}", e.in_words())),
+            );
         }
         for s in &self.done.skipped {
             summary.push(format!("skipped: {}", crate::text::visible(s)));
@@ -276,6 +352,66 @@ impl Render for ReproduceView<'_> {
         }
         Ok(format!("{}\n\n{details}", summary.join("\n")))
     }
+}
+
+/// A chapter's notebook claims, in the summary: their verdicts counted and
+/// where the run is kept, then each claim in words (the value or its range
+/// across kernels, the cell and the line it printed); or, when the notebook
+/// did not run, why, and the claims left UNRUN. A chapter with a pipeline
+/// run has them under its run's line; one without gets a line of its own.
+fn notebook_lines(c: &ReproducedChapter, n: &NotebookOutcome) -> Vec<String> {
+    let kept = match (&n.stored, c.runs.first().and_then(|r| r.stored.as_ref())) {
+        (Some(s), _) => format!("recorded {}", s.record.run_id),
+        (None, Some(s)) if n.run.is_some() => format!("kept in record {}", s.record.run_id),
+        _ => "not recorded".to_string(),
+    };
+    let kernels = n
+        .run
+        .as_ref()
+        .map(|r| format!(", in {} fresh kernel(s)", r.runs.len()))
+        .unwrap_or_default();
+    let head = format!(
+        "notebook claims ({}): {}{kernels}  ({kept})",
+        n.claims.len(),
+        notebook_counts(n)
+    );
+    let (mut lines, indent) = if c.runs.is_empty() {
+        (vec![format!("{}  {head}", c.chapter.key)], "  ")
+    } else {
+        (vec![format!("  {head}")], "    ")
+    };
+    if n.run.is_none() {
+        let why = n.claims.iter().find_map(|x| x.reason.clone());
+        lines.extend(why.map(|w| format!("{indent}{}", crate::text::visible(&w))));
+        lines.extend(
+            n.claims
+                .iter()
+                .map(|x| format!("{indent}{} ({})", x.claim, x.source())),
+        );
+    } else {
+        lines.extend(
+            n.claims
+                .iter()
+                .map(|x| format!("{indent}{}: {}", x.claim, x.in_words())),
+        );
+    }
+    lines
+}
+
+/// `2 REPRODUCED, 1 INCONCLUSIVE`: the notebook claims' verdicts counted.
+fn notebook_counts(n: &NotebookOutcome) -> String {
+    let order = [
+        ClaimVerdict::Reproduced,
+        ClaimVerdict::NotReproduced,
+        ClaimVerdict::Inconclusive,
+        ClaimVerdict::Unrun,
+    ];
+    order
+        .iter()
+        .filter(|&&v| n.count(v) > 0)
+        .map(|&v| format!("{} {v}", n.count(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether the two engines gave every claim the same verdict, and where
@@ -370,10 +506,28 @@ struct SideBySideJson<'a> {
     verdicts_apart: &'a [VerdictApart],
 }
 
+/// A chapter's notebook claims in the JSON.
+#[derive(Serialize)]
+struct NotebookJson<'a> {
+    chapter: String,
+    /// Whether the notebook ran (without `--python` it does not, and every
+    /// claim is UNRUN with the reason).
+    ran: bool,
+    kernels: usize,
+    /// The record that keeps the notebook run: a notebook record of its
+    /// own, or the chapter's experiment record.
+    recorded: Option<String>,
+    claims: &'a [crate::notebook::claims::NotebookClaimResult],
+}
+
 /// The whole JSON.
 #[derive(Serialize)]
 struct ReproductionJson<'a> {
     chapters: Vec<RunJson<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notebooks: Vec<NotebookJson<'a>>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    evidence: &'a [ChapterEvidence],
     skipped: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     side_by_side: Vec<SideBySideJson<'a>>,
@@ -410,8 +564,28 @@ impl Serialize for ReproduceView<'_> {
                 })
             })
             .collect();
+        let notebooks = self
+            .done
+            .chapters
+            .iter()
+            .filter_map(|c| c.notebook.as_ref().map(|n| (c, n)))
+            .map(|(c, n)| NotebookJson {
+                chapter: c.chapter.key.to_string(),
+                ran: n.run.is_some(),
+                kernels: n.run.as_ref().map_or(0, |r| r.runs.len()),
+                recorded: n
+                    .stored
+                    .as_ref()
+                    .or_else(|| c.runs.first().and_then(|r| r.stored.as_ref()))
+                    .filter(|_| n.run.is_some())
+                    .map(|s| s.record.run_id.to_string()),
+                claims: &n.claims,
+            })
+            .collect();
         let json = ReproductionJson {
             chapters,
+            notebooks,
+            evidence: &self.done.evidence,
             skipped: &self.done.skipped,
             side_by_side,
         };
@@ -498,6 +672,8 @@ mod tests {
         let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
         let planned = |times: usize, skipped: Vec<String>| reproduce::ReproducePlan {
             chapters: vec![(chapter.clone(), Settings::chapter_defaults()); times],
+            notebooks: Vec::new(),
+            evidence: Vec::new(),
             skipped,
             problems: Vec::new(),
         };
@@ -548,6 +724,8 @@ mod tests {
         let chapter = project.chapter("pytorch-from-first-principles/06").unwrap();
         let plan = reproduce::ReproducePlan {
             chapters: vec![(chapter, Settings::chapter_defaults())],
+            notebooks: Vec::new(),
+            evidence: Vec::new(),
             skipped: Vec::new(),
             problems: Vec::new(),
         };

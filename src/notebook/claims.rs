@@ -321,11 +321,12 @@ pub fn decide_all(claims: &[NotebookClaim], run: &NotebookRunFile) -> Vec<Notebo
     claims.iter().map(|c| decide(c, run)).collect()
 }
 
-/// Decides one notebook claim from a notebook run's kernels.
-pub fn decide(claim: &NotebookClaim, run: &NotebookRunFile) -> NotebookClaimResult {
+/// A notebook claim no run decided (the notebook was not run), with the
+/// reason in words: UNRUN, never read as a verdict.
+pub fn unrun(claim: &NotebookClaim, reason: impl Into<String>) -> NotebookClaimResult {
     let mut cells: Vec<String> = claim.reads.values().map(|r| r.cell.clone()).collect();
     cells.dedup();
-    let mut result = NotebookClaimResult {
+    NotebookClaimResult {
         claim: claim.id.clone(),
         quote: claim.quote.clone(),
         metric: claim.metric.clone(),
@@ -336,10 +337,18 @@ pub fn decide(claim: &NotebookClaim, run: &NotebookRunFile) -> NotebookClaimResu
         spread: None,
         ratio: None,
         magnitude_differs: None,
-        reason: None,
+        reason: Some(reason.into()),
         cells,
         printed: Vec::new(),
         kernels: Vec::new(),
+    }
+}
+
+/// Decides one notebook claim from a notebook run's kernels.
+pub fn decide(claim: &NotebookClaim, run: &NotebookRunFile) -> NotebookClaimResult {
+    let mut result = NotebookClaimResult {
+        reason: None,
+        ..unrun(claim, "")
     };
     // Each read's cell, by its position in the notebook.
     let mut index: BTreeMap<&str, (usize, Taker)> = BTreeMap::new();
@@ -410,6 +419,8 @@ pub fn decide(claim: &NotebookClaim, run: &NotebookRunFile) -> NotebookClaimResu
             None => match notebook_reads::evaluate(&claim.metric, &values) {
                 Ok(x) => {
                     if result.printed.is_empty() {
+                        // Two reads of one line show it once.
+                        lines.dedup();
                         result.printed = lines;
                     }
                     KernelValue::Value(x)

@@ -153,7 +153,10 @@ pub fn record_research(
             draft,
             check: check.clone(),
         });
-        Ok((record, Evidence::Report, report_text.as_bytes().to_vec()))
+        Ok((
+            record,
+            vec![(Evidence::Report, report_text.as_bytes().to_vec())],
+        ))
     })
 }
 
@@ -169,7 +172,11 @@ pub struct Compared {
 
 /// Stores an experiment run and a copy of its run file, with the
 /// environment the run was measured in. `source` says where the run came
-/// from (a file path, or `bench --record`).
+/// from (a file path, or `bench --record`). `notebook`: the run of the
+/// chapter's notebook made beside it (`reproduce` with its notebook
+/// claims), kept as a second evidence file under the same stem, so one
+/// record holds the pipeline's verdicts and the notebook's claims.
+#[allow(clippy::too_many_arguments)]
 pub fn record_experiment(
     layout: &Layout,
     chapter: &Chapter,
@@ -178,9 +185,18 @@ pub fn record_experiment(
     run: &BenchRun,
     run_bytes: &[u8],
     compared: Compared,
+    notebook: Option<&crate::notebook::NotebookRunFile>,
 ) -> Result<(PathBuf, Record)> {
     let sha = hex(&Sha256::digest(run_bytes));
     let summary = experiment_summary(run);
+    let notebook = match notebook {
+        Some(nb) => {
+            let bytes = nb.to_yaml()?.into_bytes();
+            let info = crate::notebook::NotebookInfo::of(nb, hex(&Sha256::digest(&bytes)));
+            Some((info, bytes))
+        }
+        None => None,
+    };
     store::store(layout, &chapter.key, |nonce| {
         let mut record = basics.record(chapter, RunKind::Experiment, &run.environment, nonce);
         record.experiment = Some(ExperimentInfo {
@@ -193,7 +209,12 @@ pub fn record_experiment(
             load: super::RunLoad::of(run),
             measured_by: Some(super::Measurement::of(run)),
         });
-        Ok((record, Evidence::Run, run_bytes.to_vec()))
+        let mut evidence = vec![(Evidence::Run, run_bytes.to_vec())];
+        if let Some((info, bytes)) = &notebook {
+            record.notebook = Some(info.clone());
+            evidence.push((Evidence::NotebookRun, bytes.clone()));
+        }
+        Ok((record, evidence))
     })
 }
 
@@ -209,7 +230,7 @@ pub fn record_notebook(
     store::store(layout, &chapter.key, |nonce| {
         let mut record = basics.record(chapter, RunKind::Notebook, &run.environment, nonce);
         record.notebook = Some(info.clone());
-        Ok((record, Evidence::NotebookRun, bytes.clone()))
+        Ok((record, vec![(Evidence::NotebookRun, bytes.clone())]))
     })
 }
 

@@ -167,36 +167,41 @@ pub fn content_sha256(record: &Record) -> String {
 }
 
 /// Stores a new record and its evidence. `build` gets a fresh nonce and
-/// returns the record (its evidence file name left empty) and the evidence's
-/// kind and bytes; the run id is then derived from the record's content, and
-/// the evidence is named after it. The evidence is written first and the
-/// record last, so a record never points at a missing file; if the id is
-/// taken (a vanishingly rare collision), a new nonce gives a new one.
+/// returns the record (its evidence file names left empty) and each
+/// evidence file's kind and bytes (one of each kind at most: an experiment
+/// that also ran the chapter's notebook keeps its run file and its notebook
+/// run file); the run id is then derived from the record's content, and
+/// each evidence file is named after it (`<stem>.run.yaml`,
+/// `<stem>.notebook.yaml`). The evidence is written first and the record
+/// last, so a record never points at a missing file; if the id is taken (a
+/// vanishingly rare collision), a new nonce gives a new one.
 pub fn store(
     layout: &Layout,
     key: &ChapterKey,
-    mut build: impl FnMut(&str) -> Result<(Record, Evidence, Vec<u8>)>,
+    mut build: impl FnMut(&str) -> Result<(Record, Vec<(Evidence, Vec<u8>)>)>,
 ) -> Result<(PathBuf, Record)> {
     let dir = layout.records_dir(key);
     atomic::sweep_stale_temp_files(&dir, STALE_TEMP_AGE);
     'attempt: for _ in 0..5 {
-        let (mut record, kind, bytes) = build(&nonce()?)?;
+        let (mut record, evidence) = build(&nonce()?)?;
         let id = RunId::new(key, record.recorded_at, &content_sha256(&record));
-        let name = Layout::evidence_name(&id.stem(), kind);
+        let name = |kind| Layout::evidence_name(&id.stem(), kind);
         record.run_id = id.clone();
         if let Some(r) = record.report.as_mut() {
-            r.file = name.clone();
+            r.file = name(Evidence::Report);
         }
         if let Some(e) = record.experiment.as_mut() {
-            e.file = name.clone();
+            e.file = name(Evidence::Run);
         }
         if let Some(n) = record.notebook.as_mut() {
-            n.file = name.clone();
+            n.file = name(Evidence::NotebookRun);
         }
-        match atomic::write_new(&layout.evidence_file(key, &name), &bytes) {
-            Ok(()) => {}
-            Err(Error::WouldOverwrite { .. }) => continue 'attempt,
-            Err(e) => return Err(e),
+        for (kind, bytes) in &evidence {
+            match atomic::write_new(&layout.evidence_file(key, &name(*kind)), bytes) {
+                Ok(()) => {}
+                Err(Error::WouldOverwrite { .. }) => continue 'attempt,
+                Err(e) => return Err(e),
+            }
         }
         let path = layout.record_file(&id);
         let text = yaml_io::to_string(&record)?;
