@@ -97,6 +97,10 @@ pub struct ReproduceArgs {
     /// [default: every chapter of every book: its tables where it publishes
     /// some, its notebook claims where it has some]
     pub chapter: Option<String>,
+    /// Every chapter of every book (as when no chapter is named), each
+    /// with the kinds of evidence it has
+    #[arg(long, conflicts_with = "chapter")]
+    pub all: bool,
     /// Measured steps per configuration in each round, over the window the chapter's tables define; a configuration whose steady step is short measures up to 8 times as many, rounded up to whole turns of its workers
     #[arg(long, default_value_t = crate::app::reproduce::BATCHES_PER_ROUND, value_parser = ranged::<u64>(1, MAX_BATCHES))]
     pub batches: u64,
