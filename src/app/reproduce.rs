@@ -94,22 +94,27 @@ pub fn plan(
         problems,
     };
     for chapter in chapters {
+        let (tables, malformed) =
+            read_tables(project.layout(), &chapter, &chapter.state.current_snapshot)
+                .map_or((0, true), |p| (p.tables.len(), !p.malformed.is_empty()));
+        let settings = settings(project, &chapter);
         let notebook = match plan_chapter(project, &chapter) {
             Ok(n) => n,
+            // The tables' own error says more (a claims.yaml read against
+            // tables that do not parse fails too).
+            Err(_) if settings.is_err() => None,
             Err(e) if query.is_some() => return Err(e),
             Err(e) => {
                 plan.skipped.push(e.to_string());
                 continue;
             }
         };
-        let tables = read_tables(project.layout(), &chapter, &chapter.state.current_snapshot)
-            .map_or(0, |p| p.tables.len());
         plan.evidence.push(ChapterEvidence {
             chapter: chapter.key.to_string(),
             tables,
             notebook_claims: notebook.as_ref().map_or(0, |n| n.claims.len()),
         });
-        match settings(project, &chapter) {
+        match settings {
             Ok(mut settings) => {
                 settings.batches = overrides.batches;
                 // A short step gets more measured steps, so every
@@ -124,7 +129,7 @@ pub fn plan(
                 plan.chapters.push((chapter, settings));
             }
             // No tables, notebook claims: the notebook is the evidence.
-            Err(_) if tables == 0 && notebook.is_some() => {}
+            Err(_) if tables == 0 && !malformed && notebook.is_some() => {}
             Err(e) if query.is_some() && notebook.is_none() => return Err(e),
             Err(e) => plan.skipped.push(e.to_string()),
         }

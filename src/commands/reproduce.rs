@@ -325,6 +325,9 @@ impl Render for ReproduceView<'_> {
                 summary.extend(notebook_lines(c, n));
             }
         }
+        for s in &self.done.skipped {
+            summary.push(format!("skipped: {}", crate::text::visible(s)));
+        }
         if self.done.evidence.len() > 1 {
             summary.push("Each chapter's evidence".into());
             summary.extend(
@@ -333,9 +336,6 @@ impl Render for ReproduceView<'_> {
                     .iter()
                     .map(|e| format!("  {}", e.in_words())),
             );
-        }
-        for s in &self.done.skipped {
-            summary.push(format!("skipped: {}", crate::text::visible(s)));
         }
         let diffs: Vec<&PublishedDiff> = self
             .done

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Record, RunKind};
+use super::Record;
 use crate::chapter::Chapter;
 use crate::ids::RunId;
 use crate::notebook::provenance::{NotebookProvenance, provenance};
@@ -87,8 +87,10 @@ pub fn notebook_status(
     }
     let runs: Vec<(&Record, &NotebookInfo)> = records
         .iter()
-        // A retracted run is no evidence of the notebook.
-        .filter(|r| r.kind == RunKind::Notebook && r.retraction.is_none())
+        // A retracted run is no evidence of the notebook. A notebook run is
+        // any record with one: a notebook record, or an experiment that
+        // `reproduce` made with the chapter's notebook run beside it.
+        .filter(|r| r.notebook.is_some() && r.retraction.is_none())
         .filter_map(|r| r.notebook.as_ref().map(|n| (r, n)))
         .collect();
     let latest = runs.first().map(|(r, n)| NotebookRunLine {

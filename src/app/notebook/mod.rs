@@ -379,7 +379,7 @@ pub fn latest_run(
 ) -> Option<(Record, crate::notebook::NotebookRunFile)> {
     let record = records
         .iter()
-        .find(|r| r.kind == crate::records::RunKind::Notebook && r.retraction.is_none())?;
+        .find(|r| r.notebook.is_some() && r.retraction.is_none())?;
     let file = run_file(project, record).ok().flatten()?;
     Some((record.clone(), file))
 }

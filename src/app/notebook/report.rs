@@ -67,7 +67,7 @@ pub fn report(project: &Project, book: Option<&str>) -> Result<BookReport> {
         };
         let latest = records
             .iter()
-            .find(|r| r.kind == crate::records::RunKind::Notebook)
+            .find(|r| r.notebook.is_some())
             .and_then(|r| r.notebook.as_ref().map(|n| (r, n)));
         let audit_findings =
             match super::stored(project, ch).and_then(|s| current_notebook(project, ch, &s)) {

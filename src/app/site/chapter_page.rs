@@ -13,8 +13,8 @@ use super::verdicts::{ClaimCounts, verdict_class};
 use crate::app::{Project, diff, runs};
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
+use crate::records::Record;
 use crate::records::status::ChapterStatus;
-use crate::records::{Record, RunKind};
 use crate::render::{SITE_CHAPTER_TEMPLATE, Templates};
 use crate::text::number;
 
@@ -437,7 +437,7 @@ fn notebook_panel(
     // panel shows a live one.
     let live = records
         .iter()
-        .find(|r| r.retraction.is_none() && r.kind == RunKind::Notebook);
+        .find(|r| r.retraction.is_none() && r.notebook.is_some());
     let latest =
         live.and_then(|r| crate::app::notebook::latest_run(project, std::slice::from_ref(r)));
     Some(crate::render::notebook_view::notebook_view(

@@ -347,7 +347,7 @@ pub fn chapter_runs(
     let mut rows = Rows::new(project, ch, links);
     let latest_notebook = records
         .iter()
-        .find(|r| r.retraction.is_none() && r.kind == crate::records::RunKind::Notebook)
+        .find(|r| r.retraction.is_none() && r.notebook.is_some())
         .map(|r| r.run_id.clone());
     let mut inline_left = INLINE_REPORT_BYTES;
     records
