@@ -328,3 +328,35 @@ fn markdown_sentences(nb: &Notebook) -> (Vec<Sentence>, String) {
     }
     (out, all.join(" "))
 }
+
+/// The leads `claims check` would give for the chapter: the numbers its
+/// text states that the latest run of its current notebook printed
+/// otherwise, on a line about the same words, and no claim quotes yet.
+/// None when there are none, or when they cannot be found (no notebook, no
+/// current run, an unreadable file): a lead is never needed, so its
+/// absence fails nothing.
+pub fn leads(
+    project: &Project,
+    chapter: &Chapter,
+) -> Option<crate::render::notebook_leads::NotebookLeads> {
+    let prose =
+        crate::published::read_prose(project.layout(), chapter, &chapter.state.current_snapshot)
+            .ok()?;
+    let path = project.layout().claims_file(&chapter.key);
+    let claims = path.is_file().then(|| {
+        let text = crate::yaml_io::read_text(&path).ok()?;
+        let file: ClaimsFile = crate::yaml_io::from_str_finite(&text, &path).ok()?;
+        Some((text, file))
+    });
+    let claims = claims.flatten();
+    let found = check(
+        project,
+        chapter,
+        &prose,
+        claims
+            .as_ref()
+            .map(|(t, f)| (path.as_path(), t.as_str(), f)),
+    )
+    .ok()?;
+    crate::render::notebook_leads::leads(found.run.as_deref()?, &found.stated)
+}

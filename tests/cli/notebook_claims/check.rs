@@ -243,3 +243,58 @@ fn a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored() 
     assert!(!text.contains("AGREES"), "{text}");
     assert_eq!(out.status.code(), Some(0), "{text}\n{}", stderr(&out));
 }
+
+#[test]
+fn a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish() {
+    let Some(python) = kernel_python(
+        "a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish",
+    ) else {
+        return;
+    };
+    let _turn = exclusive();
+    let p = Project::seeded();
+    tiny_book(&p, &p.path("kernel-counter"));
+    let lead = "\"The unscaled run diverges: the final loss is 12.5.\" (notebook cell m-diverge) states 12.5; cell train printed 0.015: `final loss: 0.015`";
+    let run = |args: &[&str]| {
+        let out = p.cmd().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    // Before a run there is no lead.
+    assert!(
+        !run(&["prompt", "tiny-book/02"]).contains("Unverified leads from the chapter's notebook")
+    );
+    notebook_run(&p, &python, "02");
+
+    let prompt = run(&["prompt", "tiny-book/02"]);
+    let four = &prompt[prompt.find("== 4. Existing evidence ==").unwrap()
+        ..prompt.find("== 5. Research objective").unwrap()];
+    assert!(
+        four.contains("Unverified leads from the chapter's notebook: numbers the text states that notebook run tiny-book:02:"),
+        "{four}"
+    );
+    assert!(four.contains(lead), "{four}");
+    assert_eq!(
+        prompt
+            .matches("final loss is 12.5.\" (notebook cell")
+            .count(),
+        1
+    );
+
+    let report = run(&["report", "tiny-book/02"]);
+    let audit = &report
+        [report.find("## 2. Claim audit").unwrap()..report.find("## 3. Source ledger").unwrap()];
+    assert!(
+        audit.contains("Leads from the chapter's notebook, not verdicts"),
+        "{audit}"
+    );
+    assert!(audit.contains(lead), "{audit}");
+
+    let published = run(&["publish", "tiny-book/02"]);
+    for never in ["12.5", "final loss", "Leads from", "DIFFERS"] {
+        assert!(
+            !published.contains(never),
+            "{never} in publish: {published}"
+        );
+    }
+}
