@@ -50,7 +50,7 @@ impl ReadError {
 }
 
 /// A signed decimal number, with an optional exponent.
-const NUMBER: &str = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?";
+pub const NUMBER: &str = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?";
 
 fn numbers() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -324,8 +324,12 @@ pub fn decide_all(claims: &[NotebookClaim], run: &NotebookRunFile) -> Vec<Notebo
 /// A notebook claim no run decided (the notebook was not run), with the
 /// reason in words: UNRUN, never read as a verdict.
 pub fn unrun(claim: &NotebookClaim, reason: impl Into<String>) -> NotebookClaimResult {
-    let mut cells: Vec<String> = claim.reads.values().map(|r| r.cell.clone()).collect();
-    cells.dedup();
+    let mut cells: Vec<String> = Vec::new();
+    for r in claim.reads.values() {
+        if !cells.contains(&r.cell) {
+            cells.push(r.cell.clone());
+        }
+    }
     NotebookClaimResult {
         claim: claim.id.clone(),
         quote: claim.quote.clone(),

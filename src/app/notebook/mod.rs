@@ -5,6 +5,7 @@
 //! (`report`), a new chapter with its notebook (`new_chapter`), and the notebook's state for everything that shows a
 //! chapter's evidence.
 
+pub mod claims_check;
 pub mod new_chapter;
 pub mod report;
 pub mod run;
