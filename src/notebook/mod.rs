@@ -14,6 +14,7 @@
 //! [`run::NotebookInfo`], and the use-cases put the two together.
 
 pub mod audit;
+pub mod claim_result;
 pub mod claims;
 pub mod contain;
 pub mod fingerprint;

@@ -226,7 +226,7 @@ pub struct NotebookRunFile {
     pub runs: Vec<KernelRun>,
     /// The chapter's notebook claims, decided from these runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub claims: Vec<super::claims::NotebookClaimResult>,
+    pub claims: Vec<super::claim_result::NotebookClaimResult>,
 }
 
 impl NotebookRunFile {
@@ -267,7 +267,7 @@ pub struct NotebookInfo {
     pub wall_seconds: f64,
     /// The chapter's notebook claims, as the run decided them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub claims: Vec<super::claims::NotebookClaimResult>,
+    pub claims: Vec<super::claim_result::NotebookClaimResult>,
 }
 
 impl NotebookInfo {
