@@ -97,3 +97,27 @@ pub fn notebook_claims(
             .unwrap_or_default(),
     )
 }
+
+/// The chapter's notebook claims as evidence: the verdicts of the latest
+/// run (not retracted, of whatever kind) that decided them, with what makes
+/// that run not of the chapter as it is now, or that they were not run
+/// yet; None when the chapter has no notebook claims and no run decided
+/// any. `records` newest first. The one view `status`, the prompt, the
+/// report draft, `publish` and the site show.
+pub fn notebook_claims_evidence(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+) -> Result<Option<crate::records::notebook_claims::NotebookClaimsEvidence>> {
+    let declared = notebook_claims(project, chapter)?
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    let stored = crate::notebook::store::load(project.layout(), &chapter.key)?;
+    Ok(crate::records::notebook_claims::notebook_claims_evidence(
+        chapter,
+        stored.as_ref(),
+        records,
+        declared,
+    ))
+}
