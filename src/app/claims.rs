@@ -111,7 +111,7 @@ pub fn notebook_claims_evidence(
 ) -> Result<Option<crate::records::notebook_claims::NotebookClaimsEvidence>> {
     let declared = notebook_claims(project, chapter)?
         .into_iter()
-        .map(|c| c.id)
+        .map(|c| (c.id, c.location))
         .collect();
     let stored = crate::notebook::store::load(project.layout(), &chapter.key)?;
     Ok(crate::records::notebook_claims::notebook_claims_evidence(

@@ -110,6 +110,7 @@ pub fn prompt_from(
     view.changes_since_research =
         super::changes::since_research(project, chapter, records).map(|c| c.summary());
     view.notebook = notebook(project, chapter, records, PROMPT_CELL_CHARS)?;
+    view.notebook_claims = notebook_claims(project, chapter, records)?;
     crate::render::notebook_view::notes_after_run(
         chapter,
         &mut view.materials,
@@ -213,6 +214,20 @@ fn carry_into_report(
     if view.claims.iter().any(|c| c.previous_response.is_some()) {
         view.previous_run = Some(run_id);
     }
+}
+
+/// The chapter's notebook claims as their latest run decided them, for a
+/// template. `records`: the live ones, newest first.
+fn notebook_claims(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+) -> Result<Option<crate::render::notebook_claims_view::NotebookClaimsView>> {
+    Ok(
+        super::claims::notebook_claims_evidence(project, chapter, records)?
+            .as_ref()
+            .map(crate::render::notebook_claims_view::notebook_claims_view),
+    )
 }
 
 /// Characters of each notebook cell's output the prompt quotes.
@@ -346,6 +361,7 @@ pub fn report(
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }
     view.notebook = notebook(project, chapter, &records, 0)?;
+    view.notebook_claims = notebook_claims(project, chapter, &records)?;
     // Only runs of today's measurement are held against each other.
     let (envs, _) = crate::records::status::by_measurement(&records);
     if envs.len() > 1 {

@@ -39,6 +39,9 @@ pub struct NotebookClaimsEvidence {
     pub chapter: String,
     /// The notebook claims claims.yaml has now, by id.
     pub declared: Vec<String>,
+    /// Where each of them appears (claims.yaml's `location`), by id.
+    #[serde(skip)]
+    pub locations: std::collections::BTreeMap<String, String>,
     /// The latest run that decided them (not retracted); none when they
     /// were not run yet.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,13 +61,13 @@ pub struct NotebookClaimsEvidence {
 
 /// The chapter's notebook claims evidence from its records (newest
 /// first), its stored notebooks and the notebook claims claims.yaml has
-/// now (`declared`, by id); None when the chapter has neither notebook
+/// now (`declared`: id and location); None when the chapter has neither notebook
 /// claims nor a run that decided some.
 pub fn notebook_claims_evidence(
     chapter: &Chapter,
     stored: Option<&StoredNotebooks>,
     records: &[Record],
-    declared: Vec<String>,
+    declared: Vec<(String, String)>,
 ) -> Option<NotebookClaimsEvidence> {
     let latest = records.iter().find(|r| {
         r.retraction.is_none() && r.notebook.as_ref().is_some_and(|n| !n.claims.is_empty())
@@ -74,7 +77,8 @@ pub fn notebook_claims_evidence(
     }
     let mut evidence = NotebookClaimsEvidence {
         chapter: chapter.key_str(),
-        declared,
+        locations: declared.iter().cloned().collect(),
+        declared: declared.into_iter().map(|(id, _)| id).collect(),
         run: None,
         notebook_changed: false,
         chapter_changed: false,

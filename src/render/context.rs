@@ -113,6 +113,9 @@ pub struct PromptContext {
     /// The chapter's notebook and its latest run (filled in by the caller
     /// that reads notebooks.yaml; none when the chapter has no notebook).
     pub notebook: Option<super::notebook_view::NotebookView>,
+    /// The chapter's notebook claims as their latest run decided them
+    /// (filled in by the caller).
+    pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
 }
 
 /// The objective the prompt gives when chapter.yaml states none.
@@ -233,6 +236,7 @@ pub fn prompt(
             .map(|(heading, asks)| SectionView { heading, asks })
             .collect(),
         notebook: None,
+        notebook_claims: None,
     }
 }
 
@@ -331,6 +335,9 @@ pub struct ReportContext {
     /// The chapter's notebook and its latest run, for the experiment
     /// section (filled in by the caller).
     pub notebook: Option<super::notebook_view::NotebookView>,
+    /// The chapter's notebook claims as their latest run decided them
+    /// (filled in by the caller).
+    pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
 }
 
 /// What a claim backed by `record` says when the record examined another
@@ -577,6 +584,7 @@ pub fn report(
         environments: Vec::new(),
         other_engine: None,
         notebook: None,
+        notebook_claims: None,
     }
 }
 
