@@ -86,9 +86,28 @@ fn number(x: f64) -> String {
     crate::published::in_words::figures(x)
 }
 
+/// `1.050 (1.048 to 1.052)`: a value that varied, to three significant
+/// figures (whole numbers as they are) or as many more decimals as tell its low and high apart (up to
+/// six more), so a range never reads as one number twice.
+fn spread(m: f64, low: f64, high: f64) -> String {
+    let magnitude = m.abs().max(low.abs()).max(high.abs());
+    let whole = [m, low, high].iter().all(|x| x.fract() == 0.0);
+    let first = if whole {
+        0
+    } else if magnitude > 0.0 {
+        (2 - magnitude.log10().floor() as i64).clamp(0, 12) as usize
+    } else {
+        0
+    };
+    match (first..=first + 6).find(|d| format!("{low:.d$}") != format!("{high:.d$}")) {
+        Some(d) => format!("{m:.d$} ({low:.d$} to {high:.d$})"),
+        None => format!("{} ({} to {})", number(m), number(low), number(high)),
+    }
+}
+
 fn row(c: &NotebookClaimResult, stale: Option<&str>) -> NotebookClaimRow {
     let measured = c.measured.map(|m| match c.spread {
-        Some(s) => format!("{} ({} to {})", number(m), number(s.low), number(s.high)),
+        Some(s) => spread(m, s.low, s.high),
         None => number(m),
     });
     let response = match c.verdict {
@@ -138,5 +157,17 @@ fn row(c: &NotebookClaimResult, stale: Option<&str>) -> NotebookClaimRow {
         printed: c.printed.clone(),
         reason: c.reason.clone(),
         response,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn a_range_is_written_with_the_decimals_that_tell_its_ends_apart() {
+        assert_eq!(spread(1.05, 1.0483, 1.052), "1.050 (1.048 to 1.052)");
+        assert_eq!(spread(2.0, 1.0, 3.0), "2 (1 to 3)");
+        assert_eq!(spread(110.0, 109.0, 111.0), "110 (109 to 111)");
     }
 }

@@ -15,6 +15,7 @@
 //! [`CLAIMS_02`] and [`CLAIMS_03`]; tests write other ones where they need.
 
 mod decide;
+mod show;
 
 use std::path::Path;
 
