@@ -323,8 +323,12 @@ pub fn decide_all(claims: &[NotebookClaim], run: &NotebookRunFile) -> Vec<Notebo
 
 /// Decides one notebook claim from a notebook run's kernels.
 pub fn decide(claim: &NotebookClaim, run: &NotebookRunFile) -> NotebookClaimResult {
-    let mut cells: Vec<String> = claim.reads.values().map(|r| r.cell.clone()).collect();
-    cells.dedup();
+    let mut cells: Vec<String> = Vec::new();
+    for r in claim.reads.values() {
+        if !cells.contains(&r.cell) {
+            cells.push(r.cell.clone());
+        }
+    }
     let mut result = NotebookClaimResult {
         claim: claim.id.clone(),
         quote: claim.quote.clone(),
