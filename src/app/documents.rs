@@ -230,6 +230,42 @@ fn notebook_claims(
     )
 }
 
+/// The claim audit's rows for the chapter's notebook claims: each claim
+/// the run decided, its verdict with its source (`INCONCLUSIVE (notebook
+/// cell flaky)`), the value printed, and what makes the run not of the
+/// chapter as it is now, beside it.
+fn notebook_claim_rows(
+    view: &crate::render::notebook_claims_view::NotebookClaimsView,
+    e: &crate::records::notebook_claims::NotebookClaimsEvidence,
+) -> Vec<crate::render::context::ClaimView> {
+    let stale = (!view.current && !view.not_run).then(|| view.caveats.join("; "));
+    let measured = |id: &str| {
+        e.run
+            .iter()
+            .flat_map(|r| &r.claims)
+            .find(|c| c.claim == id)
+            .and_then(|c| c.measured)
+    };
+    view.claims
+        .iter()
+        .map(|c| crate::render::context::ClaimView {
+            id: c.id.clone(),
+            quote: c.quote.clone(),
+            location: c.location.clone(),
+            metric: String::new(),
+            verdict: format!("{} ({})", c.verdict, c.source),
+            run_id: view.run_id.clone(),
+            measured: measured(&c.id),
+            criterion: c.criterion.clone(),
+            reason: c.reason.clone(),
+            response: c.response.clone(),
+            previous_response: None,
+            evidence: c.in_words.clone(),
+            stale: stale.clone(),
+        })
+        .collect()
+}
+
 /// Characters of each notebook cell's output the prompt quotes.
 const PROMPT_CELL_CHARS: usize = 2000;
 
@@ -352,6 +388,13 @@ pub fn report(
         plot.as_ref().map(|p| p.name.clone()),
     );
     let (records, skipped) = project.records(chapter)?;
+    // The chapter's notebook claims join the claim audit, each row naming
+    // its source; they enter neither the findings nor the proposals.
+    if let Some(e) = super::claims::notebook_claims_evidence(project, chapter, &records)? {
+        let nc = crate::render::notebook_claims_view::notebook_claims_view(&e);
+        view.claims.extend(notebook_claim_rows(&nc, &e));
+        view.notebook_claims = Some(nc);
+    }
     carry_into_report(
         &mut view,
         chapter,
@@ -361,7 +404,6 @@ pub fn report(
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }
     view.notebook = notebook(project, chapter, &records, 0)?;
-    view.notebook_claims = notebook_claims(project, chapter, &records)?;
     // Only runs of today's measurement are held against each other.
     let (envs, _) = crate::records::status::by_measurement(&records);
     if envs.len() > 1 {
