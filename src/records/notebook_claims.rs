@@ -50,6 +50,9 @@ pub struct NotebookClaimsEvidence {
     pub notebook_changed: bool,
     /// The run examined another revision of the chapter.
     pub chapter_changed: bool,
+    /// The chapter publishes a notebook and the run's is not that one (a
+    /// local copy, another download): its verdicts are about that copy.
+    pub not_the_published: bool,
     /// Why the run is not of the chapter as it is now, in words (empty
     /// when it is, or when there is no run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -82,6 +85,7 @@ pub fn notebook_claims_evidence(
         run: None,
         notebook_changed: false,
         chapter_changed: false,
+        not_the_published: false,
         stale: Vec::new(),
         not_decided: Vec::new(),
     };
@@ -101,6 +105,17 @@ pub fn notebook_claims_evidence(
             ));
         }
         _ => {}
+    }
+    let published = crate::notebook::store::published_notebook(&chapter.manifest);
+    if let (Some(p), Some(s)) = (published, stored)
+        && !crate::notebook::provenance::provenance(s, Some(p.url.as_str()), &info.notebook_file)
+            .is_published()
+    {
+        evidence.not_the_published = true;
+        evidence.stale.push(format!(
+            "the run is of {}, not of the notebook the chapter publishes: its verdicts are about that copy",
+            label(&info.notebook_file)
+        ));
     }
     if record.revision.fingerprint != chapter.state.current().fingerprint {
         evidence.chapter_changed = true;
@@ -171,6 +186,9 @@ impl NotebookClaimsEvidence {
         }
         if self.chapter_changed {
             s.push_str("; of an earlier revision");
+        }
+        if self.not_the_published && !self.notebook_changed {
+            s.push_str("; of a copy, not the published notebook");
         }
         s.push(')');
         s

@@ -2,7 +2,8 @@
 //! item per claim its latest run decided, its source the run and the
 //! notebook cell that printed the value (supporting when REPRODUCED at the
 //! size stated, qualifying when the size differs or the run is of another
-//! notebook than the current one, contradictory when NOT_REPRODUCED,
+//! notebook than the current one or of a copy when the chapter publishes
+//! one, contradictory when NOT_REPRODUCED,
 //! unresolved when the notebook could not decide), and an experiment
 //! opportunity when they were not run yet or the run is not of the
 //! chapter as it is now. Like every item, listed once the chapter has been
@@ -66,6 +67,13 @@ pub fn add_notebook_claims(
             summary.push_str(&format!("; {s}"));
         }
         let mut rationale = rationale(c, nc.notebook_changed);
+        if nc.not_the_published && !nc.notebook_changed {
+            rationale = format!(
+                "The run is of {}, not of the notebook the chapter publishes, so it shows what that copy printed ({}), which says nothing of the chapter's own notebook.",
+                run.notebook_file,
+                c.source()
+            );
+        }
         if nc.chapter_changed {
             rationale.push_str(" The run examined an earlier revision of the chapter, so it may not be about the text as it is now; a re-run is offered.");
         }
@@ -88,7 +96,7 @@ pub fn add_notebook_claims(
             interpretation: Interpretation { rationale },
         };
         match c.verdict {
-            _ if nc.notebook_changed => groups.qualifying.push(item),
+            _ if nc.notebook_changed || nc.not_the_published => groups.qualifying.push(item),
             ClaimVerdict::Reproduced if c.magnitude_differs.is_some() => {
                 groups.qualifying.push(item)
             }

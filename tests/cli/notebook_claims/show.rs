@@ -215,6 +215,26 @@ fn notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows() {
         "{claims}"
     );
 
+    // chapter.yaml names a published notebook: the run of the local copy
+    // decides nothing of it.
+    let yaml = p.path("book-snapshots/tiny-book/01/chapter.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let material = "associated_material:\n- kind: notebook\n  url: https://example.org/nb/01.ipynb\n  note: the chapter's notebook\n";
+    let text = if text.contains("associated_material: []") {
+        text.replace("associated_material: []\n", material)
+    } else {
+        format!("{text}{material}")
+    };
+    std::fs::write(&yaml, text).unwrap();
+    let one = chapter_block(&text_of(&p, &["status"]), "tiny-book/01");
+    assert!(
+        one.contains("claims: 1 notebook (1 reproduced; of a copy, not the published notebook)")
+            && one.contains("(local copy of 01.ipynb), not of the notebook the chapter publishes"),
+        "{one}"
+    );
+    let items = claim_items(&publish(&p, "tiny-book/01"), "params-110");
+    assert_eq!(items[0].0, "qualifying", "{items:?}");
+
     // A new notebook stored after the run: the run is of an earlier one.
     let mut changed: serde_json::Value = serde_json::from_str(&notebook_01()).unwrap();
     changed["cells"]
