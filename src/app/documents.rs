@@ -238,7 +238,7 @@ fn notebook_claim_rows(
     view: &crate::render::notebook_claims_view::NotebookClaimsView,
     e: &crate::records::notebook_claims::NotebookClaimsEvidence,
 ) -> Vec<crate::render::context::ClaimView> {
-    let stale = (!view.current && !view.not_run).then(|| view.caveats.join("; "));
+    let stale = view.stale.clone();
     let measured = |id: &str| {
         e.run
             .iter()

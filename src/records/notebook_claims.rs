@@ -181,17 +181,27 @@ impl NotebookClaimsEvidence {
             .collect::<Vec<_>>()
             .join(", ");
         let mut s = format!("{} notebook ({counts}", run.claims.len());
-        if self.notebook_changed {
-            s.push_str("; of an earlier notebook");
-        }
-        if self.chapter_changed {
-            s.push_str("; of an earlier revision");
-        }
-        if self.not_the_published && !self.notebook_changed {
-            s.push_str("; of a copy, not the published notebook");
+        if let Some(stale) = self.stale_short() {
+            s.push_str(&format!("; {stale}"));
         }
         s.push(')');
         s
+    }
+
+    /// What makes the run not of the chapter as it is now, in a few words
+    /// (`of an earlier notebook; of an earlier revision`); None when it is.
+    pub fn stale_short(&self) -> Option<String> {
+        let mut words = Vec::new();
+        if self.notebook_changed {
+            words.push("of an earlier notebook");
+        }
+        if self.chapter_changed {
+            words.push("of an earlier revision");
+        }
+        if self.not_the_published && !self.notebook_changed {
+            words.push("of a copy, not the published notebook");
+        }
+        (!words.is_empty()).then(|| words.join("; "))
     }
 
     /// Where the verdicts come from: `notebook run <id> on 2026-12-06, 4

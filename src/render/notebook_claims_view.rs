@@ -26,6 +26,8 @@ pub struct NotebookClaimsView {
     pub caveats: Vec<String>,
     /// The run is of the notebook and chapter as they are now.
     pub current: bool,
+    /// What makes the run not of the chapter as it is now, in a few words.
+    pub stale: Option<String>,
     /// No run decided them yet.
     pub not_run: bool,
     pub claims: Vec<NotebookClaimRow>,
@@ -60,7 +62,7 @@ pub struct NotebookClaimRow {
 /// The view of a chapter's notebook claims evidence.
 pub fn notebook_claims_view(e: &NotebookClaimsEvidence) -> NotebookClaimsView {
     let current = e.is_current();
-    let stale = (!current && e.run.is_some()).then(|| e.stale.join("; "));
+    let stale = e.stale_short();
     NotebookClaimsView {
         chapter: e.chapter.clone(),
         run: e.run_words(),
@@ -68,13 +70,14 @@ pub fn notebook_claims_view(e: &NotebookClaimsEvidence) -> NotebookClaimsView {
         counts: e.counts_words(),
         caveats: e.caveats(),
         current,
+        stale: stale.clone(),
         not_run: e.run.is_none(),
         claims: e
             .run
             .iter()
             .flat_map(|r| &r.claims)
             .map(|c| {
-                let mut r = row(c, stale.as_deref().filter(|s| !s.is_empty()));
+                let mut r = row(c, stale.as_deref());
                 r.location = e.locations.get(&c.claim).cloned().unwrap_or_default();
                 r
             })
@@ -134,7 +137,9 @@ fn row(c: &NotebookClaimResult, stale: Option<&str>) -> NotebookClaimRow {
         ),
     };
     let response = match stale {
-        Some(s) => format!("run the notebook claims again first ({s}); then: {response}"),
+        Some(s) => {
+            format!("run the notebook claims again first (the run is {s}); then: {response}")
+        }
         None => response,
     };
     NotebookClaimRow {
