@@ -30,28 +30,32 @@ pub fn add_notebook_claims(
 ) {
     let chapter = nc.chapter.as_str();
     let Some(run) = &nc.run else {
-        opportunities.push(Opportunity {
-            description: format!(
+        offer(
+            opportunities,
+            chapter,
+            format!(
                 "Decide the chapter's notebook claims: run its notebook in fresh kernels and record it (research_companion notebook run {chapter}, or reproduce {chapter})"
             ),
-            reason: format!(
+            format!(
                 "Whether the numbers the chapter states are the ones its notebook prints is unchecked: {}.",
                 nc.caveats().join("; ")
             ),
-        });
+        );
         return;
     };
     if !nc.stale.is_empty() || !nc.not_decided.is_empty() {
-        opportunities.push(Opportunity {
-            description: format!(
+        offer(
+            opportunities,
+            chapter,
+            format!(
                 "Decide the chapter's notebook claims again, on its current notebook and revision (research_companion notebook run {chapter})"
             ),
-            reason: format!(
+            format!(
                 "The latest run that decided them, {}, is not of the chapter as it is now: {}.",
                 run.run_id.stem(),
                 nc.caveats().join("; ")
             ),
-        });
+        );
     }
     let stem = run.run_id.stem();
     for c in &run.claims {
@@ -105,6 +109,25 @@ pub fn add_notebook_claims(
             ClaimVerdict::NotComparable => groups.qualifying.push(item),
             ClaimVerdict::Inconclusive | ClaimVerdict::Unrun => groups.unresolved.push(item),
         }
+    }
+}
+
+/// Offers to run the notebook for its claims: said in the reason of the
+/// opportunity to run the chapter's notebook when there is one already (the
+/// same run decides both), else an opportunity of its own.
+fn offer(opportunities: &mut Vec<Opportunity>, chapter: &str, description: String, reason: String) {
+    let run_it = format!("research_companion notebook run {chapter})");
+    match opportunities
+        .iter_mut()
+        .find(|o| o.description.ends_with(&run_it))
+    {
+        Some(o) => o.reason.push_str(&format!(
+            " The same run decides the chapter's notebook claims: {reason}"
+        )),
+        None => opportunities.push(Opportunity {
+            description,
+            reason,
+        }),
     }
 }
 

@@ -329,6 +329,4 @@ fn the_pipeline_claims_table_names_its_source() {
             && page.contains("<td class=\"source\" data-label=\"Source\">pipeline run</td>"),
         "{page}"
     );
-    // Chapter 06 has no notebook claims: no table of them.
-    assert!(!page.contains("id=\"notebook-claims\""), "{page}");
 }
