@@ -270,10 +270,10 @@ fn ready_claim(
         id = format!("{base}-{k}");
         k += 1;
     }
-    let half = if n.decimals == 0 {
+    let half = if n.decimals == 0 && !n.approximate {
         0.0
     } else {
-        0.5 * 10f64.powi(-n.decimals)
+        n.half_width()
     };
     let round = |x: f64| {
         let scale = 10f64.powi(n.decimals + 1);

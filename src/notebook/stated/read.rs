@@ -94,6 +94,9 @@ pub(super) struct Num {
     /// Written after `>`, `>=`, `≥` (Some(true): a lower bound) or `<`,
     /// `<=`, `≤` (Some(false): an upper bound).
     pub(super) bound: Option<bool>,
+    /// Said to be approximate (`about 2.5 s`, `~40x`): it then holds
+    /// within [`APPROXIMATE`] of its value, or its precision if wider.
+    pub(super) approximate: bool,
     pub(super) unit: Option<Unit>,
     /// Which clause of the text it is in (`,` `;` `|` dashes and brackets
     /// end one).
@@ -201,7 +204,9 @@ pub(super) fn read(text: &str) -> Read {
             .to_lowercase();
         let after_word = before.len() < start
             && before.ends_with(|c: char| c.is_ascii_alphabetic())
-            && !plain.contains('.');
+            && !plain.contains('.')
+            && !COMMON.contains(&word_before.as_str())
+            && !APPROXIMATE_WORDS.contains(&word_before.as_str());
         if after_word && REFERENCES.contains(&word_before.as_str()) {
             continue;
         }
@@ -214,6 +219,8 @@ pub(super) fn read(text: &str) -> Read {
             decimals,
             start,
             after_word,
+            approximate: before.ends_with(['~', '≈'])
+                || APPROXIMATE_WORDS.contains(&word_before.as_str()),
             bound: match before.chars().last() {
                 Some('>' | '≥') => Some(true),
                 Some('<' | '≤') => Some(false),
@@ -340,6 +347,33 @@ pub(super) fn holds(stated: &Num, printed: f64) -> bool {
 
 /// Whether `printed` is `stated` at the precision it is written with.
 pub(super) fn same_at_precision(stated: &Num, printed: f64) -> bool {
-    let half = 0.5 * 10f64.powi(-stated.decimals);
-    (printed - stated.value).abs() <= half * (1.0 + 1e-9)
+    (printed - stated.value).abs() <= stated.half_width() * (1.0 + 1e-9)
+}
+
+/// How far from a value said to be approximate a number may be: a tenth
+/// of it.
+pub(super) const APPROXIMATE: f64 = 0.1;
+
+/// Words that say the number after them is approximate.
+const APPROXIMATE_WORDS: [&str; 7] = [
+    "about",
+    "around",
+    "roughly",
+    "approximately",
+    "nearly",
+    "almost",
+    "circa",
+];
+
+impl Num {
+    /// Half the width of what the number says: half a unit of its last
+    /// digit, or a tenth of it when it is said to be approximate.
+    pub(super) fn half_width(&self) -> f64 {
+        let digit = 0.5 * 10f64.powi(-self.decimals);
+        if self.approximate {
+            digit.max(APPROXIMATE * self.value.abs())
+        } else {
+            digit
+        }
+    }
 }

@@ -175,3 +175,43 @@ fn names_years_and_references_are_not_stated_numbers() {
     assert!(!states_a_number("Published in 2019."));
     assert!(states_a_number("It ran 3 times."));
 }
+
+#[test]
+fn an_approximate_number_holds_within_a_tenth() {
+    let out = [printed("time", "epoch time: 2.31s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Agrees)]
+    );
+    let out = [printed("time", "epoch time: 3.1s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Differs)]
+    );
+}
+
+#[test]
+fn a_training_log_differs_only_where_a_result_is_stated() {
+    let out = [printed(
+        "fit",
+        "epoch 19: loss 0.231 acc 0.918\nfinal accuracy: 91.8%\nTotal params: 1,052,672\n",
+    )];
+    assert_eq!(
+        readings(
+            "We train for 20 epochs at a learning rate of 0.01 and reach 92.5% accuracy.",
+            &out
+        ),
+        vec![
+            ("20".into(), StatedReading::NotPrinted),
+            ("0.01".into(), StatedReading::NotPrinted),
+            ("92.5".into(), StatedReading::Differs),
+        ]
+    );
+    assert_eq!(
+        readings("The model has 3 layers and 1,052,672 parameters.", &out),
+        vec![
+            ("3".into(), StatedReading::NotPrinted),
+            ("1,052,672".into(), StatedReading::Agrees),
+        ]
+    );
+}
