@@ -16,8 +16,8 @@
 //!
 //! What it cannot see: numbers only in an `assert` or in code or its
 //! comments, numbers shown only in images or HTML outputs, values the run
-//! did not print (a cell that failed), and ratios or percentages that print
-//! as another number (`39%` against `0.39`). A DIFFERS is a lead for
+//! did not print (a cell that failed), numbers spelled out (`seven`), and
+//! numbers printed in another form (`1.2k`). A DIFFERS is a lead for
 //! research, not a verdict.
 
 use std::collections::BTreeMap;

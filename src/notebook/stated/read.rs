@@ -77,6 +77,8 @@ pub(super) fn units_agree(a: &Option<Unit>, b: &Option<Unit>, strict: bool) -> b
         // `6 full ones` is `6 batches`; but a DIFFERS needs the same noun.
         (Some(Unit::Noun(x)), Some(Unit::Noun(y))) => !strict || same_word(x, y),
         (Some(Unit::Time(_)), Some(Unit::Time(_))) => true,
+        // `92.5%` is a fraction `0.925` printed bare, and the reverse.
+        (Some(Unit::Percent), None) | (None, Some(Unit::Percent)) => true,
         (Some(x), Some(y)) => x == y,
         _ => !strict,
     }
@@ -327,10 +329,13 @@ pub(super) fn shared(a: &[&str], b: &[&str]) -> Vec<String> {
 }
 
 /// `printed` in the unit of `stated` (a duration converted: `0.0281 s`
-/// is `28.1 ms`).
+/// is `28.1 ms`; a fraction printed bare is a percentage stated: `0.925`
+/// is `92.5%`).
 pub(super) fn in_stated_unit(stated: &Num, printed: &Num) -> f64 {
     match (&stated.unit, &printed.unit) {
         (Some(Unit::Time(a)), Some(Unit::Time(b))) => printed.value * b / a,
+        (Some(Unit::Percent), None) if printed.value.abs() <= 1.0 => printed.value * 100.0,
+        (None, Some(Unit::Percent)) if stated.value.abs() <= 1.0 => printed.value / 100.0,
         _ => printed.value,
     }
 }

@@ -215,3 +215,16 @@ fn a_training_log_differs_only_where_a_result_is_stated() {
         ]
     );
 }
+
+#[test]
+fn a_percentage_is_held_against_a_fraction_printed_bare() {
+    let out = [printed("fit", "accuracy: 0.918\n")];
+    assert_eq!(
+        readings("It reaches 92.5% accuracy.", &out),
+        vec![("92.5".into(), StatedReading::Differs)]
+    );
+    assert_eq!(
+        readings("It reaches 91.8% accuracy.", &out),
+        vec![("91.8".into(), StatedReading::Agrees)]
+    );
+}
