@@ -102,6 +102,9 @@ struct Line<'a> {
     output: &'a str,
     text: &'a str,
     read: Read,
+    /// Its words, and each number's own words, read once.
+    words: Vec<String>,
+    own: Vec<Vec<String>>,
 }
 
 /// Holds each number of each sentence against the printed output.
@@ -110,14 +113,25 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
-            p.output.lines().map(move |l| Line {
-                cell: &p.cell,
-                output: &p.output,
-                text: l,
-                read: read(l),
+            p.output.lines().filter_map(move |l| {
+                let read = read(l);
+                if read.nums.is_empty() {
+                    return None;
+                }
+                let words = read.all_words().into_iter().map(str::to_string).collect();
+                let own = (0..read.nums.len())
+                    .map(|j| read.own_words(j).into_iter().map(str::to_string).collect())
+                    .collect();
+                Some(Line {
+                    cell: &p.cell,
+                    output: &p.output,
+                    text: l,
+                    read,
+                    words,
+                    own,
+                })
             })
         })
-        .filter(|l| !l.read.nums.is_empty())
         .collect();
     let mut taken: Vec<String> = ids.to_vec();
     let mut out = Vec::new();
@@ -167,9 +181,9 @@ fn best<'a, 'b>(
     let mut agrees: Option<(&Line, usize, Vec<String>, usize)> = None;
     let mut differs: Option<(&Line, usize, Vec<String>)> = None;
     for line in lines {
-        let line_words = line.read.all_words();
+        let line_words: Vec<&str> = line.words.iter().map(String::as_str).collect();
         for (j, p) in line.read.nums.iter().enumerate() {
-            let p_own = line.read.own_words(j);
+            let p_own: Vec<&str> = line.own[j].iter().map(String::as_str).collect();
             if holds(n, in_stated_unit(n, p)) {
                 if !units_agree(&n.unit, &p.unit, false) {
                     continue;
@@ -301,8 +315,13 @@ fn ready_claim(
 
 /// A value's name from the words before it on its line: `final_loss`.
 fn identifier(before: &str) -> String {
+    // The words after the line's last number before it: `loss` in
+    // `epoch 2 loss: 0.3`.
+    let label = before
+        .rfind(|c: char| c.is_ascii_digit())
+        .map_or(before, |i| &before[i + 1..]);
     let words: Vec<String> = word_re()
-        .find_iter(before)
+        .find_iter(label)
         .map(|w| w.as_str().to_lowercase())
         .collect();
     let tail: Vec<&str> = words

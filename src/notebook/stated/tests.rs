@@ -228,3 +228,19 @@ fn a_percentage_is_held_against_a_fraction_printed_bare() {
         vec![("91.8".into(), StatedReading::Agrees)]
     );
 }
+
+#[test]
+fn no_claim_is_offered_where_no_read_takes_the_number_alone() {
+    let out = [printed("fit", "loss: 0.5\nloss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert!(found[0].ready_claim.is_none());
+    let out = [printed("fit", "epoch 1 loss: 0.5\nepoch 2 loss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(
+        claim.reads["loss"].pattern.as_deref(),
+        Some(r"^\s*epoch 2 loss: ([-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+    );
+    assert_eq!(claim.metric, "nb.loss");
+}
