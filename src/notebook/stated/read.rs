@@ -223,13 +223,7 @@ pub(super) fn read(text: &str) -> Read {
             after_word,
             approximate: before.ends_with(['~', '≈'])
                 || APPROXIMATE_WORDS.contains(&word_before.as_str()),
-            bound: match before.chars().last() {
-                Some('>' | '≥') => Some(true),
-                Some('<' | '≤') => Some(false),
-                Some('=') if before.ends_with(">=") => Some(true),
-                Some('=') if before.ends_with("<=") => Some(false),
-                _ => None,
-            },
+            bound: bound_before(before, &word_before),
             unit: unit_after(&text[end..]),
             clause: 0,
         });
@@ -312,6 +306,15 @@ impl Read {
             .collect()
     }
 
+    /// The word right before number `i`, if a word comes right before it.
+    pub(super) fn word_before(&self, i: usize) -> Option<&str> {
+        let at = self.num_pos[i];
+        self.words
+            .iter()
+            .find(|w| w.pos + 1 == at)
+            .map(|w| w.stem.as_str())
+    }
+
     pub(super) fn all_words(&self) -> Vec<&str> {
         self.words.iter().map(|w| w.stem.as_str()).collect()
     }
@@ -360,8 +363,9 @@ pub(super) fn same_at_precision(stated: &Num, printed: f64) -> bool {
 pub(super) const APPROXIMATE: f64 = 0.1;
 
 /// Words that say the number after them is approximate.
-const APPROXIMATE_WORDS: [&str; 7] = [
+const APPROXIMATE_WORDS: [&str; 8] = [
     "about",
+    "near",
     "around",
     "roughly",
     "approximately",
@@ -381,4 +385,32 @@ impl Num {
             digit
         }
     }
+}
+
+/// Whether the text before a number makes it a bound: `> 10`, `>= 3`,
+/// `above 10`, `more than 5`, `at least 2` (Some(true), a lower bound);
+/// `< 1`, `below 0.1`, `at most 4` (Some(false)).
+fn bound_before(before: &str, word_before: &str) -> Option<bool> {
+    let lower = before.to_lowercase();
+    if lower.ends_with(['>', '≥']) || lower.ends_with(">=") {
+        return Some(true);
+    }
+    if lower.ends_with(['<', '≤']) || lower.ends_with("<=") {
+        return Some(false);
+    }
+    if ["more than", "greater than", "at least"]
+        .iter()
+        .any(|p| lower.ends_with(p))
+        || ["above", "exceeds", "exceeding", "exceed"].contains(&word_before)
+    {
+        return Some(true);
+    }
+    if ["less than", "fewer than", "at most"]
+        .iter()
+        .any(|p| lower.ends_with(p))
+        || ["below", "under"].contains(&word_before)
+    {
+        return Some(false);
+    }
+    None
 }

@@ -244,3 +244,73 @@ fn no_claim_is_offered_where_no_read_takes_the_number_alone() {
     );
     assert_eq!(claim.metric, "nb.loss");
 }
+
+#[test]
+fn a_second_number_of_a_clause_differs_from_its_own_line() {
+    let out = [
+        printed("c1", "kept fraction: 0.500\nmean activation: 1.004\n"),
+        printed(
+            "c2",
+            "eval kept fraction: 1.000\neval mean activation: 1.000\n",
+        ),
+    ];
+    let found = hold(
+        &[sentence(
+            "At evaluation time nothing is dropped, so the kept fraction is 1.0 and the mean activation is 1.5.",
+        )],
+        &out,
+        &[],
+    );
+    let r: Vec<_> = found
+        .iter()
+        .map(|f| {
+            (
+                f.stated.as_str(),
+                f.reading,
+                f.line.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("1.0", StatedReading::Agrees, "eval kept fraction: 1.000"),
+            ("1.5", StatedReading::Differs, "eval mean activation: 1.000"),
+        ]
+    );
+}
+
+#[test]
+fn a_bound_in_words_takes_the_subject_its_clause_leaves_free() {
+    let out = [printed(
+        "c1",
+        "no warmup, step 100: loss 0.412\nwarmup 20, step 100: loss 0.351\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "Without warmup, the loss after 100 steps is above 10.",
+        )],
+        &out,
+        &[],
+    );
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[1].reading, StatedReading::Differs);
+    assert_eq!(found[1].printed, Some(0.412));
+    let claim = found[1].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.reproduce, Criterion::AtLeast(10.0));
+}
+
+#[test]
+fn a_printed_index_agrees_only_through_its_own_word() {
+    let out = [printed(
+        "c2",
+        "epoch 1: loss 1.000\nepoch 2: loss 0.500\nelapsed: 0.41s\n",
+    )];
+    assert_eq!(
+        readings("Training for 2 epochs takes about 2 seconds.", &out),
+        vec![
+            ("2".into(), StatedReading::Agrees),
+            ("2".into(), StatedReading::NotPrinted),
+        ]
+    );
+}
