@@ -3,16 +3,20 @@
 //! cells of a notebook run printed, each read as AGREES, DIFFERS or
 //! NOT_PRINTED, with a ready notebook claim for each AGREES and DIFFERS.
 //!
-//! The matching rule (docs/formats.md says it for authors, with examples):
-//! numbers not glued to a name, not years, not references; each with its
-//! unit (a duration, a ratio, a percentage, the word it counts) and its
-//! own words (the words of its clause nearer to it than to another number
-//! of the clause). AGREES: the same number at the sentence's precision (or
-//! within its `>`/`<` bound), no other kind of unit, and a word in common,
-//! the closest tie winning. DIFFERS: no agreement, and a printed number with
-//! the same kind of unit whose own words share a non-generic word with the
-//! stated number's; an index (`epoch 3`) never differs. NOT_PRINTED: the
-//! rest.
+//! The matching rule (docs/formats.md says it for authors, with examples;
+//! `read` reads the texts): numbers not glued to a name, not years, not
+//! references, not section numbers; each with its unit (a duration, a
+//! ratio, a percentage, the word it counts), its bound (`> 10`, `above
+//! 10`), whether it is approximate (`about 2.5 s`), and its own words (the
+//! words of its clause nearer to it than to another number of the clause).
+//! First each number's AGREES: the same number at the sentence's precision
+//! (or within its bound), no other kind of unit, and a word in common, the
+//! closest tie winning; a printed index (`epoch 2`) agrees only through its
+//! own word. Then, for the rest, DIFFERS: a printed number with the same
+//! kind of unit, not an index, not taken by another number's agreement,
+//! whose own words share a non-generic word with the stated number's own
+//! words, or with the words of its clause no other number keeps.
+//! NOT_PRINTED: the rest.
 //!
 //! What it cannot see: numbers only in an `assert` or in code or its
 //! comments, numbers shown only in images or HTML outputs, values the run
