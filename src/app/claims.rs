@@ -1,7 +1,9 @@
 //! Checking a chapter's claims.yaml against its current snapshot, before
 //! any run: the sentences that state numbers and that no claim quotes, the
 //! quotes the text no longer has, the metrics that do not evaluate on the
-//! chapter's own tables (`claims check`).
+//! chapter's own tables (`claims check`); and through the chapter's
+//! notebook, the notebook claims' problems and the stated numbers held
+//! against what its latest run printed (`notebook::claims_check`).
 
 use super::Project;
 use crate::chapter::Chapter;
@@ -20,6 +22,8 @@ pub struct ClaimsCheck {
     pub quote_missing: Vec<(String, Option<String>)>,
     /// Claims whose metric does not evaluate on the snapshot's tables.
     pub metric_fails: Vec<(String, String)>,
+    /// The notebook claims' problems, and stated against printed.
+    pub notebook: super::notebook::claims_check::NotebookCheck,
 }
 
 impl ClaimsCheck {
@@ -27,7 +31,8 @@ impl ClaimsCheck {
     pub fn anything(&self) -> bool {
         !(self.uncovered.is_empty()
             && self.quote_missing.is_empty()
-            && self.metric_fails.is_empty())
+            && self.metric_fails.is_empty()
+            && self.notebook.open_differs().next().is_none())
     }
 }
 
@@ -47,18 +52,35 @@ pub fn check(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
     };
     let set = TableSet::from_published(&parsed.tables);
     let mut metric_fails = Vec::new();
-    if path.exists() {
-        let file: claims::ClaimsFile = crate::yaml_io::read_finite(&path)?;
+    let file = if path.exists() {
+        let text = crate::yaml_io::read_text(&path)?;
+        let file: claims::ClaimsFile = crate::yaml_io::from_str_finite(&text, &path)?;
         for c in &file.claims {
             if let Err(e) = claims::evaluate_published(&c.metric, &set) {
                 metric_fails.push((c.id.clone(), e));
             }
         }
-    }
+        Some((text, file))
+    } else {
+        None
+    };
+    let notebook = super::notebook::claims_check::check(
+        project,
+        chapter,
+        &prose,
+        file.as_ref().map(|(t, f)| (path.as_path(), t.as_str(), f)),
+    )?;
+    // A notebook claim may quote the notebook's markdown.
+    let in_notebook = |id: &str| {
+        file.as_ref()
+            .is_some_and(|(_, f)| f.notebook_claims.iter().any(|c| c.id == id))
+    };
     let quote_missing = quotes
         .iter()
         .filter_map(|(id, q)| {
             let (found, closest) = crate::published::diff::find_quote(q, &prose);
+            let found = found
+                || (in_notebook(id) && crate::published::diff::find_quote(q, &notebook.markdown).0);
             (!found).then(|| (id.clone(), closest))
         })
         .collect();
@@ -69,6 +91,7 @@ pub fn check(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
         uncovered: crate::published::coverage::uncovered(&prose, &texts),
         quote_missing,
         metric_fails,
+        notebook,
     })
 }
 

@@ -111,6 +111,7 @@ pub fn prompt_from(
         super::changes::since_research(project, chapter, records).map(|c| c.summary());
     view.notebook = notebook(project, chapter, records, PROMPT_CELL_CHARS)?;
     view.notebook_claims = notebook_claims(project, chapter, records)?;
+    view.notebook_leads = super::notebook::claims_check::leads(project, chapter);
     crate::render::notebook_view::notes_after_run(
         chapter,
         &mut view.materials,
@@ -404,6 +405,7 @@ pub fn report(
         view.other_engine = other_engine(project, chapter, &records, &e.run);
     }
     view.notebook = notebook(project, chapter, &records, 0)?;
+    view.notebook_leads = super::notebook::claims_check::leads(project, chapter);
     // Only runs of today's measurement are held against each other.
     let (envs, _) = crate::records::status::by_measurement(&records);
     if envs.len() > 1 {

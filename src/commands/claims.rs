@@ -1,9 +1,13 @@
-//! `claims check`: a chapter's claims.yaml against its current snapshot.
+//! `claims check`: a chapter's claims.yaml against its current snapshot,
+//! its notebook claims against the notebook, and the numbers the chapter
+//! states against what its latest notebook run printed.
 
 use crate::app::Project;
 use crate::app::claims::{self, ClaimsCheck};
+use crate::app::notebook::claims_check::NotebookCheck;
 use crate::cli::ClaimsCommand;
 use crate::error::{Outcome, Result};
+use crate::notebook::stated::{StatedFinding, StatedReading};
 use crate::output::{Out, Render};
 use crate::text::visible;
 
@@ -38,8 +42,89 @@ impl Render for ClaimsCheck {
         for (id, why) in &self.metric_fails {
             s.push_str(&format!("  - {}: {}\n", visible(id), visible(why)));
         }
+        s.push_str(&stated_text(&self.notebook)?);
         Ok(s)
     }
+}
+
+/// Stated against printed, in text: the AGREES and DIFFERS each with the
+/// printed line and a ready claim, the NOT PRINTED a line per sentence.
+fn stated_text(nb: &NotebookCheck) -> Result<String> {
+    let mut s = String::new();
+    for note in &nb.notes {
+        s.push_str(&format!("notebook: {}\n", visible(note)));
+    }
+    let Some(run) = &nb.run else {
+        return Ok(s);
+    };
+    s.push_str(&format!(
+        "stated against printed (notebook run {run}; a DIFFERS is a lead, not a verdict):\n"
+    ));
+    let mut not_printed: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for f in &nb.stated {
+        if f.reading == StatedReading::NotPrinted {
+            match not_printed.last_mut() {
+                Some(last) if last.0 == f.sentence => last.2.push(&f.stated),
+                _ => not_printed.push((&f.sentence, &f.source, vec![&f.stated])),
+            }
+            continue;
+        }
+        s.push_str(&found_line(f));
+        if let Some(claim) = &f.ready_claim {
+            s.push_str("    ready claim (paste under notebook_claims:):\n");
+            for line in crate::yaml_io::to_string(&vec![claim])?.lines() {
+                s.push_str(&format!("      {}\n", visible(line)));
+            }
+        } else if f.claimed_by.is_none() {
+            s.push_str("    no ready claim: no label or pattern takes that number alone from the cell's output\n");
+        }
+    }
+    for (sentence, source, numbers) in not_printed {
+        s.push_str(&format!(
+            "  NOT PRINTED \"{}\" ({}): {}\n",
+            visible(sentence),
+            visible(source),
+            numbers.join(", ")
+        ));
+    }
+    Ok(s)
+}
+
+fn found_line(f: &StatedFinding) -> String {
+    let cell = f.cell.as_deref().unwrap_or_default();
+    let line = f.line.as_deref().unwrap_or_default();
+    let printed = f.printed.map(|p| p.to_string()).unwrap_or_default();
+    let claimed = f
+        .claimed_by
+        .as_ref()
+        .map(|id| format!(" (claim '{}' quotes it)", visible(id)))
+        .unwrap_or_default();
+    let what = if f.reading == StatedReading::Agrees {
+        format!(
+            "states {}; cell '{}' printed `{}`",
+            f.stated,
+            visible(cell),
+            visible(line)
+        )
+    } else {
+        format!(
+            "states {}, cell '{}' printed {printed}: `{}` (words in common: {})",
+            f.stated,
+            visible(cell),
+            visible(line),
+            f.shared_words.join(", ")
+        )
+    };
+    format!(
+        "  {} \"{}\" ({}): {what}{claimed}\n",
+        if f.reading == StatedReading::Agrees {
+            "AGREES"
+        } else {
+            "DIFFERS"
+        },
+        visible(&f.sentence),
+        visible(&f.source)
+    )
 }
 
 /// `claims check`
@@ -48,5 +133,9 @@ pub fn run(out: &mut Out, project: &Project, cmd: ClaimsCommand) -> Result<Outco
     let chapter = project.chapter(&id)?;
     let found = claims::check(project, &chapter)?;
     out.emit(&found, format.into())?;
+    // A claim that cannot be read from the notebook is bad input.
+    if !found.notebook.problems.is_empty() {
+        return Ok(Outcome::Errors(found.notebook.problems.clone()));
+    }
     Ok(Outcome::check(!found.anything()))
 }

@@ -50,7 +50,7 @@ impl ReadError {
 }
 
 /// A signed decimal number, with an optional exponent.
-const NUMBER: &str = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?";
+pub const NUMBER: &str = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?";
 
 fn numbers() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();

@@ -7,7 +7,8 @@
 //! (`contain`), what it printed made fit to travel (`scrub`), and the
 //! run as a record keeps it (`run`). Where a Colab or GitHub page's
 //! notebook is downloaded from is `source`; where a stored one came from
-//! (the published notebook or a local copy), `provenance`.
+//! (the published notebook or a local copy), `provenance`. The numbers a
+//! chapter states held against what a run printed: `stated`.
 //!
 //! This module knows nothing of records: `records` holds a run's
 //! [`run::NotebookInfo`], and the use-cases put the two together.
@@ -22,6 +23,7 @@ pub mod provenance;
 pub mod run;
 pub mod scrub;
 pub mod source;
+pub mod stated;
 pub mod store;
 
 pub use fingerprint::NB_V1;

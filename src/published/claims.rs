@@ -273,6 +273,52 @@ pub fn quotes(path: &Path) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
+/// The line of the `nth` claim (0 for the first) with this id in a
+/// claims file's text; 0 when it is not found.
+pub fn claim_line(text: &str, id: &str, nth: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim_start().trim_start_matches("- ");
+            l.strip_prefix("id:")
+                .is_some_and(|v| v.trim().trim_matches(['\'', '"']) == id)
+        })
+        .nth(nth)
+        .map_or(0, |(i, _)| i + 1)
+}
+
+/// What is wrong with the file's notebook claims without a run, one line
+/// each (`line 12: claim 'keep-7': field 'reads.keep.pattern' ...`): an id
+/// used twice (also by a pipeline claim), and what
+/// [`NotebookClaim::check`] finds.
+pub fn notebook_claim_problems(text: &str, file: &ClaimsFile) -> Vec<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for c in &file.claims {
+        *seen.entry(c.id.as_str()).or_insert(0) += 1;
+    }
+    let mut problems = Vec::new();
+    for c in &file.notebook_claims {
+        let before = seen.entry(c.id.as_str()).or_insert(0);
+        let nth = *before;
+        *before += 1;
+        let line = claim_line(text, &c.id, nth);
+        if nth > 0 {
+            problems.push(format!(
+                "line {line}: claim '{}': the id is used twice",
+                c.id
+            ));
+            continue;
+        }
+        if let Err((field, msg)) = c.check() {
+            problems.push(format!(
+                "line {line}: claim '{}': field '{field}' {msg}",
+                c.id
+            ));
+        }
+    }
+    problems
+}
+
 /// Reads and checks a claims file against the chapter's published tables:
 /// every metric must evaluate on them. Errors name the file, line and claim.
 pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
@@ -287,18 +333,7 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
             ),
         ));
     }
-    // The line of the nth claim with this id (0 for the first).
-    let line_of = |id: &str, nth: usize| {
-        text.lines()
-            .enumerate()
-            .filter(|(_, l)| {
-                let l = l.trim_start().trim_start_matches("- ");
-                l.strip_prefix("id:")
-                    .is_some_and(|v| v.trim().trim_matches(['\'', '"']) == id)
-            })
-            .nth(nth)
-            .map_or(0, |(i, _)| i + 1)
-    };
+    let line_of = |id: &str, nth: usize| claim_line(&text, id, nth);
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for c in &file.claims {
         let nth = *seen
@@ -330,24 +365,8 @@ pub fn load(path: &Path, published: &TableSet) -> Result<ClaimsFile> {
         }
         evaluate_published(&c.metric, published).map_err(at)?;
     }
-    for c in &file.notebook_claims {
-        let nth = *seen
-            .entry(c.id.as_str())
-            .and_modify(|n| *n += 1)
-            .or_insert(0);
-        let line = line_of(&c.id, nth);
-        if nth > 0 {
-            return Err(Error::invalid(
-                path,
-                format!("line {line}: claim '{}': the id is used twice", c.id),
-            ));
-        }
-        c.check().map_err(|(field, msg)| {
-            Error::invalid(
-                path,
-                format!("line {line}: claim '{}': field '{field}' {msg}", c.id),
-            )
-        })?;
+    if let Some(first) = notebook_claim_problems(&text, &file).into_iter().next() {
+        return Err(Error::invalid(path, first));
     }
     Ok(file)
 }

@@ -116,6 +116,9 @@ pub struct PromptContext {
     /// The chapter's notebook claims as their latest run decided them
     /// (filled in by the caller).
     pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
+    /// The numbers the text states that the notebook's latest run printed
+    /// otherwise: unverified leads for section 4 (filled in by the caller).
+    pub notebook_leads: Option<super::notebook_leads::NotebookLeads>,
 }
 
 /// The objective the prompt gives when chapter.yaml states none.
@@ -237,6 +240,7 @@ pub fn prompt(
             .collect(),
         notebook: None,
         notebook_claims: None,
+        notebook_leads: None,
     }
 }
 
@@ -338,6 +342,9 @@ pub struct ReportContext {
     /// The chapter's notebook claims as their latest run decided them
     /// (filled in by the caller).
     pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
+    /// The notebook's unverified leads, for the claim audit (filled in by
+    /// the caller).
+    pub notebook_leads: Option<super::notebook_leads::NotebookLeads>,
 }
 
 /// What a claim backed by `record` says when the record examined another
@@ -585,6 +592,7 @@ pub fn report(
         other_engine: None,
         notebook: None,
         notebook_claims: None,
+        notebook_leads: None,
     }
 }
 

@@ -1,0 +1,316 @@
+//! The matching rule on small sentences and printed lines.
+
+use super::*;
+
+fn sentence(text: &str) -> Sentence {
+    Sentence {
+        text: text.into(),
+        source: "prose".into(),
+        location: "prose".into(),
+    }
+}
+
+fn printed(cell: &str, output: &str) -> Printed {
+    Printed {
+        cell: cell.into(),
+        output: output.into(),
+    }
+}
+
+fn readings(text: &str, out: &[Printed]) -> Vec<(String, StatedReading)> {
+    hold(&[sentence(text)], out, &[])
+        .into_iter()
+        .map(|f| (f.stated, f.reading))
+        .collect()
+}
+
+#[test]
+fn a_loss_that_differs_is_found_with_a_claim_that_reads_it() {
+    let out = [printed("train", "step 10\nfinal loss: 0.031\n")];
+    let found = hold(
+        &[sentence(
+            "The unscaled run diverges: the final loss is 12.5.",
+        )],
+        &out,
+        &[],
+    );
+    assert_eq!(found.len(), 1);
+    let f = &found[0];
+    assert_eq!(f.reading, StatedReading::Differs);
+    assert_eq!(f.printed, Some(0.031));
+    assert_eq!(f.shared_words, vec!["final", "loss"]);
+    let claim = f.ready_claim.as_ref().unwrap();
+    assert_eq!(claim.id, "final-loss-12.5");
+    assert_eq!(claim.metric, "nb.final_loss");
+    assert_eq!(
+        claim.reads["final_loss"].label.as_deref(),
+        Some("final loss:")
+    );
+    assert_eq!(claim.reproduce, Criterion::Between([12.45, 12.55]));
+}
+
+#[test]
+fn counts_unrelated_to_the_output_are_not_printed() {
+    let out = [printed("count", "params: 110\n")];
+    assert_eq!(
+        readings(
+            "A layer from 10 inputs to 10 outputs has 110 parameters.",
+            &out
+        ),
+        vec![
+            ("10".into(), StatedReading::NotPrinted),
+            ("10".into(), StatedReading::NotPrinted),
+            ("110".into(), StatedReading::Agrees),
+        ]
+    );
+    let out = [printed("m", "model 1: loss 0.20\nmodel 2: loss 0.25\n")];
+    assert_eq!(
+        readings("We train 3 models in chapter 4.", &out),
+        vec![("3".into(), StatedReading::NotPrinted)]
+    );
+}
+
+#[test]
+fn agreement_is_at_the_stated_precision() {
+    let out = [printed("draw", "mean: 1.0497\n")];
+    assert_eq!(
+        readings("The mean sits near 1.05.", &out),
+        vec![("1.05".into(), StatedReading::Agrees)]
+    );
+    assert_eq!(
+        readings("The mean sits near 1.0.", &out),
+        vec![("1.0".into(), StatedReading::Agrees)]
+    );
+    assert_eq!(
+        readings("The mean sits near 1.2.", &out),
+        vec![("1.2".into(), StatedReading::Differs)]
+    );
+}
+
+#[test]
+fn batch_geometry_agrees_number_by_number() {
+    let out = [printed(
+        "c06-e1code",
+        "keep_last: 7 batches, last=(4, 4)\ndrop_last: 6 batches, last=(16, 4)\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "`drop_last=False` must yield 7 batches (last has 4); `True` must yield 6 full ones.",
+        )],
+        &out,
+        &[],
+    );
+    let r: Vec<_> = found
+        .iter()
+        .map(|f| (f.stated.as_str(), f.reading))
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("7", StatedReading::Agrees),
+            ("4", StatedReading::Agrees),
+            ("6", StatedReading::Agrees)
+        ]
+    );
+    let seven = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(
+        seven.reads["keep_last"].label.as_deref(),
+        Some("keep_last:")
+    );
+}
+
+#[test]
+fn units_keep_apart_what_words_alone_would_join() {
+    let out = [printed(
+        "e2",
+        "slow: 0.409s over 3 batches | fast: 0.0007s over 3 batches\nwait: 0.0281s\n",
+    )];
+    // A ratio is not a duration, even where `faster` meets `fast`.
+    assert_eq!(
+        readings("The first pipeline got 7.4 times faster.", &out),
+        vec![("7.4".into(), StatedReading::NotPrinted)]
+    );
+    // A duration is compared in the sentence's unit.
+    assert_eq!(
+        readings("The wait fell to 28.1 ms.", &out),
+        vec![("28.1".into(), StatedReading::Agrees)]
+    );
+    assert_eq!(
+        readings("The wait fell to 12 ms.", &out),
+        vec![("12".into(), StatedReading::Differs)]
+    );
+    // A margin of 3x is not 3 batches.
+    assert_eq!(
+        readings("The slow loader takes longer (generous margin: 3x).", &out),
+        vec![("3".into(), StatedReading::NotPrinted)]
+    );
+}
+
+#[test]
+fn a_bound_in_brackets_differs_from_the_loss_printed() {
+    let out = [printed("train", "epoch 5: loss 0.0123\n")];
+    assert_eq!(
+        readings("The unscaled pipeline diverges (loss > 10).", &out),
+        vec![("10".into(), StatedReading::Differs)]
+    );
+    let found = hold(
+        &[sentence("The unscaled pipeline diverges (loss > 10).")],
+        &out,
+        &[],
+    );
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.reproduce, Criterion::AtLeast(10.0));
+    let out = [printed("train", "epoch 5: loss 31.5\n")];
+    assert_eq!(
+        readings("The unscaled pipeline diverges (loss > 10).", &out),
+        vec![("10".into(), StatedReading::Agrees)]
+    );
+}
+
+#[test]
+fn names_years_and_references_are_not_stated_numbers() {
+    assert!(!states_a_number(
+        "See chapter 6 and the float32 weights of c06."
+    ));
+    assert!(!states_a_number("Published in 2019."));
+    assert!(states_a_number("It ran 3 times."));
+}
+
+#[test]
+fn an_approximate_number_holds_within_a_tenth() {
+    let out = [printed("time", "epoch time: 2.31s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Agrees)]
+    );
+    let out = [printed("time", "epoch time: 3.1s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Differs)]
+    );
+}
+
+#[test]
+fn a_training_log_differs_only_where_a_result_is_stated() {
+    let out = [printed(
+        "fit",
+        "epoch 19: loss 0.231 acc 0.918\nfinal accuracy: 91.8%\nTotal params: 1,052,672\n",
+    )];
+    assert_eq!(
+        readings(
+            "We train for 20 epochs at a learning rate of 0.01 and reach 92.5% accuracy.",
+            &out
+        ),
+        vec![
+            ("20".into(), StatedReading::NotPrinted),
+            ("0.01".into(), StatedReading::NotPrinted),
+            ("92.5".into(), StatedReading::Differs),
+        ]
+    );
+    assert_eq!(
+        readings("The model has 3 layers and 1,052,672 parameters.", &out),
+        vec![
+            ("3".into(), StatedReading::NotPrinted),
+            ("1,052,672".into(), StatedReading::Agrees),
+        ]
+    );
+}
+
+#[test]
+fn a_percentage_is_held_against_a_fraction_printed_bare() {
+    let out = [printed("fit", "accuracy: 0.918\n")];
+    assert_eq!(
+        readings("It reaches 92.5% accuracy.", &out),
+        vec![("92.5".into(), StatedReading::Differs)]
+    );
+    assert_eq!(
+        readings("It reaches 91.8% accuracy.", &out),
+        vec![("91.8".into(), StatedReading::Agrees)]
+    );
+}
+
+#[test]
+fn no_claim_is_offered_where_no_read_takes_the_number_alone() {
+    let out = [printed("fit", "loss: 0.5\nloss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert!(found[0].ready_claim.is_none());
+    let out = [printed("fit", "epoch 1 loss: 0.5\nepoch 2 loss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(
+        claim.reads["loss"].pattern.as_deref(),
+        Some(r"^\s*epoch 2 loss: ([-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+    );
+    assert_eq!(claim.metric, "nb.loss");
+}
+
+#[test]
+fn a_second_number_of_a_clause_differs_from_its_own_line() {
+    let out = [
+        printed("c1", "kept fraction: 0.500\nmean activation: 1.004\n"),
+        printed(
+            "c2",
+            "eval kept fraction: 1.000\neval mean activation: 1.000\n",
+        ),
+    ];
+    let found = hold(
+        &[sentence(
+            "At evaluation time nothing is dropped, so the kept fraction is 1.0 and the mean activation is 1.5.",
+        )],
+        &out,
+        &[],
+    );
+    let r: Vec<_> = found
+        .iter()
+        .map(|f| {
+            (
+                f.stated.as_str(),
+                f.reading,
+                f.line.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("1.0", StatedReading::Agrees, "eval kept fraction: 1.000"),
+            ("1.5", StatedReading::Differs, "eval mean activation: 1.000"),
+        ]
+    );
+}
+
+#[test]
+fn a_bound_in_words_takes_the_subject_its_clause_leaves_free() {
+    let out = [printed(
+        "c1",
+        "no warmup, step 100: loss 0.412\nwarmup 20, step 100: loss 0.351\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "Without warmup, the loss after 100 steps is above 10.",
+        )],
+        &out,
+        &[],
+    );
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[1].reading, StatedReading::Differs);
+    assert_eq!(found[1].printed, Some(0.412));
+    let claim = found[1].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.reproduce, Criterion::AtLeast(10.0));
+}
+
+#[test]
+fn a_printed_index_agrees_only_through_its_own_word() {
+    let out = [printed(
+        "c2",
+        "epoch 1: loss 1.000\nepoch 2: loss 0.500\nelapsed: 0.41s\n",
+    )];
+    assert_eq!(
+        readings("Training for 2 epochs takes about 2 seconds.", &out),
+        vec![
+            ("2".into(), StatedReading::Agrees),
+            ("2".into(), StatedReading::NotPrinted),
+        ]
+    );
+}
