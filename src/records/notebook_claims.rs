@@ -37,6 +37,10 @@ pub struct NotebookClaimsRun {
 pub struct NotebookClaimsEvidence {
     /// The chapter, `book/chapter`.
     pub chapter: String,
+    /// The verdicts counted, as `status` says them: `2 notebook (1
+    /// reproduced, 1 inconclusive)`, with what makes the run stale, or
+    /// `1 notebook (not run yet)`.
+    pub summary: String,
     /// The notebook claims claims.yaml has now, by id.
     pub declared: Vec<String>,
     /// Where each of them appears (claims.yaml's `location`), by id.
@@ -80,6 +84,7 @@ pub fn notebook_claims_evidence(
     }
     let mut evidence = NotebookClaimsEvidence {
         chapter: chapter.key_str(),
+        summary: String::new(),
         locations: declared.iter().cloned().collect(),
         declared: declared.into_iter().map(|(id, _)| id).collect(),
         run: None,
@@ -90,6 +95,7 @@ pub fn notebook_claims_evidence(
         not_decided: Vec::new(),
     };
     let Some((record, info)) = latest.and_then(|r| r.notebook.as_ref().map(|n| (r, n))) else {
+        evidence.summary = evidence.counts_words();
         return Some(evidence);
     };
     let label = |file: &str| super::notebook_status::notebook_label(chapter, stored, file);
@@ -138,6 +144,7 @@ pub fn notebook_claims_evidence(
         kernels: info.repeat,
         claims: info.claims.iter().cloned().map(redacted).collect(),
     });
+    evidence.summary = evidence.counts_words();
     Some(evidence)
 }
 

@@ -134,6 +134,10 @@ fn notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows() {
         &["status", "tiny-book/03", "--format", "json"],
     ))
     .unwrap();
+    assert_eq!(
+        json[0]["notebook_claims"]["summary"],
+        "2 notebook (1 reproduced, 1 inconclusive)"
+    );
     let run = &json[0]["notebook_claims"]["run"];
     assert_eq!(run["kind"], "notebook");
     let verdicts: Vec<(&str, &str)> = run["claims"]
