@@ -120,3 +120,57 @@ pub fn notebook_claims(
             .unwrap_or_default(),
     )
 }
+
+/// The chapter's notebook claims as evidence: the verdicts of the latest
+/// run (not retracted, of whatever kind) that decided them, with what makes
+/// that run not of the chapter as it is now, or that they were not run
+/// yet; None when the chapter has no notebook claims and no run decided
+/// any. `records` newest first. The one view `status`, the prompt, the
+/// report draft, `publish` and the site show.
+pub fn notebook_claims_evidence(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+) -> Result<Option<crate::records::notebook_claims::NotebookClaimsEvidence>> {
+    let declared = declared_notebook_claims(project, chapter)?;
+    let stored = crate::notebook::store::load(project.layout(), &chapter.key)?;
+    Ok(crate::records::notebook_claims::notebook_claims_evidence(
+        chapter,
+        stored.as_ref(),
+        records,
+        declared,
+    ))
+}
+
+/// Only what a view of the evidence needs of claims.yaml's notebook claims.
+#[derive(serde::Deserialize)]
+struct Declared {
+    #[serde(default)]
+    notebook_claims: Vec<DeclaredClaim>,
+}
+
+#[derive(serde::Deserialize)]
+struct DeclaredClaim {
+    id: String,
+    #[serde(default)]
+    location: String,
+}
+
+/// The notebook claims claims.yaml has (id and location), read without
+/// checking the file's metrics against the chapter's tables (`claims
+/// check` does that): a view of the evidence shows what the records hold
+/// even while a pipeline claim does not evaluate. None when the chapter
+/// has no claims.yaml (a regular file).
+fn declared_notebook_claims(project: &Project, chapter: &Chapter) -> Result<Vec<(String, String)>> {
+    let path = project.layout().claims_file(&chapter.key);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    crate::text::check_owned(&path, &project.layout().snapshots_root())?;
+    let file: Declared = crate::yaml_io::read_finite(&path)?;
+    Ok(file
+        .notebook_claims
+        .into_iter()
+        .map(|c| (c.id, c.location))
+        .collect())
+}

@@ -110,6 +110,7 @@ pub fn prompt_from(
     view.changes_since_research =
         super::changes::since_research(project, chapter, records).map(|c| c.summary());
     view.notebook = notebook(project, chapter, records, PROMPT_CELL_CHARS)?;
+    view.notebook_claims = notebook_claims(project, chapter, records)?;
     view.notebook_leads = super::notebook::claims_check::leads(project, chapter);
     crate::render::notebook_view::notes_after_run(
         chapter,
@@ -214,6 +215,56 @@ fn carry_into_report(
     if view.claims.iter().any(|c| c.previous_response.is_some()) {
         view.previous_run = Some(run_id);
     }
+}
+
+/// The chapter's notebook claims as their latest run decided them, for a
+/// template. `records`: the live ones, newest first.
+fn notebook_claims(
+    project: &Project,
+    chapter: &Chapter,
+    records: &[crate::records::Record],
+) -> Result<Option<crate::render::notebook_claims_view::NotebookClaimsView>> {
+    Ok(
+        super::claims::notebook_claims_evidence(project, chapter, records)?
+            .as_ref()
+            .map(crate::render::notebook_claims_view::notebook_claims_view),
+    )
+}
+
+/// The claim audit's rows for the chapter's notebook claims: each claim
+/// the run decided, its verdict with its source (`INCONCLUSIVE (notebook
+/// cell flaky)`), the value printed, and what makes the run not of the
+/// chapter as it is now, beside it.
+fn notebook_claim_rows(
+    view: &crate::render::notebook_claims_view::NotebookClaimsView,
+    e: &crate::records::notebook_claims::NotebookClaimsEvidence,
+) -> Vec<crate::render::context::ClaimView> {
+    let stale = view.stale.clone();
+    let measured = |id: &str| {
+        e.run
+            .iter()
+            .flat_map(|r| &r.claims)
+            .find(|c| c.claim == id)
+            .and_then(|c| c.measured)
+    };
+    view.claims
+        .iter()
+        .map(|c| crate::render::context::ClaimView {
+            id: c.id.clone(),
+            quote: c.quote.clone(),
+            location: c.location.clone(),
+            metric: String::new(),
+            verdict: format!("{} ({})", c.verdict, c.source),
+            run_id: view.run_id.clone(),
+            measured: measured(&c.id),
+            criterion: c.criterion.clone(),
+            reason: c.reason.clone(),
+            response: c.response.clone(),
+            previous_response: None,
+            evidence: c.in_words.clone(),
+            stale: stale.clone(),
+        })
+        .collect()
 }
 
 /// Characters of each notebook cell's output the prompt quotes.
@@ -338,6 +389,13 @@ pub fn report(
         plot.as_ref().map(|p| p.name.clone()),
     );
     let (records, skipped) = project.records(chapter)?;
+    // The chapter's notebook claims join the claim audit, each row naming
+    // its source; they enter neither the findings nor the proposals.
+    if let Some(e) = super::claims::notebook_claims_evidence(project, chapter, &records)? {
+        let nc = crate::render::notebook_claims_view::notebook_claims_view(&e);
+        view.claims.extend(notebook_claim_rows(&nc, &e));
+        view.notebook_claims = Some(nc);
+    }
     carry_into_report(
         &mut view,
         chapter,

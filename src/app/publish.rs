@@ -137,6 +137,7 @@ pub fn site_data(
         ledgers_not_read: research.complete_not_read,
         links,
         notebook,
+        notebook_claims: super::claims::notebook_claims_evidence(project, chapter, &records)?,
         evidence_before,
         notebook_before,
         changed_since_research: super::changes::since_research(project, chapter, &records)

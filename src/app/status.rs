@@ -107,6 +107,10 @@ pub fn status(project: &Project, query: Option<&str>) -> Result<Overview<Chapter
             Ok(n) => s.notebook = n,
             Err(e) => unreadable.push(format!("{}: {e}", ch.key)),
         }
+        match super::claims::notebook_claims_evidence(project, ch, records) {
+            Ok(n) => s.notebook_claims = n,
+            Err(e) => unreadable.push(format!("{}: {e}", ch.key)),
+        }
         s
     })?;
     overview.problems.extend(unreadable);

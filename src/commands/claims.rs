@@ -75,6 +75,8 @@ fn stated_text(nb: &NotebookCheck) -> Result<String> {
             for line in crate::yaml_io::to_string(&vec![claim])?.lines() {
                 s.push_str(&format!("      {}\n", visible(line)));
             }
+        } else if f.claimed_by.is_none() {
+            s.push_str("    no ready claim: no label or pattern takes that number alone from the cell's output\n");
         }
     }
     for (sentence, source, numbers) in not_printed {

@@ -28,11 +28,18 @@ impl Render for status::ChapterHistory {
                 ),
                 (Some(true), _) => "report: all 7 sections".to_string(),
                 (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => match (&e.disturbed, &e.notebook) {
-                    (Some(mark), _) => format!("{}  [{}]", visible(r), visible(mark)),
-                    (None, Some(nb)) => format!("{}  [ran {}]", visible(r), visible(nb)),
-                    (None, None) => visible(r).into_owned(),
-                },
+                (None, Some(r)) => {
+                    // A run that decided notebook claims counts their verdicts.
+                    let r = match &e.notebook_claims {
+                        Some(c) => format!("{}; {}", visible(r), visible(c)),
+                        None => visible(r).into_owned(),
+                    };
+                    match (&e.disturbed, &e.notebook) {
+                        (Some(mark), _) => format!("{r}  [{}]", visible(mark)),
+                        (None, Some(nb)) => format!("{r}  [ran {}]", visible(nb)),
+                        (None, None) => r,
+                    }
+                }
                 (None, None) => String::new(),
             };
             text.push_str(&format!(

@@ -92,6 +92,9 @@ impl Render for ChapterStatus {
         if let Some(n) = &self.notebook {
             line.push_str(&format!("    {}\n", n.line()));
         }
+        if let Some(n) = &self.notebook_claims {
+            line.push_str(&notebook_claims_lines(self, n));
+        }
         if !self.earlier_measurements.is_empty() {
             line.push_str(
                 "    earlier measurements, not held against today's (the tool changed, not only the machine):\n",
@@ -116,6 +119,33 @@ impl Render for ChapterStatus {
         }
         Ok(line)
     }
+}
+
+/// The chapter's claims by source (`claims: 6 pipeline (6 reproduced), 2
+/// notebook (1 reproduced, 1 inconclusive)`), where the notebook's verdicts
+/// come from, and what makes them not of the chapter as it is now, or how
+/// to run them.
+fn notebook_claims_lines(
+    s: &ChapterStatus,
+    n: &crate::records::notebook_claims::NotebookClaimsEvidence,
+) -> String {
+    let mut sources: Vec<String> = s.claims.iter().map(|c| c.by_source()).collect();
+    sources.push(n.counts_words());
+    let mut text = format!("    claims: {}", visible(&sources.join(", ")));
+    if let Some(run) = n.run_words() {
+        text.push_str(&format!("; notebook claims from {}", visible(&run)));
+    }
+    text.push('\n');
+    for c in n.caveats() {
+        text.push_str(&format!("      {}\n", visible(&c)));
+    }
+    if n.run.is_none() || !n.is_current() {
+        text.push_str(&format!(
+            "      to decide them: notebook run {0} --python P, or reproduce {0} --python P\n",
+            s.chapter
+        ));
+    }
+    text
 }
 
 /// `status`

@@ -15,6 +15,7 @@
 
 pub mod cache;
 pub mod create;
+pub mod notebook_claims;
 pub mod notebook_status;
 pub mod publish;
 pub mod report;

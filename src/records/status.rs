@@ -76,6 +76,10 @@ pub struct HistoryEntry {
     /// from (`notebooks/0002-....ipynb (local copy of 06-fail.ipynb)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notebook: Option<String>,
+    /// Runs that decided the chapter's notebook claims: their verdicts
+    /// counted (`notebook claims: 1 reproduced, 1 inconclusive`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook_claims: Option<String>,
     /// Experiment runs other processes disturbed: the mark, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
@@ -123,6 +127,10 @@ pub fn history(
                 .notebook
                 .as_ref()
                 .map(|n| super::notebook_status::notebook_label(chapter, stored, &n.notebook_file)),
+            notebook_claims: r
+                .notebook
+                .as_ref()
+                .and_then(|n| super::notebook_claims::history_words(&n.claims)),
             disturbed: disturbed_mark(r),
             earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             note: r.note.clone(),
@@ -178,6 +186,10 @@ pub struct ChapterStatus {
     /// caller that reads notebooks.yaml; absent when it has none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notebook: Option<super::notebook_status::NotebookStatus>,
+    /// The chapter's notebook claims as its records decided them (filled
+    /// in by the caller that reads claims.yaml; absent when it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notebook_claims: Option<super::notebook_claims::NotebookClaimsEvidence>,
 }
 
 /// The chapter's state from its records (newest first).
@@ -274,6 +286,7 @@ pub fn chapter_status(chapter: &Chapter, records: &[Record]) -> ChapterStatus {
             })
             .collect(),
         notebook: None,
+        notebook_claims: None,
     }
 }
 
@@ -326,6 +339,27 @@ impl ClaimsSummary {
             }
         }
         s
+    }
+}
+
+impl ClaimsSummary {
+    /// `6 pipeline (5 reproduced, 1 inconclusive)`: the verdicts some
+    /// claim has, counted.
+    pub fn by_source(&self) -> String {
+        let counts = [
+            (self.reproduced, "reproduced"),
+            (self.magnitude_differs, "magnitude differs"),
+            (self.not_reproduced, "not reproduced"),
+            (self.inconclusive, "inconclusive"),
+            (self.not_comparable, "not comparable"),
+            (self.unrun, "unrun"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+        format!("{} pipeline ({counts})", self.claims)
     }
 }
 

@@ -113,6 +113,9 @@ pub struct PromptContext {
     /// The chapter's notebook and its latest run (filled in by the caller
     /// that reads notebooks.yaml; none when the chapter has no notebook).
     pub notebook: Option<super::notebook_view::NotebookView>,
+    /// The chapter's notebook claims as their latest run decided them
+    /// (filled in by the caller).
+    pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
     /// The numbers the text states that the notebook's latest run printed
     /// otherwise: unverified leads for section 4 (filled in by the caller).
     pub notebook_leads: Option<super::notebook_leads::NotebookLeads>,
@@ -236,6 +239,7 @@ pub fn prompt(
             .map(|(heading, asks)| SectionView { heading, asks })
             .collect(),
         notebook: None,
+        notebook_claims: None,
         notebook_leads: None,
     }
 }
@@ -335,6 +339,9 @@ pub struct ReportContext {
     /// The chapter's notebook and its latest run, for the experiment
     /// section (filled in by the caller).
     pub notebook: Option<super::notebook_view::NotebookView>,
+    /// The chapter's notebook claims as their latest run decided them
+    /// (filled in by the caller).
+    pub notebook_claims: Option<super::notebook_claims_view::NotebookClaimsView>,
     /// The notebook's unverified leads, for the claim audit (filled in by
     /// the caller).
     pub notebook_leads: Option<super::notebook_leads::NotebookLeads>,
@@ -584,6 +591,7 @@ pub fn report(
         environments: Vec::new(),
         other_engine: None,
         notebook: None,
+        notebook_claims: None,
         notebook_leads: None,
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod context;
 pub mod markdown;
+pub mod notebook_claims_view;
 pub mod notebook_leads;
 pub mod notebook_view;
 pub mod record_view;

@@ -293,7 +293,7 @@ fn markdown_sentences(nb: &Notebook) -> (Vec<Sentence>, String) {
             if t.is_empty() || t.starts_with('#') {
                 units.push((false, std::mem::take(&mut paragraph)));
                 if t.starts_with('#') {
-                    units.push((true, t.trim_start_matches('#').trim().to_string()));
+                    units.push((true, heading_text(t)));
                 }
             } else {
                 paragraph.push_str(t);
@@ -359,4 +359,38 @@ pub fn leads(
     )
     .ok()?;
     crate::render::notebook_leads::leads(found.run.as_deref()?, &found.stated)
+}
+
+/// A markdown heading's words, without its `#` marks and its section
+/// number (`## 3. Workers` is `Workers`): a section number is no figure.
+fn heading_text(line: &str) -> String {
+    let t = line.trim_start_matches('#').trim();
+    let number_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ')'))
+        .unwrap_or(t.len());
+    let number = &t[..number_end];
+    if t.starts_with(|c: char| c.is_ascii_digit())
+        && number.contains(['.', ')'])
+        && t[number_end..].starts_with(' ')
+    {
+        t[number_end..].trim().to_string()
+    } else {
+        t.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::heading_text;
+
+    #[test]
+    fn a_heading_loses_its_marks_and_its_section_number() {
+        assert_eq!(
+            heading_text("## 3. Workers change delivery"),
+            "Workers change delivery"
+        );
+        assert_eq!(heading_text("### 2.1 The 7 batches"), "The 7 batches");
+        assert_eq!(heading_text("# 10 layers deep"), "10 layers deep");
+        assert_eq!(heading_text("## Without scaling"), "Without scaling");
+    }
 }

@@ -2,8 +2,9 @@
 //! file or a URL fetched as `fetch` fetches), auditing a saved notebook
 //! without running it (`notebook check`), running it in fresh kernels and
 //! recording what it printed (`run`), the book's execution report
-//! (`report`), a new chapter with its notebook (`new_chapter`), and the notebook's state for everything that shows a
-//! chapter's evidence.
+//! (`report`), a new chapter with its notebook (`new_chapter`), what
+//! `claims check` finds through the notebook (`claims_check`), and the
+//! notebook's state for everything that shows a chapter's evidence.
 
 pub mod claims_check;
 pub mod new_chapter;

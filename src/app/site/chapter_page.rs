@@ -132,6 +132,8 @@ struct ChapterPage {
     research_kit: ResearchKit,
     evidence: Vec<EvidenceBlock>,
     notebook: Option<crate::render::notebook_view::NotebookView>,
+    /// The chapter's notebook claims, each value's source the cell.
+    notebook_claims: Option<crate::render::notebook_claims_view::NotebookClaimsView>,
     /// The stored notebook's file, linked as the record files are.
     notebook_link: Option<String>,
     /// The newest runs, with the latest research run's report rendered.
@@ -519,6 +521,10 @@ pub fn chapter_files(
         research_kit,
         evidence,
         notebook,
+        notebook_claims: st
+            .notebook_claims
+            .as_ref()
+            .map(crate::render::notebook_claims_view::notebook_claims_view),
         notebook_link,
         history,
         history_total: records.len(),

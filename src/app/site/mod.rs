@@ -99,6 +99,10 @@ pub fn build(
             Ok(n) => st.notebook = n,
             Err(e) => errors.push(e.to_string()),
         }
+        match super::claims::notebook_claims_evidence(project, ch, &records) {
+            Ok(n) => st.notebook_claims = n,
+            Err(e) => errors.push(e.to_string()),
+        }
         let mut row = index::index_row(ch, &records, &st);
         let all = with_retracted(records, retracted);
         match chapter_page::chapter_files(project, templates, ch, &all, &st, &links, &generated) {

@@ -3,21 +3,25 @@
 //! cells of a notebook run printed, each read as AGREES, DIFFERS or
 //! NOT_PRINTED, with a ready notebook claim for each AGREES and DIFFERS.
 //!
-//! The matching rule (docs/formats.md says it for authors, with examples):
-//! numbers not glued to a name, not years, not references; each with its
-//! unit (a duration, a ratio, a percentage, the word it counts) and its
-//! own words (the words of its clause nearer to it than to another number
-//! of the clause). AGREES: the same number at the sentence's precision (or
-//! within its `>`/`<` bound), no other kind of unit, and a word in common,
-//! the closest tie winning. DIFFERS: no agreement, and a printed number with
-//! the same kind of unit whose own words share a non-generic word with the
-//! stated number's; an index (`epoch 3`) never differs. NOT_PRINTED: the
-//! rest.
+//! The matching rule (docs/formats.md says it for authors, with examples;
+//! `read` reads the texts): numbers not glued to a name, not years, not
+//! references, not section numbers; each with its unit (a duration, a
+//! ratio, a percentage, the word it counts), its bound (`> 10`, `above
+//! 10`), whether it is approximate (`about 2.5 s`), and its own words (the
+//! words of its clause nearer to it than to another number of the clause).
+//! First each number's AGREES: the same number at the sentence's precision
+//! (or within its bound), no other kind of unit, and a word in common, the
+//! closest tie winning; a printed index (`epoch 2`) agrees only through its
+//! own word. Then, for the rest, DIFFERS: a printed number with the same
+//! kind of unit, not an index, not taken by another number's agreement,
+//! whose own words share a non-generic word with the stated number's own
+//! words, or with the words of its clause no other number keeps.
+//! NOT_PRINTED: the rest.
 //!
 //! What it cannot see: numbers only in an `assert` or in code or its
 //! comments, numbers shown only in images or HTML outputs, values the run
-//! did not print (a cell that failed), and ratios or percentages that print
-//! as another number (`39%` against `0.39`). A DIFFERS is a lead for
+//! did not print (a cell that failed), numbers spelled out (`seven`), and
+//! numbers printed in another form (`1.2k`). A DIFFERS is a lead for
 //! research, not a verdict.
 
 use std::collections::BTreeMap;
@@ -83,9 +87,7 @@ pub struct StatedFinding {
     pub claimed_by: Option<String>,
 }
 
-use read::{
-    Num, Read, holds, in_stated_unit, read, same_at_precision, shared, units_agree, word_re,
-};
+use read::{Num, Read, holds, in_stated_unit, read, shared, units_agree, word_re};
 
 mod read;
 #[cfg(test)]
@@ -102,6 +104,9 @@ struct Line<'a> {
     output: &'a str,
     text: &'a str,
     read: Read,
+    /// Its words, and each number's own words, read once.
+    words: Vec<String>,
+    own: Vec<Vec<String>>,
 }
 
 /// Holds each number of each sentence against the printed output.
@@ -110,20 +115,50 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
-            p.output.lines().map(move |l| Line {
-                cell: &p.cell,
-                output: &p.output,
-                text: l,
-                read: read(l),
+            p.output.lines().filter_map(move |l| {
+                let read = read(l);
+                if read.nums.is_empty() {
+                    return None;
+                }
+                let words = read.all_words().into_iter().map(str::to_string).collect();
+                // An index's own word is the one it follows (`step` in
+                // `step 100: loss 0.41`), not what its value is called.
+                let own = (0..read.nums.len())
+                    .map(|j| match read.word_before(j) {
+                        Some(w) if read.nums[j].after_word => vec![w.to_string()],
+                        _ => read.own_words(j).into_iter().map(str::to_string).collect(),
+                    })
+                    .collect();
+                Some(Line {
+                    cell: &p.cell,
+                    output: &p.output,
+                    text: l,
+                    read,
+                    words,
+                    own,
+                })
             })
         })
-        .filter(|l| !l.read.nums.is_empty())
         .collect();
     let mut taken: Vec<String> = ids.to_vec();
     let mut out = Vec::new();
     for s in sentences {
         let r = read(&s.text);
+        // First what each number agrees with, then, for the rest, what
+        // they differ from: a printed number another number of the sentence
+        // agrees with is taken, and the words that tied it are spent.
+        let agreed: Vec<Option<Found>> = (0..r.nums.len()).map(|i| agrees(&r, i, &lines)).collect();
+        let spent: Vec<&str> = agreed
+            .iter()
+            .flatten()
+            .flat_map(|f| f.words.iter().map(String::as_str))
+            .collect();
+        let held: Vec<(usize, usize)> = agreed.iter().flatten().map(|f| (f.line, f.num)).collect();
+        let did_agree: Vec<bool> = agreed.iter().map(Option::is_some).collect();
         for (i, n) in r.nums.iter().enumerate() {
+            let found = agreed[i]
+                .clone()
+                .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree));
             let mut f = StatedFinding {
                 sentence: s.text.clone(),
                 source: s.source.clone(),
@@ -136,13 +171,14 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 ready_claim: None,
                 claimed_by: None,
             };
-            if let Some((line, j, words, reading)) = best(&r, i, &lines) {
-                f.reading = reading;
+            if let Some(found) = found {
+                let line = &lines[found.line];
+                f.reading = found.reading;
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
-                f.printed = Some(line.read.nums[j].value);
-                f.shared_words = words;
-                f.ready_claim = ready_claim(s, n, line, j, &taken);
+                f.printed = Some(line.read.nums[found.num].value);
+                f.shared_words = found.words;
+                f.ready_claim = ready_claim(s, n, line, found.num, &taken);
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
                 }
@@ -153,69 +189,149 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     out
 }
 
-/// The printed line and number a stated number agrees with, or else the
-/// one it differs from.
-fn best<'a, 'b>(
-    r: &Read,
-    i: usize,
-    lines: &'b [Line<'a>],
-) -> Option<(&'b Line<'a>, usize, Vec<String>, StatedReading)> {
+/// A printed number a stated one is held against: its line (an index
+/// into the lines), its place on the line, the words that tie them.
+#[derive(Debug, Clone)]
+struct Found {
+    line: usize,
+    num: usize,
+    words: Vec<String>,
+    reading: StatedReading,
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// The printed number stated number `i` agrees with: the same number (or
+/// within its bound), no other kind of unit, and the closest tie of words
+/// (the two numbers' own words, then either's with the other's line or
+/// clause, then the whole sentence's with the printed number's own), then
+/// the most words shared. A printed index (`epoch 2`) agrees only through
+/// its own word (`2 epochs`, not `2 seconds`).
+fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
     let n = &r.nums[i];
     let own = r.own_words(i);
     let clause = r.clause_words(i);
     let all = r.all_words();
-    let mut agrees: Option<(&Line, usize, Vec<String>, usize)> = None;
-    let mut differs: Option<(&Line, usize, Vec<String>)> = None;
-    for line in lines {
-        let line_words = line.read.all_words();
+    let mut best: Option<(Found, (usize, usize, usize))> = None;
+    for (l, line) in lines.iter().enumerate() {
+        let line_words = strs(&line.words);
         for (j, p) in line.read.nums.iter().enumerate() {
-            let p_own = line.read.own_words(j);
-            if holds(n, in_stated_unit(n, p)) {
-                if !units_agree(&n.unit, &p.unit, false) {
-                    continue;
-                }
-                // How closely the words tie them: the two numbers' own
-                // words, then either's with the other's line or clause,
-                // then the whole sentence's.
-                let tiers = [
-                    shared(&own, &p_own),
-                    shared(&own, &line_words),
-                    shared(&clause, &p_own),
-                    shared(&all, &p_own),
-                ];
-                if let Some((k, words)) = tiers.into_iter().enumerate().find(|(_, w)| !w.is_empty())
-                {
-                    let strength = if k == 0 {
-                        3
-                    } else if k < 3 {
-                        2
-                    } else {
-                        1
-                    };
-                    if agrees.as_ref().is_none_or(|a| strength > a.3) {
-                        agrees = Some((line, j, words, strength));
-                    }
-                }
+            if !holds(n, in_stated_unit(n, p)) || !units_agree(&n.unit, &p.unit, false) {
                 continue;
             }
-            if p.after_word
-                || !units_agree(&n.unit, &p.unit, true)
-                || r.nums
-                    .iter()
-                    .any(|m| same_at_precision(m, in_stated_unit(m, p)))
-            {
+            let p_own = strs(&line.own[j]);
+            let tiers = [
+                shared(&own, &p_own),
+                shared(&own, &line_words),
+                shared(&clause, &p_own),
+                shared(&all, &p_own),
+            ];
+            let Some((k, words)) = tiers.into_iter().enumerate().find(|(_, w)| !w.is_empty())
+            else {
+                continue;
+            };
+            if p.after_word && k > 0 {
                 continue;
             }
-            let words = shared(&own, &p_own);
-            if !words.is_empty() && differs.as_ref().is_none_or(|d| words.len() > d.2.len()) {
-                differs = Some((line, j, words));
+            let strength = match k {
+                0 => 3,
+                1 | 2 => 2,
+                _ => 1,
+            };
+            let score = (strength, words.len(), shared(&all, &line_words).len());
+            if best.as_ref().is_none_or(|b| score > b.1) {
+                let found = Found {
+                    line: l,
+                    num: j,
+                    words,
+                    reading: StatedReading::Agrees,
+                };
+                best = Some((found, score));
             }
         }
     }
-    if let Some((line, j, words, _)) = agrees {
-        return Some((line, j, words, StatedReading::Agrees));
+    best.map(|b| b.0)
+}
+
+/// The printed number stated number `i` differs from: the same kind of
+/// unit (or none on both sides), not an index, not a number another number
+/// of the sentence agrees with, and own words sharing one with the stated
+/// number's own words, or else with the words of its clause no other
+/// number's agreement spent (`the loss after 100 steps is above 10`: `step`
+/// ties 100, `loss` is left for 10). Most words shared wins.
+fn differs(
+    r: &Read,
+    i: usize,
+    lines: &[Line],
+    held: &[(usize, usize)],
+    spent: &[&str],
+    agreed: &[bool],
+) -> Option<Found> {
+    let n = &r.nums[i];
+    let own = r.own_words(i);
+    // Words of the clause no other number keeps: its own words, unless
+    // that number agreed through other words.
+    let kept: Vec<&str> = (0..r.nums.len())
+        .filter(|k| *k != i)
+        .flat_map(|k| {
+            let agreed = agreed[k];
+            r.own_words(k)
+                .into_iter()
+                .filter(move |w| !agreed || spent.contains(w))
+        })
+        .collect();
+    let free: Vec<&str> = r
+        .clause_words(i)
+        .into_iter()
+        .filter(|w| !kept.contains(w))
+        .collect();
+    let all = r.all_words();
+    let mut best: Option<(Found, (usize, usize, usize))> = None;
+    for (l, line) in lines.iter().enumerate() {
+        let line_words = strs(&line.words);
+        for (j, p) in line.read.nums.iter().enumerate() {
+            if p.after_word
+                || held.contains(&(l, j))
+                || holds(n, in_stated_unit(n, p))
+                || !units_agree(&n.unit, &p.unit, true)
+                || !fraction_fits(n, p)
+            {
+                continue;
+            }
+            let p_own = strs(&line.own[j]);
+            let (tier, words) = match shared(&own, &p_own) {
+                w if !w.is_empty() => (2, w),
+                _ => (1, shared(&free, &p_own)),
+            };
+            if words.is_empty() {
+                continue;
+            }
+            let score = (tier, words.len(), shared(&all, &line_words).len());
+            if best.as_ref().is_none_or(|b| score > b.1) {
+                let found = Found {
+                    line: l,
+                    num: j,
+                    words,
+                    reading: StatedReading::Differs,
+                };
+                best = Some((found, score));
+            }
+        }
     }
-    differs.map(|(l, j, w)| (l, j, w, StatedReading::Differs))
+    best.map(|b| b.0)
+}
+
+/// A percentage against a bare number is a fraction only when the bare one
+/// is one (at most 1 in size).
+fn fraction_fits(n: &Num, p: &Num) -> bool {
+    use read::Unit::Percent;
+    match (&n.unit, &p.unit) {
+        (Some(Percent), None) => p.value.abs() <= 1.0,
+        (None, Some(Percent)) => n.value.abs() <= 1.0,
+        _ => true,
+    }
 }
 
 /// A claim that reads number `j` of `line` from its cell, checked with
@@ -270,10 +386,10 @@ fn ready_claim(
         id = format!("{base}-{k}");
         k += 1;
     }
-    let half = if n.decimals == 0 {
+    let half = if n.decimals == 0 && !n.approximate {
         0.0
     } else {
-        0.5 * 10f64.powi(-n.decimals)
+        n.half_width()
     };
     let round = |x: f64| {
         let scale = 10f64.powi(n.decimals + 1);
@@ -301,8 +417,13 @@ fn ready_claim(
 
 /// A value's name from the words before it on its line: `final_loss`.
 fn identifier(before: &str) -> String {
+    // The words after the line's last number before it: `loss` in
+    // `epoch 2 loss: 0.3`.
+    let label = before
+        .rfind(|c: char| c.is_ascii_digit())
+        .map_or(before, |i| &before[i + 1..]);
     let words: Vec<String> = word_re()
-        .find_iter(before)
+        .find_iter(label)
         .map(|w| w.as_str().to_lowercase())
         .collect();
     let tail: Vec<&str> = words

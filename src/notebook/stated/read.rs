@@ -77,6 +77,8 @@ pub(super) fn units_agree(a: &Option<Unit>, b: &Option<Unit>, strict: bool) -> b
         // `6 full ones` is `6 batches`; but a DIFFERS needs the same noun.
         (Some(Unit::Noun(x)), Some(Unit::Noun(y))) => !strict || same_word(x, y),
         (Some(Unit::Time(_)), Some(Unit::Time(_))) => true,
+        // `92.5%` is a fraction `0.925` printed bare, and the reverse.
+        (Some(Unit::Percent), None) | (None, Some(Unit::Percent)) => true,
         (Some(x), Some(y)) => x == y,
         _ => !strict,
     }
@@ -94,6 +96,9 @@ pub(super) struct Num {
     /// Written after `>`, `>=`, `≥` (Some(true): a lower bound) or `<`,
     /// `<=`, `≤` (Some(false): an upper bound).
     pub(super) bound: Option<bool>,
+    /// Said to be approximate (`about 2.5 s`, `~40x`): it then holds
+    /// within [`APPROXIMATE`] of its value, or its precision if wider.
+    pub(super) approximate: bool,
     pub(super) unit: Option<Unit>,
     /// Which clause of the text it is in (`,` `;` `|` dashes and brackets
     /// end one).
@@ -201,7 +206,9 @@ pub(super) fn read(text: &str) -> Read {
             .to_lowercase();
         let after_word = before.len() < start
             && before.ends_with(|c: char| c.is_ascii_alphabetic())
-            && !plain.contains('.');
+            && !plain.contains('.')
+            && !COMMON.contains(&word_before.as_str())
+            && !APPROXIMATE_WORDS.contains(&word_before.as_str());
         if after_word && REFERENCES.contains(&word_before.as_str()) {
             continue;
         }
@@ -214,13 +221,9 @@ pub(super) fn read(text: &str) -> Read {
             decimals,
             start,
             after_word,
-            bound: match before.chars().last() {
-                Some('>' | '≥') => Some(true),
-                Some('<' | '≤') => Some(false),
-                Some('=') if before.ends_with(">=") => Some(true),
-                Some('=') if before.ends_with("<=") => Some(false),
-                _ => None,
-            },
+            approximate: before.ends_with(['~', '≈'])
+                || APPROXIMATE_WORDS.contains(&word_before.as_str()),
+            bound: bound_before(before, &word_before),
             unit: unit_after(&text[end..]),
             clause: 0,
         });
@@ -303,6 +306,15 @@ impl Read {
             .collect()
     }
 
+    /// The word right before number `i`, if a word comes right before it.
+    pub(super) fn word_before(&self, i: usize) -> Option<&str> {
+        let at = self.num_pos[i];
+        self.words
+            .iter()
+            .find(|w| w.pos + 1 == at)
+            .map(|w| w.stem.as_str())
+    }
+
     pub(super) fn all_words(&self) -> Vec<&str> {
         self.words.iter().map(|w| w.stem.as_str()).collect()
     }
@@ -320,10 +332,13 @@ pub(super) fn shared(a: &[&str], b: &[&str]) -> Vec<String> {
 }
 
 /// `printed` in the unit of `stated` (a duration converted: `0.0281 s`
-/// is `28.1 ms`).
+/// is `28.1 ms`; a fraction printed bare is a percentage stated: `0.925`
+/// is `92.5%`).
 pub(super) fn in_stated_unit(stated: &Num, printed: &Num) -> f64 {
     match (&stated.unit, &printed.unit) {
         (Some(Unit::Time(a)), Some(Unit::Time(b))) => printed.value * b / a,
+        (Some(Unit::Percent), None) if printed.value.abs() <= 1.0 => printed.value * 100.0,
+        (None, Some(Unit::Percent)) if stated.value.abs() <= 1.0 => printed.value / 100.0,
         _ => printed.value,
     }
 }
@@ -340,6 +355,62 @@ pub(super) fn holds(stated: &Num, printed: f64) -> bool {
 
 /// Whether `printed` is `stated` at the precision it is written with.
 pub(super) fn same_at_precision(stated: &Num, printed: f64) -> bool {
-    let half = 0.5 * 10f64.powi(-stated.decimals);
-    (printed - stated.value).abs() <= half * (1.0 + 1e-9)
+    (printed - stated.value).abs() <= stated.half_width() * (1.0 + 1e-9)
+}
+
+/// How far from a value said to be approximate a number may be: a tenth
+/// of it.
+pub(super) const APPROXIMATE: f64 = 0.1;
+
+/// Words that say the number after them is approximate.
+const APPROXIMATE_WORDS: [&str; 8] = [
+    "about",
+    "near",
+    "around",
+    "roughly",
+    "approximately",
+    "nearly",
+    "almost",
+    "circa",
+];
+
+impl Num {
+    /// Half the width of what the number says: half a unit of its last
+    /// digit, or a tenth of it when it is said to be approximate.
+    pub(super) fn half_width(&self) -> f64 {
+        let digit = 0.5 * 10f64.powi(-self.decimals);
+        if self.approximate {
+            digit.max(APPROXIMATE * self.value.abs())
+        } else {
+            digit
+        }
+    }
+}
+
+/// Whether the text before a number makes it a bound: `> 10`, `>= 3`,
+/// `above 10`, `more than 5`, `at least 2` (Some(true), a lower bound);
+/// `< 1`, `below 0.1`, `at most 4` (Some(false)).
+fn bound_before(before: &str, word_before: &str) -> Option<bool> {
+    let lower = before.to_lowercase();
+    if lower.ends_with(['>', '≥']) || lower.ends_with(">=") {
+        return Some(true);
+    }
+    if lower.ends_with(['<', '≤']) || lower.ends_with("<=") {
+        return Some(false);
+    }
+    if ["more than", "greater than", "at least"]
+        .iter()
+        .any(|p| lower.ends_with(p))
+        || ["above", "exceeds", "exceeding", "exceed"].contains(&word_before)
+    {
+        return Some(true);
+    }
+    if ["less than", "fewer than", "at most"]
+        .iter()
+        .any(|p| lower.ends_with(p))
+        || ["below", "under"].contains(&word_before)
+    {
+        return Some(false);
+    }
+    None
 }

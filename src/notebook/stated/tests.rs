@@ -175,3 +175,142 @@ fn names_years_and_references_are_not_stated_numbers() {
     assert!(!states_a_number("Published in 2019."));
     assert!(states_a_number("It ran 3 times."));
 }
+
+#[test]
+fn an_approximate_number_holds_within_a_tenth() {
+    let out = [printed("time", "epoch time: 2.31s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Agrees)]
+    );
+    let out = [printed("time", "epoch time: 3.1s\n")];
+    assert_eq!(
+        readings("Training takes about 2.5 seconds per epoch.", &out),
+        vec![("2.5".into(), StatedReading::Differs)]
+    );
+}
+
+#[test]
+fn a_training_log_differs_only_where_a_result_is_stated() {
+    let out = [printed(
+        "fit",
+        "epoch 19: loss 0.231 acc 0.918\nfinal accuracy: 91.8%\nTotal params: 1,052,672\n",
+    )];
+    assert_eq!(
+        readings(
+            "We train for 20 epochs at a learning rate of 0.01 and reach 92.5% accuracy.",
+            &out
+        ),
+        vec![
+            ("20".into(), StatedReading::NotPrinted),
+            ("0.01".into(), StatedReading::NotPrinted),
+            ("92.5".into(), StatedReading::Differs),
+        ]
+    );
+    assert_eq!(
+        readings("The model has 3 layers and 1,052,672 parameters.", &out),
+        vec![
+            ("3".into(), StatedReading::NotPrinted),
+            ("1,052,672".into(), StatedReading::Agrees),
+        ]
+    );
+}
+
+#[test]
+fn a_percentage_is_held_against_a_fraction_printed_bare() {
+    let out = [printed("fit", "accuracy: 0.918\n")];
+    assert_eq!(
+        readings("It reaches 92.5% accuracy.", &out),
+        vec![("92.5".into(), StatedReading::Differs)]
+    );
+    assert_eq!(
+        readings("It reaches 91.8% accuracy.", &out),
+        vec![("91.8".into(), StatedReading::Agrees)]
+    );
+}
+
+#[test]
+fn no_claim_is_offered_where_no_read_takes_the_number_alone() {
+    let out = [printed("fit", "loss: 0.5\nloss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert!(found[0].ready_claim.is_none());
+    let out = [printed("fit", "epoch 1 loss: 0.5\nepoch 2 loss: 0.3\n")];
+    let found = hold(&[sentence("The loss ends at 0.3.")], &out, &[]);
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(
+        claim.reads["loss"].pattern.as_deref(),
+        Some(r"^\s*epoch 2 loss: ([-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+    );
+    assert_eq!(claim.metric, "nb.loss");
+}
+
+#[test]
+fn a_second_number_of_a_clause_differs_from_its_own_line() {
+    let out = [
+        printed("c1", "kept fraction: 0.500\nmean activation: 1.004\n"),
+        printed(
+            "c2",
+            "eval kept fraction: 1.000\neval mean activation: 1.000\n",
+        ),
+    ];
+    let found = hold(
+        &[sentence(
+            "At evaluation time nothing is dropped, so the kept fraction is 1.0 and the mean activation is 1.5.",
+        )],
+        &out,
+        &[],
+    );
+    let r: Vec<_> = found
+        .iter()
+        .map(|f| {
+            (
+                f.stated.as_str(),
+                f.reading,
+                f.line.as_deref().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        r,
+        vec![
+            ("1.0", StatedReading::Agrees, "eval kept fraction: 1.000"),
+            ("1.5", StatedReading::Differs, "eval mean activation: 1.000"),
+        ]
+    );
+}
+
+#[test]
+fn a_bound_in_words_takes_the_subject_its_clause_leaves_free() {
+    let out = [printed(
+        "c1",
+        "no warmup, step 100: loss 0.412\nwarmup 20, step 100: loss 0.351\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "Without warmup, the loss after 100 steps is above 10.",
+        )],
+        &out,
+        &[],
+    );
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[1].reading, StatedReading::Differs);
+    assert_eq!(found[1].printed, Some(0.412));
+    let claim = found[1].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.reproduce, Criterion::AtLeast(10.0));
+}
+
+#[test]
+fn a_printed_index_agrees_only_through_its_own_word() {
+    let out = [printed(
+        "c2",
+        "epoch 1: loss 1.000\nepoch 2: loss 0.500\nelapsed: 0.41s\n",
+    )];
+    assert_eq!(
+        readings("Training for 2 epochs takes about 2 seconds.", &out),
+        vec![
+            ("2".into(), StatedReading::Agrees),
+            ("2".into(), StatedReading::NotPrinted),
+        ]
+    );
+}

@@ -11,13 +11,15 @@
 //! evidence relations, `claim_text` what a card or a gap is about (and the
 //! gaps, one per question), `sources` the sources with their stable ids and
 //! the negative findings, `delta` what changed since the research run
-//! before, `notebook` the notebook run as an evidence relation; this file
+//! before, `notebook` the notebook run as an evidence relation,
+//! `notebook_claims` each notebook claim's verdict as one; this file
 //! builds the whole.
 
 mod claim_text;
 mod delta;
 mod evidence;
 mod notebook;
+mod notebook_claims;
 pub mod schema;
 mod sources;
 
@@ -56,6 +58,9 @@ pub struct Inputs<'a> {
     pub links: RecordLinks,
     /// The chapter's notebook, when it has one.
     pub notebook: Option<super::notebook_status::NotebookStatus>,
+    /// The chapter's notebook claims as their latest run decided them,
+    /// when it has some.
+    pub notebook_claims: Option<super::notebook_claims::NotebookClaimsEvidence>,
     /// How the prose changed since the latest research run examined it,
     /// in words ("14 words changed; claims touched: ..."), when it did: said
     /// with the stale reason.
@@ -184,6 +189,9 @@ fn relations(
     let mut opportunities = opportunities(items, &run_id, inputs);
     if let (Some(n), true) = (&inputs.notebook, notebook) {
         notebook::add_notebook(n, &inputs.links, &mut groups, &mut opportunities);
+    }
+    if let (Some(nc), true) = (&inputs.notebook_claims, notebook) {
+        notebook_claims::add_notebook_claims(nc, &inputs.links, &mut groups, &mut opportunities);
     }
     (groups, sources, negative, opportunities)
 }

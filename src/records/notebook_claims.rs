@@ -1,0 +1,273 @@
+//! The chapter's notebook claims as evidence: the verdicts of the latest
+//! recorded run that decided them (whatever its kind: `notebook run`
+//! records a notebook run, `reproduce` an experiment that also ran the
+//! notebook), with what makes that run not of the chapter as it is now
+//! said in words beside them, or why there are none. `status`, `history`,
+//! the prompt, the report draft, `publish` and the site show this one view
+//! (through `app::claims::notebook_claims_evidence`), so none of them reads
+//! a stale or missing run as a verdict of its own.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Record, RunKind};
+use crate::chapter::Chapter;
+use crate::ids::RunId;
+use crate::notebook::StoredNotebooks;
+use crate::notebook::claims::NotebookClaimResult;
+use crate::published::verdict::ClaimVerdict;
+
+/// The run whose notebook claims are the chapter's evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookClaimsRun {
+    pub run_id: RunId,
+    /// `notebook` (a `notebook run`) or `experiment` (a `reproduce` that
+    /// also ran the notebook).
+    pub kind: RunKind,
+    pub recorded_at: DateTime<Utc>,
+    /// The stored notebook it ran, relative to the chapter folder.
+    pub notebook_file: String,
+    /// Fresh kernels it ran the notebook in.
+    pub kernels: usize,
+    pub claims: Vec<NotebookClaimResult>,
+}
+
+/// The chapter's notebook claims, as its records decided them.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotebookClaimsEvidence {
+    /// The chapter, `book/chapter`.
+    pub chapter: String,
+    /// The verdicts counted, as `status` says them: `2 notebook (1
+    /// reproduced, 1 inconclusive)`, with what makes the run stale, or
+    /// `1 notebook (not run yet)`.
+    pub summary: String,
+    /// The notebook claims claims.yaml has now, by id.
+    pub declared: Vec<String>,
+    /// Where each of them appears (claims.yaml's `location`), by id.
+    #[serde(skip)]
+    pub locations: std::collections::BTreeMap<String, String>,
+    /// The latest run that decided them (not retracted); none when they
+    /// were not run yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<NotebookClaimsRun>,
+    /// The run ran another notebook than the chapter's current one.
+    pub notebook_changed: bool,
+    /// The run examined another revision of the chapter.
+    pub chapter_changed: bool,
+    /// The chapter publishes a notebook and the run's is not that one (a
+    /// local copy, another download): its verdicts are about that copy.
+    pub not_the_published: bool,
+    /// Why the run is not of the chapter as it is now, in words (empty
+    /// when it is, or when there is no run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<String>,
+    /// Claims claims.yaml has now that the run did not decide.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_decided: Vec<String>,
+}
+
+/// The chapter's notebook claims evidence from its records (newest
+/// first), its stored notebooks and the notebook claims claims.yaml has
+/// now (`declared`: id and location); None when the chapter has neither notebook
+/// claims nor a run that decided some.
+pub fn notebook_claims_evidence(
+    chapter: &Chapter,
+    stored: Option<&StoredNotebooks>,
+    records: &[Record],
+    declared: Vec<(String, String)>,
+) -> Option<NotebookClaimsEvidence> {
+    let latest = records.iter().find(|r| {
+        r.retraction.is_none() && r.notebook.as_ref().is_some_and(|n| !n.claims.is_empty())
+    });
+    if latest.is_none() && declared.is_empty() {
+        return None;
+    }
+    let mut evidence = NotebookClaimsEvidence {
+        chapter: chapter.key_str(),
+        summary: String::new(),
+        locations: declared.iter().cloned().collect(),
+        declared: declared.into_iter().map(|(id, _)| id).collect(),
+        run: None,
+        notebook_changed: false,
+        chapter_changed: false,
+        not_the_published: false,
+        stale: Vec::new(),
+        not_decided: Vec::new(),
+    };
+    let Some((record, info)) = latest.and_then(|r| r.notebook.as_ref().map(|n| (r, n))) else {
+        evidence.summary = evidence.counts_words();
+        return Some(evidence);
+    };
+    let label = |file: &str| super::notebook_status::notebook_label(chapter, stored, file);
+    match stored.map(StoredNotebooks::current) {
+        Some(current) if current.fingerprint != info.fingerprint => {
+            evidence.notebook_changed = true;
+            evidence.stale.push(format!(
+                "the run is of an earlier notebook: it ran {}, the chapter's current notebook is {} (nb-v1 {} to {})",
+                label(&info.notebook_file),
+                label(&current.file),
+                info.fingerprint.short(),
+                current.fingerprint.short()
+            ));
+        }
+        _ => {}
+    }
+    let published = crate::notebook::store::published_notebook(&chapter.manifest);
+    if let (Some(p), Some(s)) = (published, stored)
+        && !crate::notebook::provenance::provenance(s, Some(p.url.as_str()), &info.notebook_file)
+            .is_published()
+    {
+        evidence.not_the_published = true;
+        evidence.stale.push(format!(
+            "the run is of {}, not of the notebook the chapter publishes: its verdicts are about that copy",
+            label(&info.notebook_file)
+        ));
+    }
+    if record.revision.fingerprint != chapter.state.current().fingerprint {
+        evidence.chapter_changed = true;
+        evidence.stale.push(format!(
+            "the run examined an earlier revision of the chapter: {}",
+            super::notebook_status::revision_change(chapter, &record.revision)
+        ));
+    }
+    evidence.not_decided = evidence
+        .declared
+        .iter()
+        .filter(|id| !info.claims.iter().any(|c| &c.claim == *id))
+        .cloned()
+        .collect();
+    evidence.run = Some(NotebookClaimsRun {
+        run_id: record.run_id.clone(),
+        kind: record.kind,
+        recorded_at: record.recorded_at,
+        notebook_file: label(&info.notebook_file),
+        kernels: info.repeat,
+        claims: info.claims.iter().cloned().map(redacted).collect(),
+    });
+    evidence.summary = evidence.counts_words();
+    Some(evidence)
+}
+
+/// A claim's texts that came from the run (the printed lines, the
+/// reason) put through the run redaction again, as every reader of a run
+/// does.
+fn redacted(mut c: NotebookClaimResult) -> NotebookClaimResult {
+    let redact = crate::notebook::run::redact_run_text;
+    c.printed = c.printed.iter().map(|l| redact(l)).collect();
+    c.reason = c.reason.as_deref().map(redact);
+    c
+}
+
+impl NotebookClaimsEvidence {
+    /// Each verdict with how many claims it has, in the order counts list
+    /// them, leaving out those none has.
+    pub fn counts(&self) -> Vec<(ClaimVerdict, usize)> {
+        let claims = self.run.as_ref().map_or(&[][..], |r| &r.claims[..]);
+        ClaimVerdict::all()
+            .map(|v| (v, claims.iter().filter(|c| c.verdict == v).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    /// Whether the run is of the chapter and notebook as they are now.
+    pub fn is_current(&self) -> bool {
+        self.run.is_some() && self.stale.is_empty()
+    }
+
+    /// `2 notebook (1 reproduced, 1 inconclusive)`; with a stale run,
+    /// what makes it stale after the counts; with none, that the claims
+    /// were not run yet.
+    pub fn counts_words(&self) -> String {
+        let Some(run) = &self.run else {
+            return format!("{} notebook (not run yet)", self.declared.len());
+        };
+        let counts = self
+            .counts()
+            .iter()
+            .map(|(v, n)| format!("{n} {}", verdict_words(*v)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut s = format!("{} notebook ({counts}", run.claims.len());
+        if let Some(stale) = self.stale_short() {
+            s.push_str(&format!("; {stale}"));
+        }
+        s.push(')');
+        s
+    }
+
+    /// What makes the run not of the chapter as it is now, in a few words
+    /// (`of an earlier notebook; of an earlier revision`); None when it is.
+    pub fn stale_short(&self) -> Option<String> {
+        let mut words = Vec::new();
+        if self.notebook_changed {
+            words.push("of an earlier notebook");
+        }
+        if self.chapter_changed {
+            words.push("of an earlier revision");
+        }
+        if self.not_the_published && !self.notebook_changed {
+            words.push("of a copy, not the published notebook");
+        }
+        (!words.is_empty()).then(|| words.join("; "))
+    }
+
+    /// Where the verdicts come from: `notebook run <id> on 2026-12-06, 4
+    /// kernels`.
+    pub fn run_words(&self) -> Option<String> {
+        self.run.as_ref().map(|r| {
+            format!(
+                "{} run {} on {}, {} kernel{}, notebook {}",
+                match r.kind {
+                    RunKind::Experiment => "reproduce",
+                    _ => "notebook",
+                },
+                r.run_id,
+                r.recorded_at.format("%Y-%m-%d"),
+                r.kernels,
+                if r.kernels == 1 { "" } else { "s" },
+                r.notebook_file
+            )
+        })
+    }
+
+    /// Said beside the verdicts: why the run is not of the chapter as it
+    /// is now, and the claims it did not decide; or that the claims were
+    /// not run yet. Empty for a current run that decided every claim.
+    pub fn caveats(&self) -> Vec<String> {
+        if self.run.is_none() {
+            return vec![format!(
+                "the notebook claims were not run yet ({} in claims.yaml: {})",
+                self.declared.len(),
+                self.declared.join(", ")
+            )];
+        }
+        let mut out = self.stale.clone();
+        if !self.not_decided.is_empty() {
+            out.push(format!(
+                "claims.yaml has notebook claims the run did not decide: {}",
+                self.not_decided.join(", ")
+            ));
+        }
+        out
+    }
+}
+
+/// A verdict as counts say it: `reproduced`, `not reproduced`.
+pub fn verdict_words(v: ClaimVerdict) -> String {
+    v.to_string().to_lowercase().replace('_', " ")
+}
+
+/// The count of each verdict of stored notebook claims, as a history line
+/// says it: `notebook claims: 1 reproduced, 1 inconclusive`.
+pub fn history_words(claims: &[NotebookClaimResult]) -> Option<String> {
+    if claims.is_empty() {
+        return None;
+    }
+    let counts = ClaimVerdict::all()
+        .map(|v| (v, claims.iter().filter(|c| c.verdict == v).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(v, n)| format!("{n} {}", verdict_words(v)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(format!("notebook claims: {counts}"))
+}
