@@ -64,34 +64,7 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
         }
     })
     .map_err(flags)?;
-    let one_run_written = args.out.is_some() || args.plot.is_some();
-    if plan.chapters.is_empty() && one_run_written {
-        return Err(Error::Usage(
-            "--out and --plot write a pipeline run, and no chapter asked for publishes tables"
-                .into(),
-        ));
-    }
-    if plan.chapters.len() > 1 && one_run_written {
-        return Err(Error::Usage(
-            "--out and --plot write one chapter's run: name the chapter".into(),
-        ));
-    }
-    if args.engine == ReproduceEngineArg::Both && one_run_written {
-        return Err(Error::Usage(
-            "--out and --plot write one run; with --engine both there are two".into(),
-        ));
-    }
-    if args.calibrate_to_pytorch {
-        if args.engine != ReproduceEngineArg::Both {
-            return Err(Error::Usage(
-                "--calibrate-to-pytorch scales the embedded engine to PyTorch's run beside it: use it with --engine both".into(),
-            ));
-        }
-        for (chapter, settings) in &plan.chapters {
-            crate::output::flags::refuse_calibrating_without_workers(settings)
-                .map_err(|e| Error::Usage(format!("{}: {e}", chapter.key)))?;
-        }
-    }
+    refuse_what_the_plan_cannot_do(&plan, &args)?;
     if on_pytorch {
         // A bad time limit fails before a chapter says it starts.
         crate::bench::pytorch_harness::timeout_from_env()?;
@@ -131,6 +104,43 @@ pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outc
     } else {
         Outcome::Ok
     })
+}
+
+/// The options the plan cannot honour: a run file or plot of no run or of
+/// several, calibrating without both engines or without workers.
+fn refuse_what_the_plan_cannot_do(
+    plan: &reproduce::ReproducePlan,
+    args: &ReproduceArgs,
+) -> Result<()> {
+    let one_run_written = args.out.is_some() || args.plot.is_some();
+    if plan.chapters.is_empty() && one_run_written {
+        return Err(Error::Usage(
+            "--out and --plot write a pipeline run, and no chapter asked for publishes tables"
+                .into(),
+        ));
+    }
+    if plan.chapters.len() > 1 && one_run_written {
+        return Err(Error::Usage(
+            "--out and --plot write one chapter's run: name the chapter".into(),
+        ));
+    }
+    if args.engine == ReproduceEngineArg::Both && one_run_written {
+        return Err(Error::Usage(
+            "--out and --plot write one run; with --engine both there are two".into(),
+        ));
+    }
+    if args.calibrate_to_pytorch {
+        if args.engine != ReproduceEngineArg::Both {
+            return Err(Error::Usage(
+                "--calibrate-to-pytorch scales the embedded engine to PyTorch's run beside it: use it with --engine both".into(),
+            ));
+        }
+        for (chapter, settings) in &plan.chapters {
+            crate::output::flags::refuse_calibrating_without_workers(settings)
+                .map_err(|e| Error::Usage(format!("{}: {e}", chapter.key)))?;
+        }
+    }
+    Ok(())
 }
 
 /// The engines `--engine` names, in the order they run.
@@ -328,15 +338,7 @@ impl Render for ReproduceView<'_> {
         for s in &self.done.skipped {
             summary.push(format!("skipped: {}", crate::text::visible(s)));
         }
-        if self.done.evidence.len() > 1 {
-            summary.push("Each chapter's evidence".into());
-            summary.extend(
-                self.done
-                    .evidence
-                    .iter()
-                    .map(|e| format!("  {}", e.in_words())),
-            );
-        }
+        summary.extend(evidence_lines(&self.done.evidence));
         let diffs: Vec<&PublishedDiff> = self
             .done
             .chapters
@@ -352,6 +354,16 @@ impl Render for ReproduceView<'_> {
         }
         Ok(format!("{}\n\n{details}", summary.join("\n")))
     }
+}
+
+/// Which kinds of evidence each chapter has, when several were looked at.
+fn evidence_lines(evidence: &[ChapterEvidence]) -> Vec<String> {
+    if evidence.len() < 2 {
+        return Vec::new();
+    }
+    std::iter::once("Each chapter's evidence".to_string())
+        .chain(evidence.iter().map(|e| format!("  {}", e.in_words())))
+        .collect()
 }
 
 /// A chapter's notebook claims, in the summary: their verdicts counted and
@@ -520,6 +532,26 @@ struct NotebookJson<'a> {
     claims: &'a [crate::notebook::claims::NotebookClaimResult],
 }
 
+/// Each chapter's notebook claims in the JSON.
+fn notebooks_json(done: &Reproduction) -> Vec<NotebookJson<'_>> {
+    done.chapters
+        .iter()
+        .filter_map(|c| c.notebook.as_ref().map(|n| (c, n)))
+        .map(|(c, n)| NotebookJson {
+            chapter: c.chapter.key.to_string(),
+            ran: n.run.is_some(),
+            kernels: n.run.as_ref().map_or(0, |r| r.runs.len()),
+            recorded: n
+                .stored
+                .as_ref()
+                .or_else(|| c.runs.first().and_then(|r| r.stored.as_ref()))
+                .filter(|_| n.run.is_some())
+                .map(|s| s.record.run_id.to_string()),
+            claims: &n.claims,
+        })
+        .collect()
+}
+
 /// The whole JSON.
 #[derive(Serialize)]
 struct ReproductionJson<'a> {
@@ -564,24 +596,7 @@ impl Serialize for ReproduceView<'_> {
                 })
             })
             .collect();
-        let notebooks = self
-            .done
-            .chapters
-            .iter()
-            .filter_map(|c| c.notebook.as_ref().map(|n| (c, n)))
-            .map(|(c, n)| NotebookJson {
-                chapter: c.chapter.key.to_string(),
-                ran: n.run.is_some(),
-                kernels: n.run.as_ref().map_or(0, |r| r.runs.len()),
-                recorded: n
-                    .stored
-                    .as_ref()
-                    .or_else(|| c.runs.first().and_then(|r| r.stored.as_ref()))
-                    .filter(|_| n.run.is_some())
-                    .map(|s| s.record.run_id.to_string()),
-                claims: &n.claims,
-            })
-            .collect();
+        let notebooks = notebooks_json(self.done);
         let json = ReproductionJson {
             chapters,
             notebooks,
