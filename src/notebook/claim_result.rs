@@ -100,17 +100,18 @@ impl NotebookClaimResult {
             .join(", ");
         let kernels = self.kernels.len();
         let value = match (self.measured, self.spread) {
-            (Some(_), Some(s)) => format!(
-                "{} varies across {kernels} kernels: {} {} to {}",
-                self.metric,
-                if s.kind == SpreadKind::Range {
-                    "from"
-                } else {
-                    "95% interval of the median"
-                },
-                figures(s.low),
-                figures(s.high)
-            ),
+            (Some(m), Some(s)) => {
+                let [_, low, high] = crate::published::in_words::figures_apart([m, s.low, s.high]);
+                format!(
+                    "{} varies across {kernels} kernels: {} {low} to {high}",
+                    self.metric,
+                    if s.kind == SpreadKind::Range {
+                        "from"
+                    } else {
+                        "95% interval of the median"
+                    },
+                )
+            }
             (Some(m), None) if kernels == 1 => {
                 format!("{} = {} in 1 kernel", self.metric, figures(m))
             }

@@ -68,6 +68,28 @@ impl<'a> Spread<'a> {
     }
 }
 
+/// A value and the ends of its range, written to three significant figures
+/// (whole numbers as they are) or with as many more decimals (up to six) as
+/// tell the low and the high apart, so a range never reads as one number
+/// twice: `1.050 (1.048 to 1.052)`, not `1.05 (1.05 to 1.05)`.
+pub fn figures_apart([m, low, high]: [f64; 3]) -> [String; 3] {
+    let magnitude = m.abs().max(low.abs()).max(high.abs());
+    let whole = [m, low, high].iter().all(|x| x.fract() == 0.0);
+    let first = if whole || magnitude <= 0.0 {
+        0
+    } else {
+        (2 - magnitude.log10().floor() as i64).clamp(0, 12) as usize
+    };
+    match (first..=first + 6).find(|d| format!("{low:.d$}") != format!("{high:.d$}")) {
+        Some(d) => [
+            format!("{m:.d$}"),
+            format!("{low:.d$}"),
+            format!("{high:.d$}"),
+        ],
+        None => [figures(m), figures(low), figures(high)],
+    }
+}
+
 /// A value in a few figures, enough to tell 0.996 from 0.989: `7.79`,
 /// `0.225`, `444`, `28.1`, `0.0451`.
 pub fn figures(x: f64) -> String {

@@ -85,27 +85,17 @@ pub fn notebook_claims_view(e: &NotebookClaimsEvidence) -> NotebookClaimsView {
     }
 }
 
+use crate::published::in_words::figures_apart;
+
 fn number(x: f64) -> String {
     crate::published::in_words::figures(x)
 }
 
-/// `1.050 (1.048 to 1.052)`: a value that varied, to three significant
-/// figures (whole numbers as they are) or as many more decimals as tell its low and high apart (up to
-/// six more), so a range never reads as one number twice.
+/// `1.050 (1.048 to 1.052)`: a value that varied, with the decimals that
+/// tell its low and high apart ([`figures_apart`]).
 fn spread(m: f64, low: f64, high: f64) -> String {
-    let magnitude = m.abs().max(low.abs()).max(high.abs());
-    let whole = [m, low, high].iter().all(|x| x.fract() == 0.0);
-    let first = if whole {
-        0
-    } else if magnitude > 0.0 {
-        (2 - magnitude.log10().floor() as i64).clamp(0, 12) as usize
-    } else {
-        0
-    };
-    match (first..=first + 6).find(|d| format!("{low:.d$}") != format!("{high:.d$}")) {
-        Some(d) => format!("{m:.d$} ({low:.d$} to {high:.d$})"),
-        None => format!("{} ({} to {})", number(m), number(low), number(high)),
-    }
+    let [m, low, high] = figures_apart([m, low, high]);
+    format!("{m} ({low} to {high})")
 }
 
 fn row(c: &NotebookClaimResult, stale: Option<&str>) -> NotebookClaimRow {
