@@ -29,7 +29,7 @@ pub struct NotebookClaimResult {
     pub metric: String,
     /// The value the text states.
     pub stated: f64,
-    /// What a run must print, in words (`>= 3`, `between 7 and 7`).
+    /// What a run must print, in words (`>= 3`, `between 1.03 and 1.07`, `exactly 7`).
     pub criterion: String,
     pub verdict: ClaimVerdict,
     /// The value: the one every kernel printed, or the median across them.

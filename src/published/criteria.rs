@@ -97,6 +97,7 @@ impl std::fmt::Display for Criterion {
         match self {
             Criterion::AtLeast(lo) => write!(f, ">= {lo}"),
             Criterion::AtMost(hi) => write!(f, "<= {hi}"),
+            Criterion::Between([lo, hi]) if lo == hi => write!(f, "exactly {lo}"),
             Criterion::Between([lo, hi]) => write!(f, "between {lo} and {hi}"),
         }
     }

@@ -87,7 +87,7 @@ fn reproduce_decides_a_chapters_notebook_claims_into_one_notebook_record() {
     assert_eq!(claim["measured"].as_f64(), Some(110.0));
     assert!(
         text.starts_with(&format!(
-            "tiny-book/01  notebook claims (1): 1 REPRODUCED, in 2 fresh kernel(s)  (recorded {run_id})\n  params-110: REPRODUCED: nb.params = 110 in each of 2 kernels (notebook cell count printed `params: 110`); the text states 110, a run must give between 110 and 110\n"
+            "tiny-book/01  notebook claims (1): 1 REPRODUCED, in 2 fresh kernel(s)  (recorded {run_id})\n  params-110: REPRODUCED: nb.params = 110 in each of 2 kernels (notebook cell count printed `params: 110`); the text states 110, a run must give exactly 110\n"
         )),
         "{text}"
     );

@@ -170,7 +170,7 @@ fn notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows() {
         "{four}"
     );
     assert!(
-        four.contains("- params-110 (\"A layer from 10 inputs to 10 outputs has 110 parameters.\"): REPRODUCED: nb.params = 110 in each of 4 kernels (notebook cell count printed `params: 110`); the text states 110, a run must give between 110 and 110"),
+        four.contains("- params-110 (\"A layer from 10 inputs to 10 outputs has 110 parameters.\"): REPRODUCED: nb.params = 110 in each of 4 kernels (notebook cell count printed `params: 110`); the text states 110, a run must give exactly 110"),
         "{four}"
     );
 
