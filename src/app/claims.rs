@@ -146,31 +146,37 @@ pub fn notebook_claims_evidence(
 #[derive(serde::Deserialize)]
 struct Declared {
     #[serde(default)]
-    notebook_claims: Vec<DeclaredClaim>,
+    notebook_claims: Vec<serde_yaml::Value>,
 }
 
-#[derive(serde::Deserialize)]
-struct DeclaredClaim {
-    id: String,
-    #[serde(default)]
-    location: String,
-}
-
-/// The notebook claims claims.yaml has (id and location), read without
-/// checking the file's metrics against the chapter's tables (`claims
-/// check` does that): a view of the evidence shows what the records hold
-/// even while a pipeline claim does not evaluate. None when the chapter
-/// has no claims.yaml (a regular file).
-fn declared_notebook_claims(project: &Project, chapter: &Chapter) -> Result<Vec<(String, String)>> {
+/// The notebook claims claims.yaml has now (id, location, and the claim
+/// when it reads as one), read without checking the file's metrics
+/// against the chapter's tables (`claims check` does that): a view of the
+/// evidence shows what the records hold even while a pipeline claim does
+/// not evaluate. None when the chapter has no claims.yaml (a regular file).
+fn declared_notebook_claims(
+    project: &Project,
+    chapter: &Chapter,
+) -> Result<Vec<crate::records::notebook_claims::DeclaredNotebookClaim>> {
     let path = project.layout().claims_file(&chapter.key);
     if !path.is_file() {
         return Ok(Vec::new());
     }
     crate::text::check_owned(&path, &project.layout().snapshots_root())?;
     let file: Declared = crate::yaml_io::read_finite(&path)?;
+    let text = |v: &serde_yaml::Value, key: &str| {
+        v.get(key)
+            .and_then(serde_yaml::Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     Ok(file
         .notebook_claims
         .into_iter()
-        .map(|c| (c.id, c.location))
+        .map(|v| crate::records::notebook_claims::DeclaredNotebookClaim {
+            id: text(&v, "id"),
+            location: text(&v, "location"),
+            claim: serde_yaml::from_value(v).ok(),
+        })
         .collect())
 }

@@ -52,6 +52,9 @@ impl Render for status::ChapterHistory {
                 visible(&e.env_id),
                 e.logical_cpus
             ));
+            for c in &e.notebook_claim_verdicts {
+                text.push_str(&format!("      {}\n", visible(c)));
+            }
             if let Some(m) = &e.earlier_measurement {
                 text.push_str(&format!(
                     "      {} (an earlier measurement than today's: its verdicts may differ with the tool)\n",

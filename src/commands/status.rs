@@ -52,6 +52,10 @@ impl Render for ChapterStatus {
                 visible(&e.env_id),
                 e.logical_cpus
             )),
+            // Notebook claims are counted below, from the notebook's runs.
+            _ if self.notebook_claims.is_some() => line.push_str(
+                "    no experiment recorded: pipeline claims (over the chapter's tables) unchecked\n",
+            ),
             _ => line.push_str("    no experiment recorded: claims unchecked\n"),
         }
         if let Some(mark) = self
@@ -139,7 +143,7 @@ fn notebook_claims_lines(
     for c in n.caveats() {
         text.push_str(&format!("      {}\n", visible(&c)));
     }
-    if n.run.is_none() || !n.is_current() {
+    if n.needs_run() {
         text.push_str(&format!(
             "      to decide them: notebook run {0} --python P, or reproduce {0} --python P\n",
             s.chapter

@@ -64,6 +64,10 @@ pub struct NotebookClaimsEvidence {
     /// Claims claims.yaml has now that the run did not decide.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub not_decided: Vec<String>,
+    /// Claims whose metric, criterion, stated value or cells claims.yaml
+    /// changed since the run: UNRUN until a run decides them again.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 /// The chapter's notebook claims evidence from its records (newest
@@ -74,25 +78,31 @@ pub fn notebook_claims_evidence(
     chapter: &Chapter,
     stored: Option<&StoredNotebooks>,
     records: &[Record],
-    declared: Vec<(String, String)>,
+    declared: Vec<DeclaredNotebookClaim>,
 ) -> Option<NotebookClaimsEvidence> {
+    // The view follows claims.yaml as it is now: without notebook claims
+    // there, a run's verdicts are of claims the chapter no longer makes.
+    if declared.is_empty() {
+        return None;
+    }
     let latest = records.iter().find(|r| {
         r.retraction.is_none() && r.notebook.as_ref().is_some_and(|n| !n.claims.is_empty())
     });
-    if latest.is_none() && declared.is_empty() {
-        return None;
-    }
     let mut evidence = NotebookClaimsEvidence {
         chapter: chapter.key_str(),
         summary: String::new(),
-        locations: declared.iter().cloned().collect(),
-        declared: declared.into_iter().map(|(id, _)| id).collect(),
+        locations: declared
+            .iter()
+            .map(|d| (d.id.clone(), d.location.clone()))
+            .collect(),
+        declared: declared.iter().map(|d| d.id.clone()).collect(),
         run: None,
         notebook_changed: false,
         chapter_changed: false,
         not_the_published: false,
         stale: Vec::new(),
         not_decided: Vec::new(),
+        changed: Vec::new(),
     };
     let Some((record, info)) = latest.and_then(|r| r.notebook.as_ref().map(|n| (r, n))) else {
         evidence.summary = evidence.counts_words();
@@ -112,7 +122,10 @@ pub fn notebook_claims_evidence(
         }
         _ => {}
     }
-    let published = crate::notebook::store::published_notebook(&chapter.manifest);
+    // Only a notebook chapter.yaml names by URL is published (issue 52): a
+    // chapter whose notebook was added from a file has no other to run.
+    let published = crate::notebook::store::published_notebook(&chapter.manifest)
+        .filter(|p| p.url.contains("://"));
     if let (Some(p), Some(s)) = (published, stored)
         && !crate::notebook::provenance::provenance(s, Some(p.url.as_str()), &info.notebook_file)
             .is_published()
@@ -130,22 +143,71 @@ pub fn notebook_claims_evidence(
             super::notebook_status::revision_change(chapter, &record.revision)
         ));
     }
-    evidence.not_decided = evidence
-        .declared
-        .iter()
-        .filter(|id| !info.claims.iter().any(|c| &c.claim == *id))
-        .cloned()
-        .collect();
+    // Each claim claims.yaml has now, in its order: the run's verdict when
+    // the run decided the claim as it is written now; UNRUN when the run
+    // did not decide it or claims.yaml changed it since. Claims deleted
+    // from claims.yaml since the run are not shown.
+    let mut claims = Vec::new();
+    for d in &declared {
+        let decided = info.claims.iter().find(|c| c.claim == d.id);
+        match (decided, &d.claim) {
+            (Some(c), Some(now)) if !same_claim(c, now) => {
+                evidence.changed.push(d.id.clone());
+                claims.push(crate::notebook::claims::unrun(
+                    now,
+                    "claims.yaml changed it since the run: re-run to decide it",
+                ));
+            }
+            (Some(c), _) => claims.push(redacted(c.clone())),
+            (None, now) => {
+                evidence.not_decided.push(d.id.clone());
+                if let Some(now) = now {
+                    claims.push(crate::notebook::claims::unrun(
+                        now,
+                        "not decided by that run: added to claims.yaml since",
+                    ));
+                }
+            }
+        }
+    }
     evidence.run = Some(NotebookClaimsRun {
         run_id: record.run_id.clone(),
         kind: record.kind,
         recorded_at: record.recorded_at,
         notebook_file: label(&info.notebook_file),
         kernels: info.repeat,
-        claims: info.claims.iter().cloned().map(redacted).collect(),
+        claims,
     });
     evidence.summary = evidence.counts_words();
     Some(evidence)
+}
+
+/// A notebook claim claims.yaml has now: its id and location, and the
+/// claim itself when it reads as one (None while it does not: `claims
+/// check` says why).
+#[derive(Debug, Clone)]
+pub struct DeclaredNotebookClaim {
+    pub id: String,
+    pub location: String,
+    pub claim: Option<crate::published::notebook_reads::NotebookClaim>,
+}
+
+/// Whether the run decided the claim as claims.yaml writes it now: the
+/// same metric, criterion, stated value and cells read.
+fn same_claim(
+    c: &NotebookClaimResult,
+    now: &crate::published::notebook_reads::NotebookClaim,
+) -> bool {
+    let mut cells: Vec<&str> = now.reads.values().map(|r| r.cell.as_str()).collect();
+    cells.sort_unstable();
+    cells.dedup();
+    let mut ran: Vec<&str> = c.cells.iter().map(String::as_str).collect();
+    ran.sort_unstable();
+    ran.dedup();
+    c.metric == now.metric
+        && c.criterion == now.reproduce.to_string()
+        && c.stated == now.stated.value
+        && cells == ran
 }
 
 /// A claim's texts that came from the run (the printed lines, the
@@ -188,6 +250,9 @@ impl NotebookClaimsEvidence {
             .collect::<Vec<_>>()
             .join(", ");
         let mut s = format!("{} notebook ({counts}", run.claims.len());
+        if !self.changed.is_empty() {
+            s.push_str("; claims.yaml changed since the run");
+        }
         if let Some(stale) = self.stale_short() {
             s.push_str(&format!("; {stale}"));
         }
@@ -248,7 +313,20 @@ impl NotebookClaimsEvidence {
                 self.not_decided.join(", ")
             ));
         }
+        if !self.changed.is_empty() {
+            out.push(format!(
+                "claims.yaml changed since the run: re-run to decide {}",
+                self.changed.join(", ")
+            ));
+        }
         out
+    }
+
+    /// Whether a run would decide something: none decided the claims yet,
+    /// the run is not of the chapter as it is now, or claims.yaml has
+    /// claims it did not decide as they are written now.
+    pub fn needs_run(&self) -> bool {
+        !self.is_current() || !self.not_decided.is_empty() || !self.changed.is_empty()
     }
 }
 
@@ -270,4 +348,13 @@ pub fn history_words(claims: &[NotebookClaimResult]) -> Option<String> {
         .collect::<Vec<_>>()
         .join(", ");
     Some(format!("notebook claims: {counts}"))
+}
+
+/// Each stored notebook claim's verdict in words, with the cell it read,
+/// one line each, as `history` lists them under the run.
+pub fn history_claim_lines(claims: &[NotebookClaimResult]) -> Vec<String> {
+    claims
+        .iter()
+        .map(|c| format!("{}: {}", c.claim, c.in_words()))
+        .collect()
 }

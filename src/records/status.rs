@@ -80,6 +80,10 @@ pub struct HistoryEntry {
     /// counted (`notebook claims: 1 reproduced, 1 inconclusive`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notebook_claims: Option<String>,
+    /// Each notebook claim the run decided: its verdict in words, with the
+    /// cell that printed the value (`params-110: REPRODUCED: ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notebook_claim_verdicts: Vec<String>,
     /// Experiment runs other processes disturbed: the mark, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disturbed: Option<String>,
@@ -131,6 +135,11 @@ pub fn history(
                 .notebook
                 .as_ref()
                 .and_then(|n| super::notebook_claims::history_words(&n.claims)),
+            notebook_claim_verdicts: r
+                .notebook
+                .as_ref()
+                .map(|n| super::notebook_claims::history_claim_lines(&n.claims))
+                .unwrap_or_default(),
             disturbed: disturbed_mark(r),
             earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
             note: r.note.clone(),

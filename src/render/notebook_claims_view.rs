@@ -30,6 +30,10 @@ pub struct NotebookClaimsView {
     pub stale: Option<String>,
     /// No run decided them yet.
     pub not_run: bool,
+    /// A run would decide something: none did yet, the run is not of the
+    /// chapter as it is now, or claims.yaml has claims it did not decide
+    /// as they are written now.
+    pub needs_run: bool,
     pub claims: Vec<NotebookClaimRow>,
 }
 
@@ -72,6 +76,7 @@ pub fn notebook_claims_view(e: &NotebookClaimsEvidence) -> NotebookClaimsView {
         current,
         stale: stale.clone(),
         not_run: e.run.is_none(),
+        needs_run: e.needs_run(),
         claims: e
             .run
             .iter()

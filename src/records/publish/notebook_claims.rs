@@ -43,7 +43,7 @@ pub fn add_notebook_claims(
         );
         return;
     };
-    if !nc.stale.is_empty() || !nc.not_decided.is_empty() {
+    if nc.needs_run() {
         offer(
             opportunities,
             chapter,
@@ -51,7 +51,7 @@ pub fn add_notebook_claims(
                 "Decide the chapter's notebook claims again, on its current notebook and revision (research_companion notebook run {chapter})"
             ),
             format!(
-                "The latest run that decided them, {}, is not of the chapter as it is now: {}.",
+                "The latest run that decided them, {}, does not decide them as the chapter and claims.yaml are now: {}.",
                 run.run_id.stem(),
                 nc.caveats().join("; ")
             ),

@@ -19,6 +19,7 @@ mod check;
 mod decide;
 mod reproduce;
 mod show;
+mod words;
 
 use std::path::Path;
 
