@@ -124,8 +124,9 @@ pub fn notebook_claims(
 /// The chapter's notebook claims as evidence: the verdicts of the latest
 /// run (not retracted, of whatever kind) that decided them, with what makes
 /// that run not of the chapter as it is now, or that they were not run
-/// yet; None when the chapter has no notebook claims and no run decided
-/// any. `records` newest first. The one view `status`, the prompt, the
+/// yet, following claims.yaml as it is now (claims deleted since the run
+/// are not shown, claims added or changed since are UNRUN); None when
+/// claims.yaml has no notebook claims. `records` newest first. The one view `status`, the prompt, the
 /// report draft, `publish` and the site show.
 pub fn notebook_claims_evidence(
     project: &Project,

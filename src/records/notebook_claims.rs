@@ -2,7 +2,9 @@
 //! recorded run that decided them (whatever its kind: `notebook run`
 //! records a notebook run, `reproduce` an experiment that also ran the
 //! notebook), with what makes that run not of the chapter as it is now
-//! said in words beside them, or why there are none. `status`, `history`,
+//! said in words beside them, or why there are none. It follows claims.yaml
+//! as it is now: a claim the run did not decide as claims.yaml writes it
+//! now is UNRUN, never read with an old verdict. `status`, `history`,
 //! the prompt, the report draft, `publish` and the site show this one view
 //! (through `app::claims::notebook_claims_evidence`), so none of them reads
 //! a stale or missing run as a verdict of its own.
@@ -72,8 +74,10 @@ pub struct NotebookClaimsEvidence {
 
 /// The chapter's notebook claims evidence from its records (newest
 /// first), its stored notebooks and the notebook claims claims.yaml has
-/// now (`declared`: id and location); None when the chapter has neither notebook
-/// claims nor a run that decided some.
+/// now (`declared`), one per declared claim in claims.yaml's order: a
+/// claim deleted from claims.yaml since the run is not shown, one added or
+/// changed since is UNRUN, so the counts add up with claims.yaml. None
+/// when claims.yaml has no notebook claims.
 pub fn notebook_claims_evidence(
     chapter: &Chapter,
     stored: Option<&StoredNotebooks>,
