@@ -209,9 +209,18 @@ fn same_claim(
     ran.sort_unstable();
     ran.dedup();
     c.metric == now.metric
-        && c.criterion == now.reproduce.to_string()
+        && same_criterion(&c.criterion, &now.reproduce)
         && c.stated == now.stated.value
         && cells == ran
+}
+
+/// Whether a run's criterion in words is `now`'s: as the tool writes it
+/// today, or as it wrote an equal-bounds range before (`between 5 and 5`,
+/// today `exactly 5`), so a record from before is not read as changed.
+fn same_criterion(ran: &str, now: &crate::published::criteria::Criterion) -> bool {
+    use crate::published::criteria::Criterion;
+    ran == now.to_string()
+        || matches!(now, Criterion::Between([lo, hi]) if lo == hi && ran == format!("between {lo} and {hi}"))
 }
 
 /// A claim's texts that came from the run (the printed lines, the
@@ -361,4 +370,19 @@ pub fn history_claim_lines(claims: &[NotebookClaimResult]) -> Vec<String> {
         .iter()
         .map(|c| format!("{}: {}", c.claim, c.in_words()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_criterion;
+    use crate::published::criteria::Criterion;
+
+    #[test]
+    fn an_equal_bounds_range_in_an_earlier_records_words_is_the_same_criterion() {
+        let exactly = Criterion::Between([5.0, 5.0]);
+        assert!(same_criterion("exactly 5", &exactly));
+        assert!(same_criterion("between 5 and 5", &exactly));
+        assert!(!same_criterion("between 5 and 6", &exactly));
+        assert!(!same_criterion(">= 100", &Criterion::AtLeast(200.0)));
+    }
 }
