@@ -101,8 +101,9 @@ pub fn plan(
         let notebook = match plan_chapter(project, &chapter) {
             Ok(n) => n,
             // The tables' own error says more (a claims.yaml read against
-            // tables that do not parse fails too).
-            Err(_) if settings.is_err() => None,
+            // tables that do not parse fails too); a chapter without any
+            // table has only the claims.yaml's error to say.
+            Err(_) if settings.is_err() && (tables > 0 || malformed) => None,
             Err(e) if query.is_some() => return Err(e),
             Err(e) => {
                 plan.skipped.push(e.to_string());

@@ -173,6 +173,7 @@ fn run_text(c: &ChapterRun) -> String {
             visible(crate::text::prefix(&cell.first_line, 60))
         ));
     }
+    s.push_str(&claim_lines(c));
     for (i, k) in r.runs.iter().enumerate() {
         s.push_str(&format!(
             "  kernel {}: {:.1} s in all, of which nbclient {:.1} s (kernel start {:.1} s)\n",
@@ -185,6 +186,24 @@ fn run_text(c: &ChapterRun) -> String {
     match &c.stored {
         Some(st) => s.push_str(&format!("  recorded {} (notebook)\n", st.record.run_id)),
         None => s.push_str("  not recorded\n"),
+    }
+    s
+}
+
+/// The chapter's notebook claims the run decided, one line each, and the
+/// line sending the author to `claims check` when the run could not read
+/// what a claim asks; nothing when the chapter has none.
+fn claim_lines(c: &ChapterRun) -> String {
+    let claims = &c.run.claims;
+    if claims.is_empty() {
+        return String::new();
+    }
+    let mut s = format!("  notebook claims ({}):\n", claims.len());
+    for x in claims {
+        s.push_str(&format!("    {}: {}\n", x.claim, visible(&x.in_words())));
+    }
+    if let Some(line) = notebook::run::misread_line(&c.chapter, claims) {
+        s.push_str(&format!("  {line}\n"));
     }
     s
 }

@@ -406,6 +406,10 @@ fn notebook_lines(c: &ReproducedChapter, n: &NotebookOutcome) -> Vec<String> {
                 .iter()
                 .map(|x| format!("{indent}{}: {}", x.claim, x.in_words())),
         );
+        lines.extend(
+            crate::app::notebook::run::misread_line(&c.chapter.key_str(), &n.claims)
+                .map(|l| format!("{indent}{l}")),
+        );
     }
     lines
 }

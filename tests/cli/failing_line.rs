@@ -15,6 +15,7 @@ fn a_failing_cell_is_named_by_the_line_its_traceback_names() {
     };
     let _g = exclusive();
     let p = Project::with_fixture_records();
+    crate::notebook::without_notebook_claims(&p);
     p.write(
         "06-fail.ipynb",
         notebook(vec![

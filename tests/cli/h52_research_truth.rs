@@ -270,6 +270,7 @@ fn the_prompt_does_not_call_a_notebook_with_a_recorded_run_unverified() {
         "check",
         "x = 21\nassert x * 2 == 42\nprint('the answer holds')",
     )]);
+    crate::notebook::without_notebook_claims(&p);
     p.write("pass.ipynb", nb);
     let out = p
         .cmd()
@@ -306,6 +307,7 @@ fn a_notebook_run_recorded_between_two_research_runs_is_new_in_the_delta() {
     p.record(&["--report", "review.md"]);
     let before = count(&publish(&p)["summary"]["evidence_relations"]);
     let nb = crate::notebook::notebook(vec![crate::notebook::code("check", "assert 21 * 2 == 42")]);
+    crate::notebook::without_notebook_claims(&p);
     p.write("pass.ipynb", nb);
     let out = p
         .cmd()

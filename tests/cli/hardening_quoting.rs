@@ -210,6 +210,7 @@ fn prompt_written(p: &Project) -> String {
 #[test]
 fn a_cell_id_with_a_line_feed_stays_on_its_line_in_notebook_check() {
     let p = Project::seeded();
+    crate::notebook::without_notebook_claims(&p);
     p.write("hostile.ipynb", hostile_notebook());
     for target in ["hostile.ipynb", "06"] {
         if target == "06" {
@@ -246,6 +247,7 @@ fn notebook_output_cannot_forge_the_prompt_or_reach_it_raw() {
     };
     let _g = exclusive();
     let p = Project::seeded();
+    crate::notebook::without_notebook_claims(&p);
     p.write("hostile.ipynb", hostile_notebook());
     let added = p
         .cmd()

@@ -90,6 +90,7 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
             "name = 'ghp_' + 'Ab3dE5fG7h' * 3 + 'Ab3dE6'\nraise type(name, (Exception,), {})('for ' + name)",
         ),
     ]);
+    crate::notebook::without_notebook_claims(&p);
     p.write("leaky.ipynb", nb);
     let out = p
         .cmd()

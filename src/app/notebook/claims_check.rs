@@ -163,6 +163,26 @@ fn cell_ids(
     broken: &BTreeSet<String>,
     notebook_file: &str,
 ) {
+    out.problems.extend(
+        cell_id_problems(nb, text, file, broken, notebook_file)
+            .into_iter()
+            .map(|p| format!("{}: {p}", path.display())),
+    );
+}
+
+/// Each read that names a cell the notebook `nb` (stored as
+/// `notebook_file`) has no code cell with, one line each (`line N: claim
+/// 'id': field 'reads.x.cell' ...`, without the file), claims in `broken`
+/// left out. Found before any run: `claims check` lists them, and `notebook
+/// run` and `reproduce` refuse to run with one.
+pub fn cell_id_problems(
+    nb: &Notebook,
+    text: &str,
+    file: &ClaimsFile,
+    broken: &BTreeSet<String>,
+    notebook_file: &str,
+) -> Vec<String> {
+    let mut problems = Vec::new();
     for c in file
         .notebook_claims
         .iter()
@@ -184,14 +204,14 @@ fn cell_ids(
                     read.cell
                 ),
             };
-            out.problems.push(format!(
-                "{}: line {}: claim '{}': field 'reads.{name}.cell' {why}",
-                path.display(),
+            problems.push(format!(
+                "line {}: claim '{}': field 'reads.{name}.cell' {why}",
                 claim_line(text, &c.id, 0),
                 c.id
             ));
         }
     }
+    problems
 }
 
 /// Each read against what its cell printed in each kernel of the run: the

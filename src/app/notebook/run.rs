@@ -13,6 +13,7 @@ use crate::app::record::Stored;
 use crate::app::runs;
 use crate::chapter::Chapter;
 use crate::error::{Error, Result};
+use crate::notebook::claims::{KernelValue, NotebookClaimResult};
 use crate::notebook::harness::{self, HarnessCall, OneRun};
 use crate::notebook::run::{
     NOTEBOOK_RUN_SCHEMA, NotebookRef, NotebookRunFile, RunSettings, summarize,
@@ -74,6 +75,9 @@ pub fn plan(project: &Project, chapters: &[String]) -> Result<Vec<Planned>> {
         let state = stored(project, &chapter)?;
         let (path, notebook) = current_notebook(project, &chapter, &state)?;
         let claims = crate::app::claims::notebook_claims(project, &chapter)?;
+        if !claims.is_empty() {
+            refuse_missing_cells(project, &chapter, &notebook, &state.current().file)?;
+        }
         planned.push(Planned {
             claims,
             entry: state.current().clone(),
@@ -88,6 +92,56 @@ pub fn plan(project: &Project, chapters: &[String]) -> Result<Vec<Planned>> {
         ));
     }
     Ok(planned)
+}
+
+/// Refuses, before any kernel starts, a notebook claim whose read names a
+/// cell the notebook to run has no code cell with (missing, or markdown):
+/// the claims.yaml error `claims check` gives, file, line, claim and field.
+/// What only a run shows (a pattern matching twice, a cell printing
+/// nothing) is left to the run, which says it in the claim's reason.
+fn refuse_missing_cells(
+    project: &Project,
+    chapter: &Chapter,
+    notebook: &Notebook,
+    notebook_file: &str,
+) -> Result<()> {
+    let path = project.layout().claims_file(&chapter.key);
+    let text = crate::yaml_io::read_text(&path)?;
+    let file: crate::published::claims::ClaimsFile = crate::yaml_io::from_str_finite(&text, &path)?;
+    let none = std::collections::BTreeSet::new();
+    match super::claims_check::cell_id_problems(notebook, &text, &file, &none, notebook_file)
+        .into_iter()
+        .next()
+    {
+        Some(first) => Err(Error::invalid(&path, first)),
+        None => Ok(()),
+    }
+}
+
+/// The line that sends the author to `claims check` when a run showed a
+/// claim's read to be wrongly written (a pattern that matches twice, a
+/// label on no line, a cell that printed nothing, a capture that is no
+/// number): such a claim is INCONCLUSIVE with the field in its reason, the
+/// run having happened, and claims.yaml wants fixing. None when no claim's
+/// read failed so.
+pub fn misread_line(chapter: &str, claims: &[NotebookClaimResult]) -> Option<String> {
+    let misread: Vec<&str> = claims
+        .iter()
+        .filter(|c| {
+            c.reason.as_deref().is_some_and(|r| r.starts_with("reads."))
+                || c.kernels
+                    .iter()
+                    .any(|k| matches!(k, KernelValue::Failed(w) if w.starts_with("reads.")))
+        })
+        .map(|c| c.claim.as_str())
+        .collect();
+    (!misread.is_empty()).then(|| {
+        format!(
+            "claims.yaml: the run could not read what {} claim(s) ask ({}); fix the reads, see `research_companion claims check {chapter}`",
+            misread.len(),
+            misread.join(", ")
+        )
+    })
 }
 
 /// One chapter's run: its run file, and its record when recorded.

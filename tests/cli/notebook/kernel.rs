@@ -53,6 +53,7 @@ pub(crate) fn kernel_python(test: &str) -> Option<PathBuf> {
 
 /// Stores `nb` as chapter 06's current notebook.
 fn add(p: &Project, name: &str, nb: &str) {
+    super::without_notebook_claims(p);
     p.write(name, nb);
     let out = p
         .cmd()

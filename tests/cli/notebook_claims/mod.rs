@@ -18,6 +18,7 @@
 mod check;
 mod decide;
 mod reproduce;
+mod runfix;
 mod show;
 mod words;
 
