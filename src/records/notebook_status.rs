@@ -74,8 +74,11 @@ pub fn notebook_status(
     stored: Option<&StoredNotebooks>,
     records: &[Record],
 ) -> Option<NotebookStatus> {
-    let published_url =
-        crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    // Only a notebook chapter.yaml names by URL is published (issue 52); a
+    // file name there is where a local copy came from.
+    let published_url = crate::notebook::store::published_notebook(&chapter.manifest)
+        .map(|m| m.url.as_str())
+        .filter(|u| u.contains("://"));
     let published_at = published_url.map(crate::text::redact_url);
     let origin = |file: &str| {
         stored.map_or(NotebookProvenance::Unlisted, |s| {
@@ -177,7 +180,9 @@ pub fn notebook_label(
     stored: Option<&crate::notebook::StoredNotebooks>,
     file: &str,
 ) -> String {
-    let url = crate::notebook::store::published_notebook(&chapter.manifest).map(|m| m.url.as_str());
+    let url = crate::notebook::store::published_notebook(&chapter.manifest)
+        .map(|m| m.url.as_str())
+        .filter(|u| u.contains("://"));
     stored
         .map_or(
             crate::notebook::provenance::NotebookProvenance::Unlisted,
