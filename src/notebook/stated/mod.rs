@@ -92,6 +92,7 @@ use read::{Num, Read, holds, in_stated_unit, read, shared, units_agree, word_re}
 mod read;
 #[cfg(test)]
 mod tests;
+pub mod yaml;
 
 /// Whether a sentence states a number this reads.
 pub fn states_a_number(sentence: &str) -> bool {
@@ -155,10 +156,16 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
             .collect();
         let held: Vec<(usize, usize)> = agreed.iter().flatten().map(|f| (f.line, f.num)).collect();
         let did_agree: Vec<bool> = agreed.iter().map(Option::is_some).collect();
+        let mut founds: Vec<Option<Found>> = (0..r.nums.len())
+            .map(|i| {
+                agreed[i]
+                    .clone()
+                    .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree))
+            })
+            .collect();
+        keep_best_ties(&mut founds);
         for (i, n) in r.nums.iter().enumerate() {
-            let found = agreed[i]
-                .clone()
-                .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree));
+            let found = founds[i].take();
             let mut f = StatedFinding {
                 sentence: s.text.clone(),
                 source: s.source.clone(),
@@ -189,6 +196,28 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     out
 }
 
+/// Two numbers of a sentence differing from the same printed number: the
+/// better tie keeps it (`from 10 to 12 has 132 parameters` against
+/// `layer parameters: 112`: 132, whose own word the label is), the other
+/// is not printed.
+fn keep_best_ties(founds: &mut [Option<Found>]) {
+    for i in 0..founds.len() {
+        for k in 0..founds.len() {
+            let beaten = match (&founds[i], &founds[k]) {
+                (Some(a), Some(b)) if i != k && (a.line, a.num) == (b.line, b.num) => {
+                    a.reading == StatedReading::Differs
+                        && b.reading == StatedReading::Differs
+                        && (b.score > a.score || (b.score == a.score && k > i))
+                }
+                _ => false,
+            };
+            if beaten {
+                founds[i] = None;
+            }
+        }
+    }
+}
+
 /// A printed number a stated one is held against: its line (an index
 /// into the lines), its place on the line, the words that tie them.
 #[derive(Debug, Clone)]
@@ -197,6 +226,9 @@ struct Found {
     num: usize,
     words: Vec<String>,
     reading: StatedReading,
+    /// How well they tie (higher is better): two stated numbers held
+    /// against the same printed one, the better tie keeps it.
+    score: (usize, usize, usize),
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -247,6 +279,7 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
                     num: j,
                     words,
                     reading: StatedReading::Agrees,
+                    score,
                 };
                 best = Some((found, score));
             }
@@ -292,17 +325,23 @@ fn differs(
     for (l, line) in lines.iter().enumerate() {
         let line_words = strs(&line.words);
         for (j, p) in line.read.nums.iter().enumerate() {
+            let p_own = strs(&line.own[j]);
+            // `132 parameters` against `params: 112`: the label names
+            // what the stated number counts.
+            let named = match (&n.unit, &p.unit) {
+                (Some(read::Unit::Noun(x)), None) => p_own.iter().any(|w| read::same_word(x, w)),
+                _ => false,
+            };
             if p.after_word
                 || held.contains(&(l, j))
                 || holds(n, in_stated_unit(n, p))
-                || !units_agree(&n.unit, &p.unit, true)
+                || !(named || units_agree(&n.unit, &p.unit, true))
                 || !fraction_fits(n, p)
             {
                 continue;
             }
-            let p_own = strs(&line.own[j]);
             let (tier, words) = match shared(&own, &p_own) {
-                w if !w.is_empty() => (2, w),
+                w if !w.is_empty() => (2 + usize::from(named), w),
                 _ => (1, shared(&free, &p_own)),
             };
             if words.is_empty() {
@@ -315,6 +354,7 @@ fn differs(
                     num: j,
                     words,
                     reading: StatedReading::Differs,
+                    score,
                 };
                 best = Some((found, score));
             }

@@ -314,3 +314,48 @@ fn a_printed_index_agrees_only_through_its_own_word() {
         ]
     );
 }
+
+#[test]
+fn the_issue_cases_differ_with_the_number_the_sentence_states() {
+    let s = "A layer from 10 to 12 has 132 parameters.";
+    for out in ["params: 112\n", "layer parameters: 112\n"] {
+        let found = hold(&[sentence(s)], &[printed("count", out)], &[]);
+        let differs: Vec<_> = found
+            .iter()
+            .filter(|f| f.reading == StatedReading::Differs)
+            .collect();
+        assert_eq!(differs.len(), 1, "{out}: {found:?}");
+        assert_eq!(differs[0].stated, "132");
+        assert_eq!(differs[0].printed, Some(112.0));
+        let claim = differs[0].ready_claim.as_ref().unwrap();
+        assert_eq!(claim.stated.value, 132.0);
+    }
+    let out = [printed("train", "final loss: 0.015\n")];
+    let found = hold(&[sentence("The final loss is 12.5 here.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Differs);
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.stated.value, 12.5);
+    assert_eq!(claim.id, "final-loss-12.5");
+}
+
+#[test]
+fn a_ready_claim_pastes_under_notebook_claims_as_printed() {
+    let out = [printed("train", "final loss: 0.015\n")];
+    let found = hold(
+        &[sentence("Don't trust it: the final loss is 12.5 here.")],
+        &out,
+        &[],
+    );
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    let lines = yaml::ready_claim_lines(claim);
+    assert!(lines[0].starts_with("- id: final-loss-12.5"), "{lines:?}");
+    assert!(lines.contains(&"  stated: {value: 12.5, tolerance: 0.05}".to_string()));
+    let text = format!(
+        "schema: research_companion.claims.v1\nchapter: b/01\nclaims: []\nnotebook_claims:\n{}\n",
+        lines.join("\n")
+    );
+    let file: crate::published::claims::ClaimsFile = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(file.notebook_claims[0].quote, claim.quote);
+    assert_eq!(file.notebook_claims[0].reads, claim.reads);
+    assert_eq!(file.notebook_claims[0].reproduce, claim.reproduce);
+}
