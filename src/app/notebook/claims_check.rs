@@ -20,6 +20,7 @@ use crate::notebook::run::{CellOutcome, NotebookRunFile};
 use crate::notebook::stated::{self, Printed, Sentence, StatedFinding, StatedReading};
 use crate::notebook::{Notebook, store};
 use crate::published::claims::{ClaimsFile, claim_line, notebook_claim_problems};
+use crate::published::notebook_reads::NotebookClaim;
 use crate::records::notebook_status::{NotebookState, notebook_status};
 
 /// What the notebook adds to `claims check`.
@@ -137,13 +138,29 @@ pub fn check(
                 .collect()
         })
         .unwrap_or_default();
-    out.stated = stated::hold(&all, &printed(&nb, &run), &ids);
+    let outputs = printed(&nb, &run);
+    out.stated = stated::hold(&all, &outputs, &ids);
     if let Some((_, _, file)) = claims {
         for f in &mut out.stated {
-            let quoted = file.notebook_claims.iter().find(|c| {
-                crate::published::diff::find_quote(&c.quote, &f.sentence).0
-                    || f.sentence.contains(c.quote.as_str())
-            });
+            let quoting: Vec<&NotebookClaim> = file
+                .notebook_claims
+                .iter()
+                .filter(|c| {
+                    crate::published::diff::find_quote(&c.quote, &f.sentence).0
+                        || f.sentence.contains(c.quote.as_str())
+                })
+                .collect();
+            // The claim that reads that number from that line, else the one
+            // stating it, else the first quoting the sentence.
+            let quoted = quoting
+                .iter()
+                .find(|c| reads_it(c, f, &outputs))
+                .or_else(|| {
+                    quoting.iter().find(|c| {
+                        f.stated.replace(',', "").parse::<f64>().ok() == Some(c.stated.value)
+                    })
+                })
+                .or(quoting.first());
             if let Some(c) = quoted {
                 f.claimed_by = Some(c.id.clone());
                 f.ready_claim = None;
@@ -151,6 +168,22 @@ pub fn check(
         }
     }
     Ok(out)
+}
+
+/// Whether one of the claim's reads takes the finding's printed number from
+/// its printed line.
+fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[Printed]) -> bool {
+    let (Some(cell), Some(line), Some(value)) = (&f.cell, &f.line, f.printed) else {
+        return false;
+    };
+    let Some(output) = outputs.iter().find(|p| &p.cell == cell) else {
+        return false;
+    };
+    c.reads.values().filter(|r| &r.cell == cell).any(|r| {
+        r.taker().is_ok_and(|t| {
+            take(r, &t, &output.output).is_ok_and(|got| got.value == value && &got.line == line)
+        })
+    })
 }
 
 /// Reads naming a cell the current notebook has no code cell with.

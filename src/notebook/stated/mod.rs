@@ -184,8 +184,8 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
                 f.printed = Some(line.read.nums[found.num].value);
+                f.ready_claim = ready_claim(s, n, line, found.num, &found.words, &taken);
                 f.shared_words = found.words;
-                f.ready_claim = ready_claim(s, n, line, found.num, &taken);
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
                 }
@@ -265,6 +265,12 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
                 continue;
             };
             if p.after_word && k > 0 {
+                continue;
+            }
+            // Tied through a word elsewhere on the line, the number must be
+            // the first after that word: `last has 4` is the 4 of `last=(4,
+            // 4)`, not of `last=(16, 4)`.
+            if k == 1 && !first_after(line, &words, j) {
                 continue;
             }
             let strength = match k {
@@ -363,6 +369,21 @@ fn differs(
     best.map(|b| b.0)
 }
 
+/// Whether number `j` of `line` is the first number after one of `words`
+/// on it (or no number comes after them).
+fn first_after(line: &Line, words: &[String], j: usize) -> bool {
+    let text = line.text.to_lowercase();
+    let after: Vec<usize> = words
+        .iter()
+        .flat_map(|w| {
+            text.match_indices(w.as_str())
+                .filter_map(|(at, _)| line.read.nums.iter().position(|n| n.start >= at + w.len()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    after.is_empty() || after.contains(&j)
+}
+
 /// A percentage against a bare number is a fraction only when the bare one
 /// is one (at most 1 in size).
 fn fraction_fits(n: &Num, p: &Num) -> bool {
@@ -381,17 +402,26 @@ fn ready_claim(
     n: &Num,
     line: &Line,
     j: usize,
+    words: &[String],
     ids: &[String],
 ) -> Option<NotebookClaim> {
     let trimmed = line.text.trim_start();
     let shift = line.text.len() - trimmed.len();
     let p = &line.read.nums[j];
+    // A printed index (`step 100`) is where a loop was, not a result.
+    if p.after_word {
+        return None;
+    }
     let label_end = regex::Regex::new(NUMBER)
         .ok()?
         .find(trimmed)
         .map_or(trimmed.len(), |m| m.start());
     let label = trimmed[..label_end].trim_end();
-    let name = identifier(&trimmed[..p.start - shift]);
+    // Named after the words before it, or else the words that tied it;
+    // never a generic `value`.
+    let name = Some(identifier(&trimmed[..p.start - shift]))
+        .filter(|n| !n.is_empty() && !read::GENERIC.contains(&n.as_str()))
+        .or_else(|| Some(words.join("_")).filter(|n| !n.is_empty()))?;
     let mut candidates = Vec::new();
     if label.chars().any(|c| c.is_ascii_alphabetic()) {
         for nth in 1..=8 {
@@ -455,7 +485,8 @@ fn ready_claim(
     claim.check().is_ok().then_some(claim)
 }
 
-/// A value's name from the words before it on its line: `final_loss`.
+/// A value's name from the words before it on its line: `final_loss`
+/// (empty when no word is).
 fn identifier(before: &str) -> String {
     // The words after the line's last number before it: `loss` in
     // `epoch 2 loss: 0.3`.
@@ -473,10 +504,5 @@ fn identifier(before: &str) -> String {
         .rev()
         .map(String::as_str)
         .collect();
-    let name = tail.join("_");
-    if name.is_empty() {
-        "value".to_string()
-    } else {
-        name
-    }
+    tail.join("_")
 }

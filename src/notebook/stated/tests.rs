@@ -359,3 +359,44 @@ fn a_ready_claim_pastes_under_notebook_claims_as_printed() {
     assert_eq!(file.notebook_claims[0].reads, claim.reads);
     assert_eq!(file.notebook_claims[0].reproduce, claim.reproduce);
 }
+
+#[test]
+fn a_number_tied_through_a_word_on_the_line_is_the_first_after_it() {
+    let out = [printed(
+        "e1",
+        "keep_last: 7 batches, last=(4, 4)\ndrop_last: 6 batches, last=(16, 4)\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "`drop_last=False` must yield 7 batches (last has 4)",
+        )],
+        &out,
+        &[],
+    );
+    let four = found.iter().find(|f| f.stated == "4").unwrap();
+    assert_eq!(four.reading, StatedReading::Agrees);
+    assert_eq!(
+        four.line.as_deref(),
+        Some("keep_last: 7 batches, last=(4, 4)")
+    );
+}
+
+#[test]
+fn a_ready_claim_is_named_after_the_matched_words_and_an_index_gets_none() {
+    let out = [printed("fit", "value: 0.25 (learning rate)\n")];
+    let found = hold(
+        &[sentence("The learning rate settles at 0.25 in the fit.")],
+        &out,
+        &[],
+    );
+    let c = found[0].ready_claim.as_ref().expect("a ready claim");
+    assert_eq!(c.metric, "nb.learning_rate", "{c:?}");
+    assert_eq!(c.id, "learning-rate-0.25", "{c:?}");
+    let out = [printed("train", "step 100: loss 0.41\n")];
+    let found = hold(
+        &[sentence("The training loss after 100 steps falls.")],
+        &out,
+        &[],
+    );
+    assert!(found.iter().all(|f| f.ready_claim.is_none()), "{found:?}");
+}

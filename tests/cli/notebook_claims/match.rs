@@ -105,3 +105,73 @@ fn a_claims_yaml_error_is_the_one_line_without_the_report() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("claim 'bad'"), "{err}");
 }
+
+const CLAIMS_05: &str = "schema: research_companion.claims.v1
+chapter: tiny-book/05
+claims: []
+notebook_claims:
+- id: keep-7
+  quote: '`drop_last=False` must yield 7 batches (last has 4)'
+  location: notebook
+  reads:
+    keep: {cell: e1, label: 'keep_last:'}
+  metric: nb.keep
+  stated: {value: 7, tolerance: 0}
+  reproduce: {between: [7, 7]}
+- id: keep-last-4
+  quote: '`drop_last=False` must yield 7 batches (last has 4)'
+  location: notebook
+  reads:
+    last: {cell: e1, label: 'keep_last:', nth: 2}
+  metric: nb.last
+  stated: {value: 4, tolerance: 0}
+  reproduce: {between: [4, 4]}
+";
+
+#[test]
+fn a_sentence_several_claims_quote_credits_the_claim_that_reads_the_number() {
+    let Some(python) =
+        kernel_python("a_sentence_several_claims_quote_credits_the_claim_that_reads_the_number")
+    else {
+        return;
+    };
+    let _turn = exclusive();
+    let p = Project::seeded();
+    tiny_book(&p, &p.path("kernel-counter"));
+    p.new_chapter(&format!("{BOOK}/05"), "Batches.\n", "Batches", None);
+    let nb = notebook(vec![
+        markdown(
+            "m-e1",
+            "100 samples: `drop_last=False` must yield 7 batches (last has 4).",
+        ),
+        code(
+            "e1",
+            "print('keep_last: 7 batches, last=(4, 4)')\nprint('drop_last: 6 batches, last=(16, 4)')",
+        ),
+    ]);
+    p.write("05.ipynb", nb);
+    let out = p
+        .cmd()
+        .args(["notebook", "add", &format!("{BOOK}/05"), "05.ipynb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    write_claims(&p, "05", CLAIMS_05);
+    notebook_run(&p, &python, "05");
+    let text = stdout(&claims_check(&p, "05"));
+    let four = text
+        .lines()
+        .find(|l| l.starts_with("  AGREES") && l.contains("states 4;"))
+        .unwrap_or_else(|| panic!("4 agrees in {text}"));
+    assert!(
+        four.contains(
+            "printed `keep_last: 7 batches, last=(4, 4)` (claim 'keep-last-4' quotes it)"
+        ),
+        "{four}"
+    );
+    let seven = text
+        .lines()
+        .find(|l| l.starts_with("  AGREES") && l.contains("states 7;"))
+        .unwrap_or_else(|| panic!("7 agrees in {text}"));
+    assert!(seven.contains("(claim 'keep-7' quotes it)"), "{seven}");
+}
