@@ -119,8 +119,9 @@ pub fn check(
     if let Some((path, text, file)) = claims {
         outputs(&mut out, &nb, &run, path, text, file, &broken);
     }
-    let mut all: Vec<Sentence> = crate::published::coverage::prose_sentences(prose)
-        .into_iter()
+    let mut all: Vec<Sentence> = prose_units(project, chapter, prose)
+        .iter()
+        .flat_map(|u| crate::published::coverage::prose_sentences(u))
         .filter(|s| stated::states_a_number(s))
         .map(|text| Sentence {
             text,
@@ -184,6 +185,43 @@ fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[Printed]) -> bool {
             take(r, &t, &output.output).is_ok_and(|got| got.value == value && &got.line == line)
         })
     })
+}
+
+/// The prose in units no sentence spans: the snapshot's text cut at a
+/// heading, a list or table line, a line ending in `:` and a blank line,
+/// each normalized; the normalized prose whole when the text cannot be
+/// read again.
+fn prose_units(project: &Project, chapter: &Chapter, prose: &str) -> Vec<String> {
+    let layout = project.layout();
+    let path = layout.snapshot_file(&chapter.key, &chapter.state.current_snapshot);
+    let Ok(raw) = crate::text::read_owned(&path, &layout.snapshots_root()) else {
+        return vec![prose.to_string()];
+    };
+    let apart = |l: &str| {
+        let t = l.trim_start();
+        t.is_empty()
+            || t.starts_with(['#', '|', '>'])
+            || t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with("+ ")
+    };
+    let mut units = Vec::new();
+    let mut unit = String::new();
+    let lines: Vec<&str> = raw.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        unit.push_str(l);
+        unit.push('\n');
+        let next_apart = lines.get(i + 1).is_none_or(|n| apart(n));
+        if apart(l) || next_apart || l.trim_end().ends_with(':') {
+            units.push(std::mem::take(&mut unit));
+        }
+    }
+    units.push(unit);
+    units
+        .iter()
+        .filter_map(|u| crate::chapter::normalize::normalize(u).ok())
+        .filter(|u| !u.trim().is_empty())
+        .collect()
 }
 
 /// Reads naming a cell the current notebook has no code cell with.

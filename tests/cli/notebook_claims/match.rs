@@ -17,7 +17,7 @@ claims: []
 fn chapter_04(p: &Project) {
     p.new_chapter(
         &format!("{BOOK}/04"),
-        "Layers are counted below.\n",
+        "# Chapter 4: Counting\nThe environment:\n- Python 3.12.3, 1 CPU\n\nThe final loss is 12.5 here.\n",
         "Counting",
         None,
     );
@@ -60,8 +60,15 @@ fn the_issue_cases_differ_and_their_ready_claims_paste_as_printed() {
         text.contains("DIFFERS \"The final loss is 12.5 here.\" (notebook cell m-count): states 12.5, cell 'count' printed 0.015"),
         "{text}"
     );
-    // A heading is its own unit, not glued to the sentence after it.
+    // A heading is its own unit, not glued to the sentence after it, and
+    // no sentence spans a list.
     assert!(!text.contains("Counting A layer"), "{text}");
+    assert!(!text.contains("Counting The environment"), "{text}");
+    assert!(!text.contains("CPU The final"), "{text}");
+    assert!(
+        text.contains("DIFFERS \"The final loss is 12.5 here.\" (prose)"),
+        "{text}"
+    );
     let first = ready_claim(&text, "132 parameters");
     assert!(first.starts_with("- id: "), "{first}");
     assert!(
