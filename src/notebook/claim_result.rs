@@ -98,12 +98,23 @@ impl NotebookClaimResult {
             .map(|l| format!("`{}`", crate::text::visible(l)))
             .collect::<Vec<_>>()
             .join(", ");
-        let kernels = self.kernels.len();
+        let all = self.kernels.len();
+        let gave = self
+            .kernels
+            .iter()
+            .filter(|k| matches!(k, KernelValue::Value(_)))
+            .count();
+        // "3 kernels", or "the 4 of 6 kernels that gave a value".
+        let kernels = if gave == all {
+            format!("{all} kernel{}", if all == 1 { "" } else { "s" })
+        } else {
+            format!("the {gave} of {all} kernels that gave a value")
+        };
         let value = match (self.measured, self.spread) {
             (Some(m), Some(s)) => {
                 let [_, low, high] = crate::published::in_words::figures_apart([m, s.low, s.high]);
                 format!(
-                    "{} varies across {kernels} kernels: {} {low} to {high}",
+                    "{} varies across {kernels}: {} {low} to {high}",
                     self.metric,
                     if s.kind == SpreadKind::Range {
                         "from"
@@ -112,14 +123,13 @@ impl NotebookClaimResult {
                     },
                 )
             }
-            (Some(m), None) if kernels == 1 => {
+            (Some(m), None) if gave == 1 && all == 1 => {
                 format!("{} = {} in 1 kernel", self.metric, figures(m))
             }
-            (Some(m), None) => format!(
-                "{} = {} in each of {kernels} kernels",
-                self.metric,
-                figures(m)
-            ),
+            (Some(m), None) if gave == all => {
+                format!("{} = {} in each of {kernels}", self.metric, figures(m))
+            }
+            (Some(m), None) => format!("{} = {} in {kernels}", self.metric, figures(m)),
             (None, _) => format!("{} gave no value", self.metric),
         };
         let mut s = format!(
@@ -149,4 +159,39 @@ impl NotebookClaimResult {
 
 fn figures(x: f64) -> String {
     crate::published::in_words::figures(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_words_count_only_the_kernels_that_gave_a_value() {
+        let r = NotebookClaimResult {
+            claim: "c".into(),
+            quote: "q".into(),
+            metric: "nb.f".into(),
+            stated: 5.0,
+            criterion: "exactly 5".into(),
+            verdict: ClaimVerdict::Inconclusive,
+            measured: Some(5.0),
+            spread: None,
+            ratio: Some(1.0),
+            magnitude_differs: None,
+            reason: Some("the notebook failed to give a value in 2 of 6 kernels".into()),
+            cells: vec!["f".into()],
+            printed: vec!["f: 5".into()],
+            kernels: [5.0, 5.0, 5.0, 5.0]
+                .into_iter()
+                .map(KernelValue::Value)
+                .chain((0..2).map(|k| KernelValue::Failed(format!("raised in kernel {k}"))))
+                .collect(),
+        };
+        let words = r.in_words();
+        assert!(
+            words.contains("nb.f = 5 in the 4 of 6 kernels that gave a value"),
+            "{words}"
+        );
+        assert!(!words.contains("each of 6"), "{words}");
+    }
 }

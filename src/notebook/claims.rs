@@ -8,8 +8,8 @@
 //!   (REPRODUCED) or not (NOT_REPRODUCED).
 //! - The value varies across kernels: the range it took (with six kernels
 //!   or more, the 95% interval of its median, as the pipeline's rounds
-//!   give) is held against the criterion; on both sides of it the claim is
-//!   INCONCLUSIVE.
+//!   give) is held against the criterion; partly inside and partly outside
+//!   it, the claim is INCONCLUSIVE.
 //! - A cell it reads failed, was not reached, or printed nothing a read can
 //!   take, in some kernel: INCONCLUSIVE, with the reason. A notebook that
 //!   cannot print the number neither confirms nor contradicts the text.
@@ -369,7 +369,7 @@ fn judge(claim: &NotebookClaim, r: &mut NotebookClaimResult) {
         Reading::Outside => ClaimVerdict::NotReproduced,
         Reading::Straddles => {
             r.reason = Some(format!(
-                "the value varies across the kernels on both sides of {}",
+                "the value varies across the kernels, partly inside and partly outside {}",
                 criterion_words(&claim.reproduce)
             ));
             ClaimVerdict::Inconclusive

@@ -214,9 +214,22 @@ pub fn evaluate(metric: &str, values: &BTreeMap<String, f64>) -> Result<f64, Str
             "metric '{metric}' reads '{other}'; a notebook claim's metric reads only {NB}.<name> for the names under reads"
         ));
     }
+    let known = values.keys().cloned().collect::<Vec<_>>().join(", ");
+    let mut paths: Vec<String> = super::metric::names_read(metric, true)
+        .into_iter()
+        .collect();
+    paths.sort();
+    if let Some(missing) = paths.iter().find_map(|p| {
+        let name = p.strip_prefix(NB)?.strip_prefix('.')?;
+        let name = name.split('.').next().unwrap_or(name);
+        (!values.contains_key(name)).then_some(name)
+    }) {
+        return Err(format!(
+            "metric '{metric}' names {NB}.{missing}, a value that is not under reads; reads: {known}"
+        ));
+    }
     let mut context = BTreeMap::new();
     context.insert(NB.to_string(), values.clone());
-    let known = values.keys().cloned().collect::<Vec<_>>().join(", ");
     super::metric::evaluate_value(
         metric,
         minijinja::Value::from(minijinja::value::Serde(&context)),
@@ -288,6 +301,11 @@ mod tests {
         assert!((x - 40.0).abs() < 1e-9);
         let e = evaluate("nb.slow / nb.fast_s", &values).unwrap_err();
         assert!(e.contains("not under reads"), "{e}");
+        let e = evaluate("nb.y", &values).unwrap_err();
+        assert!(
+            e.contains("names nb.y, a value that is not under reads; reads: fast_s, slow_s"),
+            "{e}"
+        );
         let e = evaluate("sleep.w8.ex_s / nb.fast_s", &values).unwrap_err();
         assert!(e.contains("reads 'sleep'"), "{e}");
     }
