@@ -72,8 +72,8 @@ fn stated_text(nb: &NotebookCheck) -> Result<String> {
         s.push_str(&found_line(f));
         if let Some(claim) = &f.ready_claim {
             s.push_str("    ready claim (paste under notebook_claims:):\n");
-            for line in crate::yaml_io::to_string(&vec![claim])?.lines() {
-                s.push_str(&format!("      {}\n", visible(line)));
+            for line in crate::notebook::stated::yaml::ready_claim_lines(claim) {
+                s.push_str(&format!("{}\n", visible(&line)));
             }
         } else if f.claimed_by.is_none() {
             s.push_str("    no ready claim: no label or pattern takes that number alone from the cell's output\n");
@@ -132,10 +132,11 @@ pub fn run(out: &mut Out, project: &Project, cmd: ClaimsCommand) -> Result<Outco
     let ClaimsCommand::Check { id, format } = cmd;
     let chapter = project.chapter(&id)?;
     let found = claims::check(project, &chapter)?;
-    out.emit(&found, format.into())?;
-    // A claim that cannot be read from the notebook is bad input.
+    // A claim that cannot be read from the notebook is bad input: its
+    // line alone, not a report around it.
     if !found.notebook.problems.is_empty() {
         return Ok(Outcome::Errors(found.notebook.problems.clone()));
     }
+    out.emit(&found, format.into())?;
     Ok(Outcome::check(!found.anything()))
 }

@@ -20,6 +20,7 @@ use crate::notebook::run::{CellOutcome, NotebookRunFile};
 use crate::notebook::stated::{self, Printed, Sentence, StatedFinding, StatedReading};
 use crate::notebook::{Notebook, store};
 use crate::published::claims::{ClaimsFile, claim_line, notebook_claim_problems};
+use crate::published::notebook_reads::NotebookClaim;
 use crate::records::notebook_status::{NotebookState, notebook_status};
 
 /// What the notebook adds to `claims check`.
@@ -118,8 +119,9 @@ pub fn check(
     if let Some((path, text, file)) = claims {
         outputs(&mut out, &nb, &run, path, text, file, &broken);
     }
-    let mut all: Vec<Sentence> = crate::published::coverage::prose_sentences(prose)
-        .into_iter()
+    let mut all: Vec<Sentence> = prose_units(project, chapter, prose)
+        .iter()
+        .flat_map(|u| crate::published::coverage::prose_sentences(u))
         .filter(|s| stated::states_a_number(s))
         .map(|text| Sentence {
             text,
@@ -137,13 +139,29 @@ pub fn check(
                 .collect()
         })
         .unwrap_or_default();
-    out.stated = stated::hold(&all, &printed(&nb, &run), &ids);
+    let outputs = printed(&nb, &run);
+    out.stated = stated::hold(&all, &outputs, &ids);
     if let Some((_, _, file)) = claims {
         for f in &mut out.stated {
-            let quoted = file.notebook_claims.iter().find(|c| {
-                crate::published::diff::find_quote(&c.quote, &f.sentence).0
-                    || f.sentence.contains(c.quote.as_str())
-            });
+            let quoting: Vec<&NotebookClaim> = file
+                .notebook_claims
+                .iter()
+                .filter(|c| {
+                    crate::published::diff::find_quote(&c.quote, &f.sentence).0
+                        || f.sentence.contains(c.quote.as_str())
+                })
+                .collect();
+            // The claim that reads that number from that line, else the one
+            // stating it, else the first quoting the sentence.
+            let quoted = quoting
+                .iter()
+                .find(|c| reads_it(c, f, &outputs))
+                .or_else(|| {
+                    quoting.iter().find(|c| {
+                        f.stated.replace(',', "").parse::<f64>().ok() == Some(c.stated.value)
+                    })
+                })
+                .or(quoting.first());
             if let Some(c) = quoted {
                 f.claimed_by = Some(c.id.clone());
                 f.ready_claim = None;
@@ -151,6 +169,59 @@ pub fn check(
         }
     }
     Ok(out)
+}
+
+/// Whether one of the claim's reads takes the finding's printed number from
+/// its printed line.
+fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[Printed]) -> bool {
+    let (Some(cell), Some(line), Some(value)) = (&f.cell, &f.line, f.printed) else {
+        return false;
+    };
+    let Some(output) = outputs.iter().find(|p| &p.cell == cell) else {
+        return false;
+    };
+    c.reads.values().filter(|r| &r.cell == cell).any(|r| {
+        r.taker().is_ok_and(|t| {
+            take(r, &t, &output.output).is_ok_and(|got| got.value == value && &got.line == line)
+        })
+    })
+}
+
+/// The prose in units no sentence spans: the snapshot's text cut at a
+/// heading, a list or table line, a line ending in `:` and a blank line,
+/// each normalized; the normalized prose whole when the text cannot be
+/// read again.
+fn prose_units(project: &Project, chapter: &Chapter, prose: &str) -> Vec<String> {
+    let layout = project.layout();
+    let path = layout.snapshot_file(&chapter.key, &chapter.state.current_snapshot);
+    let Ok(raw) = crate::text::read_owned(&path, &layout.snapshots_root()) else {
+        return vec![prose.to_string()];
+    };
+    let apart = |l: &str| {
+        let t = l.trim_start();
+        t.is_empty()
+            || t.starts_with(['#', '|', '>'])
+            || t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with("+ ")
+    };
+    let mut units = Vec::new();
+    let mut unit = String::new();
+    let lines: Vec<&str> = raw.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        unit.push_str(l);
+        unit.push('\n');
+        let next_apart = lines.get(i + 1).is_none_or(|n| apart(n));
+        if apart(l) || next_apart || l.trim_end().ends_with(':') {
+            units.push(std::mem::take(&mut unit));
+        }
+    }
+    units.push(unit);
+    units
+        .iter()
+        .filter_map(|u| crate::chapter::normalize::normalize(u).ok())
+        .filter(|u| !u.trim().is_empty())
+        .collect()
 }
 
 /// Reads naming a cell the current notebook has no code cell with.

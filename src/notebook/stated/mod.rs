@@ -92,6 +92,7 @@ use read::{Num, Read, holds, in_stated_unit, read, shared, units_agree, word_re}
 mod read;
 #[cfg(test)]
 mod tests;
+pub mod yaml;
 
 /// Whether a sentence states a number this reads.
 pub fn states_a_number(sentence: &str) -> bool {
@@ -155,10 +156,16 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
             .collect();
         let held: Vec<(usize, usize)> = agreed.iter().flatten().map(|f| (f.line, f.num)).collect();
         let did_agree: Vec<bool> = agreed.iter().map(Option::is_some).collect();
+        let mut founds: Vec<Option<Found>> = (0..r.nums.len())
+            .map(|i| {
+                agreed[i]
+                    .clone()
+                    .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree))
+            })
+            .collect();
+        keep_best_ties(&mut founds);
         for (i, n) in r.nums.iter().enumerate() {
-            let found = agreed[i]
-                .clone()
-                .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree));
+            let found = founds[i].take();
             let mut f = StatedFinding {
                 sentence: s.text.clone(),
                 source: s.source.clone(),
@@ -177,8 +184,8 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
                 f.printed = Some(line.read.nums[found.num].value);
+                f.ready_claim = ready_claim(s, n, line, found.num, &found.words, &taken);
                 f.shared_words = found.words;
-                f.ready_claim = ready_claim(s, n, line, found.num, &taken);
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
                 }
@@ -189,6 +196,28 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     out
 }
 
+/// Two numbers of a sentence differing from the same printed number: the
+/// better tie keeps it (`from 10 to 12 has 132 parameters` against
+/// `layer parameters: 112`: 132, whose own word the label is), the other
+/// is not printed.
+fn keep_best_ties(founds: &mut [Option<Found>]) {
+    for i in 0..founds.len() {
+        for k in 0..founds.len() {
+            let beaten = match (&founds[i], &founds[k]) {
+                (Some(a), Some(b)) if i != k && (a.line, a.num) == (b.line, b.num) => {
+                    a.reading == StatedReading::Differs
+                        && b.reading == StatedReading::Differs
+                        && (b.score > a.score || (b.score == a.score && k > i))
+                }
+                _ => false,
+            };
+            if beaten {
+                founds[i] = None;
+            }
+        }
+    }
+}
+
 /// A printed number a stated one is held against: its line (an index
 /// into the lines), its place on the line, the words that tie them.
 #[derive(Debug, Clone)]
@@ -197,6 +226,9 @@ struct Found {
     num: usize,
     words: Vec<String>,
     reading: StatedReading,
+    /// How well they tie (higher is better): two stated numbers held
+    /// against the same printed one, the better tie keeps it.
+    score: (usize, usize, usize),
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -235,6 +267,12 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
             if p.after_word && k > 0 {
                 continue;
             }
+            // Tied through a word elsewhere on the line, the number must be
+            // the first after that word: `last has 4` is the 4 of `last=(4,
+            // 4)`, not of `last=(16, 4)`.
+            if k == 1 && !first_after(line, &words, j) {
+                continue;
+            }
             let strength = match k {
                 0 => 3,
                 1 | 2 => 2,
@@ -247,6 +285,7 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
                     num: j,
                     words,
                     reading: StatedReading::Agrees,
+                    score,
                 };
                 best = Some((found, score));
             }
@@ -292,17 +331,23 @@ fn differs(
     for (l, line) in lines.iter().enumerate() {
         let line_words = strs(&line.words);
         for (j, p) in line.read.nums.iter().enumerate() {
+            let p_own = strs(&line.own[j]);
+            // `132 parameters` against `params: 112`: the label names
+            // what the stated number counts.
+            let named = match (&n.unit, &p.unit) {
+                (Some(read::Unit::Noun(x)), None) => p_own.iter().any(|w| read::same_word(x, w)),
+                _ => false,
+            };
             if p.after_word
                 || held.contains(&(l, j))
                 || holds(n, in_stated_unit(n, p))
-                || !units_agree(&n.unit, &p.unit, true)
+                || !(named || units_agree(&n.unit, &p.unit, true))
                 || !fraction_fits(n, p)
             {
                 continue;
             }
-            let p_own = strs(&line.own[j]);
             let (tier, words) = match shared(&own, &p_own) {
-                w if !w.is_empty() => (2, w),
+                w if !w.is_empty() => (2 + usize::from(named), w),
                 _ => (1, shared(&free, &p_own)),
             };
             if words.is_empty() {
@@ -315,12 +360,28 @@ fn differs(
                     num: j,
                     words,
                     reading: StatedReading::Differs,
+                    score,
                 };
                 best = Some((found, score));
             }
         }
     }
     best.map(|b| b.0)
+}
+
+/// Whether number `j` of `line` is the first number after one of `words`
+/// on it (or no number comes after them).
+fn first_after(line: &Line, words: &[String], j: usize) -> bool {
+    let text = line.text.to_lowercase();
+    let after: Vec<usize> = words
+        .iter()
+        .flat_map(|w| {
+            text.match_indices(w.as_str())
+                .filter_map(|(at, _)| line.read.nums.iter().position(|n| n.start >= at + w.len()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    after.is_empty() || after.contains(&j)
 }
 
 /// A percentage against a bare number is a fraction only when the bare one
@@ -341,17 +402,26 @@ fn ready_claim(
     n: &Num,
     line: &Line,
     j: usize,
+    words: &[String],
     ids: &[String],
 ) -> Option<NotebookClaim> {
     let trimmed = line.text.trim_start();
     let shift = line.text.len() - trimmed.len();
     let p = &line.read.nums[j];
+    // A printed index (`step 100`) is where a loop was, not a result.
+    if p.after_word {
+        return None;
+    }
     let label_end = regex::Regex::new(NUMBER)
         .ok()?
         .find(trimmed)
         .map_or(trimmed.len(), |m| m.start());
     let label = trimmed[..label_end].trim_end();
-    let name = identifier(&trimmed[..p.start - shift]);
+    // Named after the words before it, or else the words that tied it;
+    // never a generic `value`.
+    let name = Some(identifier(&trimmed[..p.start - shift]))
+        .filter(|n| !n.is_empty() && !read::GENERIC.contains(&n.as_str()))
+        .or_else(|| Some(words.join("_")).filter(|n| !n.is_empty()))?;
     let mut candidates = Vec::new();
     if label.chars().any(|c| c.is_ascii_alphabetic()) {
         for nth in 1..=8 {
@@ -415,7 +485,8 @@ fn ready_claim(
     claim.check().is_ok().then_some(claim)
 }
 
-/// A value's name from the words before it on its line: `final_loss`.
+/// A value's name from the words before it on its line: `final_loss`
+/// (empty when no word is).
 fn identifier(before: &str) -> String {
     // The words after the line's last number before it: `loss` in
     // `epoch 2 loss: 0.3`.
@@ -433,10 +504,5 @@ fn identifier(before: &str) -> String {
         .rev()
         .map(String::as_str)
         .collect();
-    let name = tail.join("_");
-    if name.is_empty() {
-        "value".to_string()
-    } else {
-        name
-    }
+    tail.join("_")
 }

@@ -64,9 +64,9 @@ pub(super) fn unit_of(word: &str) -> Option<Unit> {
 }
 
 /// Words after a number that are not what it counts.
-pub(super) const NOT_UNITS: [&str; 14] = [
+pub(super) const NOT_UNITS: [&str; 22] = [
     "vs", "over", "then", "when", "while", "which", "where", "but", "because", "since", "on",
-    "off", "true", "false",
+    "off", "true", "false", "here", "there", "now", "too", "also", "instead", "again", "yet",
 ];
 
 /// Whether two units can be the same quantity; `strict` (for a DIFFERS)

@@ -314,3 +314,89 @@ fn a_printed_index_agrees_only_through_its_own_word() {
         ]
     );
 }
+
+#[test]
+fn the_issue_cases_differ_with_the_number_the_sentence_states() {
+    let s = "A layer from 10 to 12 has 132 parameters.";
+    for out in ["params: 112\n", "layer parameters: 112\n"] {
+        let found = hold(&[sentence(s)], &[printed("count", out)], &[]);
+        let differs: Vec<_> = found
+            .iter()
+            .filter(|f| f.reading == StatedReading::Differs)
+            .collect();
+        assert_eq!(differs.len(), 1, "{out}: {found:?}");
+        assert_eq!(differs[0].stated, "132");
+        assert_eq!(differs[0].printed, Some(112.0));
+        let claim = differs[0].ready_claim.as_ref().unwrap();
+        assert_eq!(claim.stated.value, 132.0);
+    }
+    let out = [printed("train", "final loss: 0.015\n")];
+    let found = hold(&[sentence("The final loss is 12.5 here.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Differs);
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.stated.value, 12.5);
+    assert_eq!(claim.id, "final-loss-12.5");
+}
+
+#[test]
+fn a_ready_claim_pastes_under_notebook_claims_as_printed() {
+    let out = [printed("train", "final loss: 0.015\n")];
+    let found = hold(
+        &[sentence("Don't trust it: the final loss is 12.5 here.")],
+        &out,
+        &[],
+    );
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    let lines = yaml::ready_claim_lines(claim);
+    assert!(lines[0].starts_with("- id: final-loss-12.5"), "{lines:?}");
+    assert!(lines.contains(&"  stated: {value: 12.5, tolerance: 0.05}".to_string()));
+    let text = format!(
+        "schema: research_companion.claims.v1\nchapter: b/01\nclaims: []\nnotebook_claims:\n{}\n",
+        lines.join("\n")
+    );
+    let file: crate::published::claims::ClaimsFile = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(file.notebook_claims[0].quote, claim.quote);
+    assert_eq!(file.notebook_claims[0].reads, claim.reads);
+    assert_eq!(file.notebook_claims[0].reproduce, claim.reproduce);
+}
+
+#[test]
+fn a_number_tied_through_a_word_on_the_line_is_the_first_after_it() {
+    let out = [printed(
+        "e1",
+        "keep_last: 7 batches, last=(4, 4)\ndrop_last: 6 batches, last=(16, 4)\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "`drop_last=False` must yield 7 batches (last has 4)",
+        )],
+        &out,
+        &[],
+    );
+    let four = found.iter().find(|f| f.stated == "4").unwrap();
+    assert_eq!(four.reading, StatedReading::Agrees);
+    assert_eq!(
+        four.line.as_deref(),
+        Some("keep_last: 7 batches, last=(4, 4)")
+    );
+}
+
+#[test]
+fn a_ready_claim_is_named_after_the_matched_words_and_an_index_gets_none() {
+    let out = [printed("fit", "value: 0.25 (learning rate)\n")];
+    let found = hold(
+        &[sentence("The learning rate settles at 0.25 in the fit.")],
+        &out,
+        &[],
+    );
+    let c = found[0].ready_claim.as_ref().expect("a ready claim");
+    assert_eq!(c.metric, "nb.learning_rate", "{c:?}");
+    assert_eq!(c.id, "learning-rate-0.25", "{c:?}");
+    let out = [printed("train", "step 100: loss 0.41\n")];
+    let found = hold(
+        &[sentence("The training loss after 100 steps falls.")],
+        &out,
+        &[],
+    );
+    assert!(found.iter().all(|f| f.ready_claim.is_none()), "{found:?}");
+}

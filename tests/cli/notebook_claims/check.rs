@@ -8,14 +8,14 @@ use super::{BOOK, CLAIMS_02, claims_path, notebook_01, tiny_book, write_claims};
 use crate::helpers::{Project, exclusive, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 
-fn claims_check(p: &Project, ch: &str) -> std::process::Output {
+pub fn claims_check(p: &Project, ch: &str) -> std::process::Output {
     p.cmd()
         .args(["claims", "check", &format!("{BOOK}/{ch}")])
         .output()
         .unwrap()
 }
 
-fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
+pub fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
     let out = p
         .cmd()
         .args(["notebook", "run", &format!("{BOOK}/{ch}"), "--python"])
@@ -32,14 +32,19 @@ fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
 
 /// The ready claim `claims check` printed under its DIFFERS or AGREES
 /// line, as the author pastes it.
-fn ready_claim(text: &str, after: &str) -> String {
+pub fn ready_claim(text: &str, after: &str) -> String {
     let start = text.find(after).expect("the finding");
     text[start..]
         .lines()
         .skip_while(|l| !l.contains("ready claim"))
         .skip(1)
-        .take_while(|l| l.starts_with("      "))
-        .map(|l| format!("{}\n", &l[6..]))
+        .take_while(|l| {
+            l.starts_with("- ")
+                || (l.starts_with("  ")
+                    && !l.contains("ready claim")
+                    && !l.trim_start().starts_with(|c: char| c.is_uppercase()))
+        })
+        .map(|l| format!("{l}\n"))
         .collect()
 }
 

@@ -17,6 +17,7 @@
 
 mod check;
 mod decide;
+mod r#match;
 mod reproduce;
 mod runfix;
 mod show;
