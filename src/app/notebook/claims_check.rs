@@ -127,6 +127,7 @@ pub fn check(
             text,
             source: "prose".into(),
             location: "prose".into(),
+            section: None,
         })
         .collect();
     all.extend(sentences);
@@ -357,6 +358,18 @@ fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
         .collect()
 }
 
+/// The ids of the code cells after markdown cell `index`, up to the next
+/// markdown cell: the code its sentences speak of.
+fn section(nb: &Notebook, index: usize) -> Vec<String> {
+    nb.cells
+        .iter()
+        .skip_while(|c| c.index <= index)
+        .take_while(|c| c.cell_type != "markdown")
+        .filter(|c| c.is_code())
+        .filter_map(|c| c.id.clone())
+        .collect()
+}
+
 /// The sentences of the notebook's markdown cells that state numbers
 /// (headings on their own, fenced code left out), and all its markdown,
 /// normalized, for finding a quote.
@@ -412,6 +425,7 @@ fn markdown_sentences(nb: &Notebook) -> (Vec<Sentence>, String) {
                         text: s.to_string(),
                         source: source.clone(),
                         location: location.clone(),
+                        section: Some(section(nb, cell.index)),
                     });
                 }
             }

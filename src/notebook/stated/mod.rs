@@ -15,8 +15,11 @@
 //! own word. Then, for the rest, DIFFERS: a printed number with the same
 //! kind of unit, not an index, not taken by another number's agreement,
 //! whose own words share a non-generic word with the stated number's own
-//! words, or with the words of its clause no other number keeps.
-//! NOT_PRINTED: the rest.
+//! words, or with the words of its clause no other number keeps, and
+//! whose label's head noun the stated number's clause names (all of the
+//! head for a stated index). A markdown cell's sentence differs only from
+//! its section (the code cells up to the next markdown cell), and its
+//! agreements prefer it on a tie. NOT_PRINTED: the rest.
 //!
 //! What it cannot see: numbers only in an `assert` or in code or its
 //! comments, numbers shown only in images or HTML outputs, values the run
@@ -40,6 +43,10 @@ pub struct Sentence {
     pub source: String,
     /// What a claim's `location` would say.
     pub location: String,
+    /// For a notebook markdown cell, its section: the ids of the code
+    /// cells after it, up to the next markdown cell. A DIFFERS is only
+    /// held against what they printed, and an AGREES prefers them.
+    pub section: Option<Vec<String>>,
 }
 
 /// What one code cell printed in the run (in the first kernel it ran in).
@@ -108,6 +115,9 @@ struct Line<'a> {
     /// Its words, and each number's own words, read once.
     words: Vec<String>,
     own: Vec<Vec<String>>,
+    /// Each number's label head: the words of the label before it (`std`
+    /// in `std after 10 layers: 0.037`, `input mean` in `input mean: 5.0`).
+    heads: Vec<Vec<String>>,
 }
 
 /// Holds each number of each sentence against the printed output.
@@ -130,6 +140,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                         _ => read.own_words(j).into_iter().map(str::to_string).collect(),
                     })
                     .collect();
+                let heads = read.nums.iter().map(|n| head(&l[..n.start])).collect();
                 Some(Line {
                     cell: &p.cell,
                     output: &p.output,
@@ -137,6 +148,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                     read,
                     words,
                     own,
+                    heads,
                 })
             })
         })
@@ -148,7 +160,9 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
         // First what each number agrees with, then, for the rest, what
         // they differ from: a printed number another number of the sentence
         // agrees with is taken, and the words that tied it are spent.
-        let agreed: Vec<Option<Found>> = (0..r.nums.len()).map(|i| agrees(&r, i, &lines)).collect();
+        let agreed: Vec<Option<Found>> = (0..r.nums.len())
+            .map(|i| agrees(&r, i, &lines, s.section.as_deref()))
+            .collect();
         let spent: Vec<&str> = agreed
             .iter()
             .flatten()
@@ -158,9 +172,17 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
         let did_agree: Vec<bool> = agreed.iter().map(Option::is_some).collect();
         let mut founds: Vec<Option<Found>> = (0..r.nums.len())
             .map(|i| {
-                agreed[i]
-                    .clone()
-                    .or_else(|| differs(&r, i, &lines, &held, &spent, &did_agree))
+                agreed[i].clone().or_else(|| {
+                    differs(
+                        &r,
+                        i,
+                        &lines,
+                        s.section.as_deref(),
+                        &held,
+                        &spent,
+                        &did_agree,
+                    )
+                })
             })
             .collect();
         keep_best_ties(&mut founds);
@@ -241,14 +263,15 @@ fn strs(v: &[String]) -> Vec<&str> {
 /// clause, then the whole sentence's with the printed number's own), then
 /// the most words shared. A printed index (`epoch 2`) agrees only through
 /// its own word (`2 epochs`, not `2 seconds`).
-fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
+fn agrees(r: &Read, i: usize, lines: &[Line], section: Option<&[String]>) -> Option<Found> {
     let n = &r.nums[i];
     let own = r.own_words(i);
     let clause = r.clause_words(i);
     let all = r.all_words();
-    let mut best: Option<(Found, (usize, usize, usize))> = None;
+    let mut best: Option<(Found, (usize, bool, usize, usize))> = None;
     for (l, line) in lines.iter().enumerate() {
         let line_words = strs(&line.words);
+        let near = section.is_some_and(|cells| cells.iter().any(|c| c == line.cell));
         for (j, p) in line.read.nums.iter().enumerate() {
             if !holds(n, in_stated_unit(n, p)) || !units_agree(&n.unit, &p.unit, false) {
                 continue;
@@ -279,7 +302,9 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
                 _ => 1,
             };
             let score = (strength, words.len(), shared(&all, &line_words).len());
-            if best.as_ref().is_none_or(|b| score > b.1) {
+            // Equally tied, a line of the sentence's own section wins.
+            let key = (score.0, near, score.1, score.2);
+            if best.as_ref().is_none_or(|b| key > b.1) {
                 let found = Found {
                     line: l,
                     num: j,
@@ -287,7 +312,7 @@ fn agrees(r: &Read, i: usize, lines: &[Line]) -> Option<Found> {
                     reading: StatedReading::Agrees,
                     score,
                 };
-                best = Some((found, score));
+                best = Some((found, key));
             }
         }
     }
@@ -304,6 +329,7 @@ fn differs(
     r: &Read,
     i: usize,
     lines: &[Line],
+    section: Option<&[String]>,
     held: &[(usize, usize)],
     spent: &[&str],
     agreed: &[bool],
@@ -327,10 +353,34 @@ fn differs(
         .filter(|w| !kept.contains(w))
         .collect();
     let all = r.all_words();
+    let clause = r.clause_words(i);
     let mut best: Option<(Found, (usize, usize, usize))> = None;
     for (l, line) in lines.iter().enumerate() {
+        // A markdown cell's sentence differs only from its own section.
+        if section.is_some_and(|cells| !cells.iter().any(|c| c == line.cell)) {
+            continue;
+        }
         let line_words = strs(&line.words);
         for (j, p) in line.read.nums.iter().enumerate() {
+            // The label's head noun (its last word) is in the number's
+            // clause; all of its head for a stated index: `resumes at step
+            // 120` does not differ from `restored step: 300`.
+            let in_clause = |h: &String| clause.iter().any(|w| read::same_word(h, w));
+            let head = &line.heads[j];
+            let named_by_head = if n.after_word {
+                head.iter().all(in_clause)
+            } else {
+                // Two durations are tied by their units (`2.5 seconds`,
+                // `epoch time: 3.1s`).
+                head.last().is_none_or(in_clause)
+                    || matches!(
+                        (&n.unit, &p.unit),
+                        (Some(read::Unit::Time(_)), Some(read::Unit::Time(_)))
+                    )
+            };
+            if !named_by_head {
+                continue;
+            }
             let p_own = strs(&line.own[j]);
             // `132 parameters` against `params: 112`: the label names
             // what the stated number counts.
@@ -367,6 +417,27 @@ fn differs(
         }
     }
     best.map(|b| b.0)
+}
+
+/// The head of the label a printed number ends (`before` is the line up
+/// to it): the words of its part of the line (after the last `,` `;` `|`
+/// and an earlier label's colon) before any number or bracket, without
+/// common words.
+fn head(before: &str) -> Vec<String> {
+    let part = before.rsplit([',', ';', '|']).next().unwrap_or(before);
+    // A label ends at its colon; an earlier colon ends another one
+    // (`epoch 0: loss 0.33`: `loss`).
+    let part = part.trim_end().trim_end_matches([':', '=']);
+    let part = part.rsplit(':').next().unwrap_or(part);
+    let end = part
+        .find(|c: char| c.is_ascii_digit() || matches!(c, '(' | '[' | '{'))
+        .unwrap_or(part.len());
+    word_re()
+        .find_iter(&part[..end])
+        .map(|w| w.as_str().to_lowercase())
+        .filter(|w| w.len() >= 3 && !read::COMMON.contains(&w.as_str()))
+        .map(|w| read::stem(&w))
+        .collect()
 }
 
 /// Whether number `j` of `line` is the first number after one of `words`

@@ -7,6 +7,7 @@ fn sentence(text: &str) -> Sentence {
         text: text.into(),
         source: "prose".into(),
         location: "prose".into(),
+        section: None,
     }
 }
 
@@ -399,4 +400,69 @@ fn a_ready_claim_is_named_after_the_matched_words_and_an_index_gets_none() {
         &[],
     );
     assert!(found.iter().all(|f| f.ready_claim.is_none()), "{found:?}");
+}
+
+fn in_section(text: &str, cells: &[&str]) -> Sentence {
+    Sentence {
+        section: Some(cells.iter().map(|c| c.to_string()).collect()),
+        ..sentence(text)
+    }
+}
+
+#[test]
+fn a_markdown_sentence_differs_only_from_its_own_section() {
+    let out = [
+        printed("c-small", "std after 10 layers: 3.96e-13\n"),
+        printed("c-xavier", "std after 10 layers: 0.037\n"),
+        printed("c-ckpt", "restored step: 300\n"),
+    ];
+    let found = hold(
+        &[in_section(
+            "Xavier's scale leaves the std after 10 layers at about 0.37.",
+            &["c-xavier"],
+        )],
+        &out,
+        &[],
+    );
+    let last = found.last().expect("a finding");
+    assert_eq!(last.reading, StatedReading::Differs);
+    assert_eq!(last.cell.as_deref(), Some("c-xavier"));
+    // Its own cell failed (printed nothing): not held against another's.
+    let found = hold(
+        &[in_section(
+            "The old checkpoint resumes at the restored step 120.",
+            &["c-old"],
+        )],
+        &out,
+        &[],
+    );
+    assert_eq!(found[0].reading, StatedReading::NotPrinted);
+}
+
+#[test]
+fn a_differs_needs_the_labels_head_in_the_numbers_clause() {
+    let out = [
+        printed("c-ckpt", "restored step: 300\n"),
+        printed("c-norm", "input mean: 5.0, input var: 4.0\n"),
+        printed("c-run", "running mean after 10 steps: 1.303\n"),
+    ];
+    assert_eq!(
+        readings("The old checkpoint resumes at step 120.", &out),
+        vec![("120".into(), StatedReading::NotPrinted)]
+    );
+    assert_eq!(
+        readings(
+            "On input features between 0 and 100, fitting takes 250 steps.",
+            &out
+        ),
+        vec![
+            ("0".into(), StatedReading::NotPrinted),
+            ("100".into(), StatedReading::NotPrinted),
+            ("250".into(), StatedReading::NotPrinted),
+        ]
+    );
+    assert_eq!(
+        readings("The restored step is 120.", &out),
+        vec![("120".into(), StatedReading::Differs)]
+    );
 }
