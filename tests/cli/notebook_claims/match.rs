@@ -182,3 +182,59 @@ fn a_sentence_several_claims_quote_credits_the_claim_that_reads_the_number() {
         .unwrap_or_else(|| panic!("7 agrees in {text}"));
     assert!(seven.contains("(claim 'keep-7' quotes it)"), "{seven}");
 }
+
+const CLAIMS_06: &str = "schema: research_companion.claims.v1
+chapter: tiny-book/06
+claims: []
+";
+
+#[test]
+fn a_sentence_whose_section_failed_or_whose_label_head_is_missing_is_not_printed() {
+    let Some(python) = kernel_python(
+        "a_sentence_whose_section_failed_or_whose_label_head_is_missing_is_not_printed",
+    ) else {
+        return;
+    };
+    let _turn = exclusive();
+    let p = Project::seeded();
+    tiny_book(&p, &p.path("kernel-counter"));
+    p.new_chapter(
+        &format!("{BOOK}/06"),
+        "# Checkpoints\n\nThe old checkpoint resumes at step 120.\n",
+        "Checkpoints",
+        None,
+    );
+    let nb = notebook(vec![
+        markdown(
+            "m-ckpt",
+            "The new checkpoint resumes at its restored step, 300.",
+        ),
+        code("c-ckpt", "print('restored step: 300')"),
+        markdown(
+            "m-old",
+            "The old checkpoint resumes at the restored step 120.",
+        ),
+        code("c-old", "raise KeyError('step')"),
+    ]);
+    p.write("06.ipynb", nb);
+    let out = p
+        .cmd()
+        .args(["notebook", "add", &format!("{BOOK}/06"), "06.ipynb"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    write_claims(&p, "06", CLAIMS_06);
+    notebook_run(&p, &python, "06");
+    let text = stdout(&claims_check(&p, "06"));
+    assert!(!text.contains("  DIFFERS "), "{text}");
+    assert!(
+        text.contains(
+            "NOT PRINTED \"The old checkpoint resumes at the restored step 120.\" (notebook cell m-old): 120"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("NOT PRINTED \"The old checkpoint resumes at step 120.\" (prose): 120"),
+        "{text}"
+    );
+}
