@@ -294,6 +294,12 @@ fn notebook_claims_no_run_decided_are_said_to_be_unrun_with_how_to_run_them() {
         report.contains("Notebook claims: the notebook claims were not run yet (1 in claims.yaml: params-110); they are UNRUN until"),
         "{report}"
     );
+    // The experiment opportunities do not say the chapter has no claims.yaml.
+    assert!(
+        report.contains("None implied for the pipeline: claims.yaml has no pipeline claims")
+            && !report.contains("the chapter has no claims.yaml"),
+        "{report}"
+    );
     let claims = site_claims(&p, "01");
     assert!(
         claims.contains("the notebook claims were not run yet")
