@@ -16,18 +16,7 @@ pub fn claims_check(p: &Project, ch: &str) -> std::process::Output {
 }
 
 pub fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
-    let out = p
-        .cmd()
-        .args(["notebook", "run", &format!("{BOOK}/{ch}"), "--python"])
-        .arg(python)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c < 2),
-        "notebook run {ch}: {}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    super::run_notebooks(p, python, &[&format!("{BOOK}/{ch}")]);
 }
 
 /// The ready claim `claims check` printed under its DIFFERS or AGREES

@@ -1,8 +1,8 @@
 //! `notebook run` decides the chapter's notebook claims from the kernels'
 //! printed output and keeps them in the run file and the record.
 
-use super::{BOOK, tiny_book};
-use crate::helpers::{Project, exclusive, stderr, stdout};
+use super::{BOOK, run_notebooks, tiny_book};
+use crate::helpers::{Project, exclusive};
 use crate::notebook::kernel::kernel_python;
 
 /// The latest notebook run file of chapter `ch`, parsed.
@@ -38,25 +38,10 @@ fn a_notebook_run_decides_each_claim_from_what_the_kernels_printed() {
     let p = Project::seeded();
     let counter = p.path("kernel-counter");
     tiny_book(&p, &counter);
-    let out = p
-        .cmd()
-        .args([
-            "notebook",
-            "run",
-            "tiny-book/01",
-            "tiny-book/03",
-            "--repeat",
-            "4",
-            "--python",
-        ])
-        .arg(&python)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some(),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
+    run_notebooks(
+        &p,
+        &python,
+        &["tiny-book/01", "tiny-book/03", "--repeat", "4"],
     );
     let one = latest_run_file(&p, "01");
     let params = verdict_of(&one, "params-110");

@@ -186,3 +186,23 @@ pub fn write_claims(p: &Project, ch: &str, yaml: &str) {
 pub fn claims_path(p: &Project, ch: &str) -> std::path::PathBuf {
     p.path(&format!("book-snapshots/{BOOK}/{ch}/claims.yaml"))
 }
+
+/// `notebook run ARGS --python P`, which must end as a run does (0, or 1
+/// when a cell or a claim failed), never with a refusal.
+pub fn run_notebooks(p: &Project, python: &Path, args: &[&str]) -> std::process::Output {
+    let out = p
+        .cmd()
+        .args(["notebook", "run"])
+        .args(args)
+        .arg("--python")
+        .arg(python)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c < 2),
+        "notebook run {args:?}: {}\n{}",
+        crate::helpers::stdout(&out),
+        stderr(&out)
+    );
+    out
+}

@@ -7,7 +7,7 @@
 
 use serde_yaml::Value;
 
-use super::{notebook_01, tiny_book};
+use super::{notebook_01, run_notebooks, tiny_book};
 use crate::helpers::{Project, exclusive, fixture_report, stderr, stdout};
 use crate::notebook::code;
 use crate::notebook::kernel::kernel_python;
@@ -77,25 +77,10 @@ fn notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows() {
     let _turn = exclusive();
     let p = Project::seeded();
     tiny_book(&p, &p.path("kernel-counter"));
-    let out = p
-        .cmd()
-        .args([
-            "notebook",
-            "run",
-            "tiny-book/01",
-            "tiny-book/03",
-            "--repeat",
-            "4",
-            "--python",
-        ])
-        .arg(&python)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.code().is_some(),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
+    run_notebooks(
+        &p,
+        &python,
+        &["tiny-book/01", "tiny-book/03", "--repeat", "4"],
     );
     // Research recorded, so publish lists evidence.
     p.write("review.md", fixture_report("review-06.md"));
@@ -307,6 +292,12 @@ fn notebook_claims_no_run_decided_are_said_to_be_unrun_with_how_to_run_them() {
     let report = text_of(&p, &["report", "tiny-book/01"]);
     assert!(
         report.contains("Notebook claims: the notebook claims were not run yet (1 in claims.yaml: params-110); they are UNRUN until"),
+        "{report}"
+    );
+    // The experiment opportunities do not say the chapter has no claims.yaml.
+    assert!(
+        report.contains("None implied for the pipeline: claims.yaml has no pipeline claims")
+            && !report.contains("the chapter has no claims.yaml"),
         "{report}"
     );
     let claims = site_claims(&p, "01");
