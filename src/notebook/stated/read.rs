@@ -228,12 +228,15 @@ pub(super) fn read(text: &str) -> Read {
             clause: 0,
         });
     }
-    // Clause breaks, outside the numbers (`3,112` is one number).
+    // Clause breaks, outside the numbers (`3,112` is one number) and the
+    // brackets of a label (`final loss (raw inputs): 0.0`).
+    let labelled = label_brackets(text);
     let breaks: Vec<usize> = text
         .char_indices()
         .filter(|(i, c)| {
             matches!(c, ',' | ';' | '|' | '—' | '–' | '(' | ')' | '[' | ']')
                 && !spans.iter().any(|(s, e)| i >= s && i < e)
+                && !labelled.contains(i)
         })
         .map(|(i, _)| i)
         .collect();
@@ -271,6 +274,23 @@ pub(super) fn read(text: &str) -> Read {
                     out.num_pos[i] = pos;
                 }
             }
+        }
+    }
+    out
+}
+
+/// Where the brackets of a label are: a `(`…`)` with no bracket inside,
+/// followed by a `:` (`name (qualifier): value`).
+fn label_brackets(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (open, _) in text.match_indices('(') {
+        let rest = &text[open + 1..];
+        let Some(close) = rest.find([')', '(']) else {
+            continue;
+        };
+        let close = open + 1 + close;
+        if text[close..].starts_with(')') && text[close + 1..].trim_start().starts_with(':') {
+            out.extend([open, close]);
         }
     }
     out

@@ -466,3 +466,15 @@ fn a_differs_needs_the_labels_head_in_the_numbers_clause() {
         vec![("120".into(), StatedReading::Differs)]
     );
 }
+
+#[test]
+fn a_labels_brackets_stay_with_the_label() {
+    let out = [printed("c-train", "final loss (raw inputs): 0.0000\n")];
+    assert_eq!(
+        readings(
+            "On the raw inputs training diverges and the final loss exceeds 10.",
+            &out
+        ),
+        vec![("10".into(), StatedReading::Differs)]
+    );
+}
