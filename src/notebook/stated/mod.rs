@@ -388,7 +388,11 @@ fn differs(
                 (Some(read::Unit::Noun(x)), None) => p_own.iter().any(|w| read::same_word(x, w)),
                 _ => false,
             };
+            // A count per item (`4 bytes per element`) never differs from
+            // a total; a duration per item is what a time is printed as.
+            let per_item = |x: &Num| x.rate && !matches!(x.unit, Some(read::Unit::Time(_)));
             if p.after_word
+                || per_item(n) != per_item(p)
                 || held.contains(&(l, j))
                 || holds(n, in_stated_unit(n, p))
                 || !(named || units_agree(&n.unit, &p.unit, true))

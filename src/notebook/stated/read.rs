@@ -103,6 +103,9 @@ pub(super) struct Num {
     /// Which clause of the text it is in (`,` `;` `|` dashes and brackets
     /// end one).
     pub(super) clause: usize,
+    /// Its clause says `per` or `each`: an amount per item (`4 bytes per
+    /// element`), not a total.
+    pub(super) rate: bool,
 }
 
 /// A word of a text: its stem, its clause and its place among the
@@ -226,6 +229,7 @@ pub(super) fn read(text: &str) -> Read {
             bound: bound_before(before, &word_before),
             unit: unit_after(&text[end..]),
             clause: 0,
+            rate: false,
         });
     }
     // Clause breaks, outside the numbers (`3,112` is one number) and the
@@ -243,6 +247,21 @@ pub(super) fn read(text: &str) -> Read {
     let clause = |at: usize| breaks.iter().take_while(|b| **b < at).count();
     for n in &mut nums {
         n.clause = clause(n.start);
+        let from = breaks
+            .iter()
+            .rev()
+            .find(|b| **b < n.start)
+            .map_or(0, |b| b + 1);
+        let to = breaks
+            .iter()
+            .find(|b| **b > n.start)
+            .copied()
+            .unwrap_or(text.len());
+        n.rate = text.get(from..to).is_some_and(|c| {
+            word_re().find_iter(c).any(|w| {
+                w.as_str().eq_ignore_ascii_case("per") || w.as_str().eq_ignore_ascii_case("each")
+            })
+        });
     }
     // Tokens in order: the numbers and the content words between them.
     let mut tokens: Vec<(usize, Option<String>)> = nums.iter().map(|n| (n.start, None)).collect();

@@ -478,3 +478,21 @@ fn a_labels_brackets_stay_with_the_label() {
         vec![("10".into(), StatedReading::Differs)]
     );
 }
+
+#[test]
+fn an_amount_per_item_never_differs_from_a_total() {
+    let out = [printed(
+        "c-bytes",
+        "float32 bytes: 301056\nfloat16 bytes: 150528\n",
+    )];
+    assert_eq!(
+        readings(
+            "At float32 each element takes 4 bytes, so the batch takes 301056 bytes.",
+            &out
+        ),
+        vec![
+            ("4".into(), StatedReading::NotPrinted),
+            ("301056".into(), StatedReading::Agrees),
+        ]
+    );
+}
