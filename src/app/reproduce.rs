@@ -6,8 +6,9 @@
 //! snapshot and, unless asked not to, recorded. With both engines, the two
 //! runs side by side. A chapter with notebook claims has its notebook run
 //! too (`reproduce_notebook`), first, and the run kept in the same record
-//! as the pipeline's (the first engine's), or in a notebook record of its
-//! own when the chapter publishes no tables.
+//! as the pipeline's (the first engine's in `engines`: the embedded one's
+//! with both, though PyTorch measures first), or in a notebook record of
+//! its own when the chapter publishes no tables.
 //!
 //! What measures a run is the caller's [`Runner`] (the command line's shows
 //! progress; a test's returns a recorded run), so this module prints
