@@ -135,10 +135,10 @@ fn doc_sections(doc: &str) -> BTreeMap<String, String> {
     sections
 }
 
-/// The options a section's option tables name: every `--flag` in backquotes
-/// in the first cell of a row of a table whose first header cell is
-/// `option`.
-fn table_options(section: &str) -> BTreeSet<String> {
+/// The options a section's tables name: every `--flag` in backquotes in
+/// the first cell of a row of a table whose first header cell is `header`
+/// (`option` for a command's option tables).
+fn table_options(section: &str, header: &str) -> BTreeSet<String> {
     let mut options = BTreeSet::new();
     let mut in_option_table = false;
     for line in section.lines() {
@@ -149,7 +149,7 @@ fn table_options(section: &str) -> BTreeSet<String> {
         // A cell may hold `a\|b`: split on the bars that end cells.
         let first = row.split(" | ").next().unwrap_or("").trim();
         if !in_option_table {
-            in_option_table = first == "option";
+            in_option_table = first == header;
             continue;
         }
         for (at, _) in first.match_indices("`--") {
@@ -195,7 +195,7 @@ fn docs_against_clap(doc: &str) -> Vec<String> {
             problems.push(format!("`{name}` has no section in docs/commands.md"));
             continue;
         };
-        let documented = table_options(section);
+        let documented = table_options(section, "option");
         for flag in defined.difference(&documented) {
             problems.push(format!(
                 "`{name} --{flag}` is not in the option table of its section"
@@ -206,6 +206,24 @@ fn docs_against_clap(doc: &str) -> Vec<String> {
                 "`{name}`'s section documents --{flag}, which `{name}` does not have"
             ));
         }
+    }
+    // "Limits" bounds options of several commands in one table.
+    let every: BTreeSet<String> = command_paths()
+        .iter()
+        .flat_map(|p| clap_options(find(&root, p)))
+        .collect();
+    let limits = doc
+        .split("\n### Limits\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .and_then(|rest| rest.split("\n### ").next())
+        .unwrap_or("");
+    let bounded = table_options(limits, "what");
+    if bounded.is_empty() {
+        problems.push("\"Limits\" has no table of what it bounds".into());
+    }
+    for flag in bounded.difference(&every) {
+        problems.push(format!("\"Limits\" bounds --{flag}, which no command has"));
     }
     problems
 }
@@ -254,6 +272,21 @@ fn the_docs_check_sees_an_option_missing_and_one_too_many() {
         problems
             .iter()
             .any(|p| p.contains("`reproduce`'s section documents --fork-cost-scale")),
+        "{problems:?}"
+    );
+    let renamed = doc.replace(
+        "| `--prefetch-factor` | 1 to 64 |",
+        "| `--prefetch` | 1 to 64 |",
+    );
+    assert_ne!(
+        renamed, doc,
+        "the Limits row this test renames is in docs/commands.md"
+    );
+    let problems = docs_against_clap(&renamed);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("\"Limits\" bounds --prefetch,")),
         "{problems:?}"
     );
 }
