@@ -353,7 +353,13 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
                 f.printed = Some(line.read.nums[found.num].value);
-                f.ready_claim = ready_claim(s, n, line, found.num, &found.words, &taken);
+                let at = ready::At {
+                    cell: line.cell,
+                    output: line.output,
+                    text: line.text,
+                    p: &line.read.nums[found.num],
+                };
+                f.ready_claim = ready_claim(&s.text, &s.location, n, at, &found.words, &taken);
                 f.shared_words = found.words;
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
