@@ -340,20 +340,26 @@ fn outputs(
     }
 }
 
-/// What each code cell with an id printed, in the first kernel it ran in.
+/// What each code cell with an id printed: in the first kernel it ran in,
+/// and in every other kernel it ran in.
 fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
     nb.cells
         .iter()
         .filter(|c| c.is_code())
         .filter_map(|c| {
             let id = c.id.clone()?;
-            let output = run.runs.iter().find_map(|k| {
+            let mut outputs = run.runs.iter().filter_map(|k| {
                 k.cells
                     .iter()
                     .find(|x| x.index == c.index && x.outcome == CellOutcome::Ok)
                     .map(|x| x.output.clone())
-            })?;
-            Some(Printed { cell: id, output })
+            });
+            let output = outputs.next()?;
+            Some(Printed {
+                cell: id,
+                output,
+                others: outputs.collect(),
+            })
         })
         .collect()
 }

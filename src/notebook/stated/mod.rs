@@ -49,11 +49,35 @@ pub struct Sentence {
     pub section: Option<Vec<String>>,
 }
 
-/// What one code cell printed in the run (in the first kernel it ran in).
+/// What one code cell printed in the run: in the first kernel it ran in,
+/// and in each other kernel it ran in.
 #[derive(Debug, Clone)]
 pub struct Printed {
     pub cell: String,
     pub output: String,
+    /// What it printed in the other kernels (it failed in none of them).
+    pub others: Vec<String>,
+}
+
+/// A printed number that varies across the kernels of a run: the lowest
+/// and the highest value, over the kernels whose line read the same with
+/// its numbers left out, and in how many of them the stated number holds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Varies {
+    pub low: f64,
+    pub high: f64,
+    pub kernels: usize,
+    pub holding: usize,
+}
+
+impl Varies {
+    /// `0.41 to 0.47 across 3 kernels`.
+    pub fn in_words(&self) -> String {
+        format!(
+            "{} to {} across {} kernels",
+            self.low, self.high, self.kernels
+        )
+    }
 }
 
 /// How a stated number reads against what was printed.
@@ -85,6 +109,9 @@ pub struct StatedFinding {
     /// The words the sentence and the line share.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shared_words: Vec<String>,
+    /// The printed number took other values in other kernels of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub varies: Option<Varies>,
     /// A claim that reads exactly that number from that cell, checked
     /// against the cell's output before it is offered.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -118,6 +145,49 @@ struct Line<'a> {
     /// Each number's label head: the words of the label before it (`std`
     /// in `std after 10 layers: 0.037`, `input mean` in `input mean: 5.0`).
     heads: Vec<Vec<String>>,
+    /// Each number's value in every kernel whose line reads the same with
+    /// its numbers left out (this line's own value first).
+    values: Vec<Vec<f64>>,
+}
+
+/// A line with its numbers left out: two kernels printed the same line
+/// when these agree.
+fn skeleton(line: &str) -> String {
+    read::number_re().replace_all(line, "#").into_owned()
+}
+
+/// Each number's values across the kernels: number `j` of line `at` of
+/// `p`'s output, and of the same line in each other kernel's output when
+/// it reads the same with its numbers left out.
+fn kernel_values(p: &Printed, at: usize, line: &str, first: &Read) -> Vec<Vec<f64>> {
+    let shape = skeleton(line);
+    let mut values: Vec<Vec<f64>> = first.nums.iter().map(|n| vec![n.value]).collect();
+    for other in &p.others {
+        let Some(l) = other.lines().nth(at) else {
+            continue;
+        };
+        let r = read(l);
+        if skeleton(l) != shape || r.nums.len() != first.nums.len() {
+            continue;
+        }
+        for (v, n) in values.iter_mut().zip(&r.nums) {
+            v.push(n.value);
+        }
+    }
+    values
+}
+
+/// How many of `values` (number `p` as each kernel printed it) stated
+/// number `n` holds for.
+fn holding(n: &Num, p: &Num, values: &[f64]) -> usize {
+    values
+        .iter()
+        .filter(|v| {
+            let mut q = p.clone();
+            q.value = **v;
+            holds(n, in_stated_unit(n, &q))
+        })
+        .count()
 }
 
 /// Holds each number of each sentence against the printed output.
@@ -126,7 +196,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
-            p.output.lines().filter_map(move |l| {
+            p.output.lines().enumerate().filter_map(move |(at, l)| {
                 let read = read(l);
                 if read.nums.is_empty() {
                     return None;
@@ -141,6 +211,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                     })
                     .collect();
                 let heads = read.nums.iter().map(|n| head(&l[..n.start])).collect();
+                let values = kernel_values(p, at, l, &read);
                 Some(Line {
                     cell: &p.cell,
                     output: &p.output,
@@ -149,6 +220,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                     words,
                     own,
                     heads,
+                    values,
                 })
             })
         })
@@ -197,12 +269,29 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 line: None,
                 printed: None,
                 shared_words: Vec::new(),
+                varies: None,
                 ready_claim: None,
                 claimed_by: None,
             };
             if let Some(found) = found {
                 let line = &lines[found.line];
                 f.reading = found.reading;
+                let values = &line.values[found.num];
+                if values.iter().any(|v| *v != values[0]) {
+                    let p = &line.read.nums[found.num];
+                    let varies = Varies {
+                        low: values.iter().copied().fold(f64::INFINITY, f64::min),
+                        high: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                        kernels: values.len(),
+                        holding: holding(n, p, values),
+                    };
+                    // A sentence states one value; a run whose kernels
+                    // printed it otherwise does not bear it out.
+                    if varies.holding < varies.kernels {
+                        f.reading = StatedReading::Differs;
+                    }
+                    f.varies = Some(varies);
+                }
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
                 f.printed = Some(line.read.nums[found.num].value);
@@ -273,7 +362,7 @@ fn agrees(r: &Read, i: usize, lines: &[Line], section: Option<&[String]>) -> Opt
         let line_words = strs(&line.words);
         let near = section.is_some_and(|cells| cells.iter().any(|c| c == line.cell));
         for (j, p) in line.read.nums.iter().enumerate() {
-            if !holds(n, in_stated_unit(n, p)) || !units_agree(&n.unit, &p.unit, false) {
+            if holding(n, p, &line.values[j]) == 0 || !units_agree(&n.unit, &p.unit, false) {
                 continue;
             }
             let p_own = strs(&line.own[j]);
@@ -394,7 +483,7 @@ fn differs(
             if p.after_word
                 || per_item(n) != per_item(p)
                 || held.contains(&(l, j))
-                || holds(n, in_stated_unit(n, p))
+                || holding(n, p, &line.values[j]) > 0
                 || !(named || units_agree(&n.unit, &p.unit, true))
                 || !fraction_fits(n, p)
             {

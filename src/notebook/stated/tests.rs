@@ -15,6 +15,16 @@ fn printed(cell: &str, output: &str) -> Printed {
     Printed {
         cell: cell.into(),
         output: output.into(),
+        others: Vec::new(),
+    }
+}
+
+/// What a cell printed in each of several kernels.
+fn printed_in(cell: &str, outputs: &[&str]) -> Printed {
+    Printed {
+        cell: cell.into(),
+        output: outputs[0].into(),
+        others: outputs[1..].iter().map(|o| o.to_string()).collect(),
     }
 }
 
@@ -495,4 +505,68 @@ fn an_amount_per_item_never_differs_from_a_total() {
             ("301056".into(), StatedReading::Agrees),
         ]
     );
+}
+
+#[test]
+fn a_value_every_kernel_printed_alike_agrees_without_saying_it_varies() {
+    let out = [printed_in(
+        "train",
+        &[
+            "final loss: 0.43\n",
+            "final loss: 0.43\n",
+            "final loss: 0.43\n",
+        ],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies, None);
+}
+
+#[test]
+fn a_value_that_varies_across_kernels_agrees_only_if_every_kernel_bears_it_out() {
+    // The first kernel printed the stated value, the others did not: the
+    // sentence states as fixed what reruns print otherwise.
+    let out = [printed_in(
+        "train",
+        &[
+            "final loss: 0.43\n",
+            "final loss: 0.47\n",
+            "final loss: 0.41\n",
+        ],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    let f = &found[0];
+    assert_eq!(f.reading, StatedReading::Differs);
+    let v = f.varies.unwrap();
+    assert_eq!((v.low, v.high, v.kernels, v.holding), (0.41, 0.47, 3, 1));
+    assert_eq!(v.in_words(), "0.41 to 0.47 across 3 kernels");
+    // Only a later kernel printed it: still found, and still varies.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.47\n", "final loss: 0.43\n"],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Differs);
+    assert_eq!(found[0].varies.unwrap().holding, 1);
+    // A bound every kernel keeps agrees, and says the value varies.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.43\n", "final loss: 0.47\n"],
+    )];
+    let found = hold(&[sentence("The final loss stays below 0.5.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies.unwrap().holding, 2);
+}
+
+#[test]
+fn a_kernel_whose_line_reads_otherwise_gives_no_value() {
+    // The second kernel printed another line there: its number is not the
+    // same quantity, so the value does not vary.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.43\n", "warning: 3 retries\n"],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies, None);
 }

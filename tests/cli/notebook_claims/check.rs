@@ -5,6 +5,7 @@
 
 use super::decide::latest_run_file;
 use super::{BOOK, CLAIMS_02, claims_path, notebook_01, tiny_book, write_claims};
+use super::{KernelBook, kernel_book};
 use crate::helpers::{Project, exclusive, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 
@@ -60,14 +61,16 @@ fn without_a_notebook_run_claims_check_says_so_and_reads_no_output() {
 
 #[test]
 fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_reproduced() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_reproduced",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     notebook_run(&p, &python, "01");
     notebook_run(&p, &python, "02");
 
@@ -240,14 +243,16 @@ fn a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored() 
 
 #[test]
 fn a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     let lead = "\"The unscaled run diverges: the final loss is 12.5.\" (notebook cell m-diverge) states 12.5; cell train printed 0.015: `final loss: 0.015`";
     let run = |args: &[&str]| {
         let out = p.cmd().args(args).output().unwrap();
