@@ -359,6 +359,7 @@ fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
                 cell: id,
                 output,
                 others: outputs.collect(),
+                code: c.source.clone(),
             })
         })
         .collect()

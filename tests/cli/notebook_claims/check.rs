@@ -20,6 +20,15 @@ pub fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
     super::run_notebooks(p, python, &[&format!("{BOOK}/{ch}")]);
 }
 
+/// The first line of `claims check`'s text reading `reading` (`AGREES`,
+/// `DIFFERS`) that contains `containing`; the test fails showing the text
+/// when there is none.
+pub fn finding<'a>(text: &'a str, reading: &str, containing: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("  {reading}")) && l.contains(containing))
+        .unwrap_or_else(|| panic!("a {reading} with {containing:?} in {text}"))
+}
+
 /// The ready claim `claims check` printed under its DIFFERS or AGREES
 /// line, as the author pastes it.
 pub fn ready_claim(text: &str, after: &str) -> String {
@@ -76,10 +85,7 @@ fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_r
 
     let out = claims_check(&p, "02");
     let text = stdout(&out);
-    let differs = text
-        .lines()
-        .find(|l| l.starts_with("  DIFFERS"))
-        .unwrap_or_else(|| panic!("a DIFFERS in {text}"));
+    let differs = finding(&text, "DIFFERS", "");
     assert!(
         differs.contains("states 12.5, cell 'train' printed 0.015: `final loss: 0.015`")
             && differs.contains("words in common: final, loss"),
@@ -114,10 +120,7 @@ fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_r
     // Chapter 01's prose agrees with what cell `count` printed.
     let out = claims_check(&p, "01");
     let text = stdout(&out);
-    let agrees = text
-        .lines()
-        .find(|l| l.starts_with("  AGREES") && l.contains("(prose)"))
-        .unwrap_or_else(|| panic!("an AGREES in {text}"));
+    let agrees = finding(&text, "AGREES", "(prose)");
     assert!(
         agrees.contains("states 110; cell 'count' printed `params: 110`"),
         "{agrees}"

@@ -2,7 +2,7 @@
 //! varies from kernel to kernel is said to vary, and a sentence stating
 //! one value of it agrees only when every kernel bears it out.
 
-use super::check::claims_check;
+use super::check::{claims_check, finding};
 use super::{BOOK, KernelBook, kernel_book, markdown, run_notebooks};
 use crate::helpers::{stderr, stdout};
 use crate::notebook::{code, notebook};
@@ -24,10 +24,7 @@ fn a_value_that_varies_across_kernels_is_said_to_vary_and_agrees_only_in_every_k
     run_notebooks(&p, &python, &[&format!("{BOOK}/03"), "--repeat", "3"]);
     let out = claims_check(&p, "03");
     let text = stdout(&out);
-    let agrees = text
-        .lines()
-        .find(|l| l.starts_with("  AGREES") && l.contains("notebook cell m-mean"))
-        .unwrap_or_else(|| panic!("an AGREES for the mean in {text}"));
+    let agrees = finding(&text, "AGREES", "notebook cell m-mean");
     assert!(
         agrees.contains("cell 'draw' printed `mean: 1.0"),
         "{agrees}"
@@ -58,10 +55,7 @@ fn a_value_that_varies_across_kernels_is_said_to_vary_and_agrees_only_in_every_k
     run_notebooks(&p, &python, &[&format!("{BOOK}/02"), "--repeat", "3"]);
     let out = claims_check(&p, "02");
     let text = stdout(&out);
-    let differs = text
-        .lines()
-        .find(|l| l.starts_with("  DIFFERS") && l.contains("notebook cell m-batches"))
-        .unwrap_or_else(|| panic!("a DIFFERS for the batches in {text}"));
+    let differs = finding(&text, "DIFFERS", "notebook cell m-batches");
     assert!(
         differs.contains("states 7, cell 'count' printed 7 to 8 across 3 kernels: `batches: 7`"),
         "{differs}"
