@@ -4,24 +4,33 @@
 use std::collections::BTreeMap;
 
 use super::read::{self, Num, word_re};
-use super::{Line, Sentence};
 use crate::notebook::claims::{NUMBER, take};
 use crate::published::criteria::{Criterion, Stated};
 use crate::published::notebook_reads::{NotebookClaim, NotebookRead};
 
-/// A claim that reads number `j` of `line` from its cell, checked with
-/// [`take`] on the cell's whole output; None when no read takes exactly it.
+/// The printed number a ready claim reads: its cell, the cell's whole
+/// output, the line, and the number on it.
+pub(super) struct At<'a> {
+    pub(super) cell: &'a str,
+    pub(super) output: &'a str,
+    pub(super) text: &'a str,
+    pub(super) p: &'a Num,
+}
+
+/// A claim stating `n` (of the sentence `quote`, at `location`) that reads
+/// the number `line` points to from its cell, checked with [`take`] on the
+/// cell's whole output; None when no read takes exactly it.
 pub(super) fn ready_claim(
-    s: &Sentence,
+    quote: &str,
+    location: &str,
     n: &Num,
-    line: &Line,
-    j: usize,
+    line: At,
     words: &[String],
     ids: &[String],
 ) -> Option<NotebookClaim> {
     let trimmed = line.text.trim_start();
     let shift = line.text.len() - trimmed.len();
-    let p = &line.read.nums[j];
+    let p = line.p;
     // A printed index (`step 100`) is where a loop was, not a result.
     if p.after_word {
         return None;
@@ -81,8 +90,8 @@ pub(super) fn ready_claim(
     };
     let claim = NotebookClaim {
         id,
-        quote: s.text.clone(),
-        location: s.location.clone(),
+        quote: quote.to_string(),
+        location: location.to_string(),
         reads: BTreeMap::from([(name.clone(), read)]),
         metric: format!("nb.{name}"),
         stated: Stated {
