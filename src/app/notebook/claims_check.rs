@@ -17,7 +17,7 @@ use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::notebook::claims::take;
 use crate::notebook::run::{CellOutcome, NotebookRunFile};
-use crate::notebook::stated::{self, Printed, Sentence, StatedFinding, StatedReading};
+use crate::notebook::stated::{self, PrintedCell, Sentence, StatedFinding, StatedReading};
 use crate::notebook::{Notebook, store};
 use crate::published::claims::{ClaimsFile, claim_line, notebook_claim_problems};
 use crate::published::notebook_reads::NotebookClaim;
@@ -174,7 +174,7 @@ pub fn check(
 
 /// Whether one of the claim's reads takes the finding's printed number from
 /// its printed line.
-fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[Printed]) -> bool {
+fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[PrintedCell]) -> bool {
     let (Some(cell), Some(line), Some(value)) = (&f.cell, &f.line, f.printed) else {
         return false;
     };
@@ -342,7 +342,7 @@ fn outputs(
 
 /// What each code cell with an id printed: in the first kernel it ran in,
 /// and in every other kernel it ran in.
-fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
+fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<PrintedCell> {
     nb.cells
         .iter()
         .filter(|c| c.is_code())
@@ -355,7 +355,7 @@ fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
                     .map(|x| x.output.clone())
             });
             let output = outputs.next()?;
-            Some(Printed {
+            Some(PrintedCell {
                 cell: id,
                 output,
                 others: outputs.collect(),

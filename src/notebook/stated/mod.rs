@@ -52,7 +52,7 @@ pub struct Sentence {
 /// What one code cell printed in the run: in the first kernel it ran in,
 /// and in each other kernel it ran in.
 #[derive(Debug, Clone)]
-pub struct Printed {
+pub struct PrintedCell {
     pub cell: String,
     pub output: String,
     /// What it printed in the other kernels (it failed in none of them).
@@ -159,7 +159,12 @@ struct Line<'a> {
 
 /// Reads line `at` of what `p` printed (`row` when it is a table's row);
 /// None when it has no number.
-fn line<'a>(p: &'a Printed, at: usize, l: &'a str, row: Option<&table::Row>) -> Option<Line<'a>> {
+fn line<'a>(
+    p: &'a PrintedCell,
+    at: usize,
+    l: &'a str,
+    row: Option<&table::TableRow>,
+) -> Option<Line<'a>> {
     let mut read = read(l);
     if read.nums.is_empty() {
         return None;
@@ -238,7 +243,7 @@ fn skeleton(line: &str) -> String {
 /// Each number's values across the kernels: number `j` of line `at` of
 /// `p`'s output, and of the same line in each other kernel's output when
 /// it reads the same with its numbers left out.
-fn kernel_values(p: &Printed, at: usize, line: &str, first: &Read) -> Vec<Vec<f64>> {
+fn kernel_values(p: &PrintedCell, at: usize, line: &str, first: &Read) -> Vec<Vec<f64>> {
     let shape = skeleton(line);
     let mut values: Vec<Vec<f64>> = first.nums.iter().map(|n| vec![n.value]).collect();
     for other in &p.others {
@@ -271,7 +276,7 @@ fn holding(n: &Num, p: &Num, values: &[f64]) -> usize {
 
 /// Holds each number of each sentence against the printed output.
 /// `ids` are the claim ids in use (a ready claim takes another).
-pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<StatedFinding> {
+pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> Vec<StatedFinding> {
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
@@ -504,7 +509,7 @@ fn differs(
     r: &Read,
     i: usize,
     lines: &[Line],
-    printed: &[Printed],
+    printed: &[PrintedCell],
     section: Option<&[String]>,
     held: &[(usize, usize)],
     spent: &[&str],

@@ -14,7 +14,7 @@ use super::read::{self, COMMON, number_re, word_re};
 /// One cell of a table row: where it is on the line, and its column's
 /// header words (stems).
 #[derive(Debug, Clone)]
-pub(super) struct Column {
+pub(super) struct TableColumn {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) header: Vec<String>,
@@ -22,8 +22,8 @@ pub(super) struct Column {
 
 /// A row of a printed table.
 #[derive(Debug, Clone)]
-pub(super) struct Row {
-    pub(super) columns: Vec<Column>,
+pub(super) struct TableRow {
+    pub(super) columns: Vec<TableColumn>,
     /// The words of its first cell, when that is a word (`syllable`).
     pub(super) label: Vec<String>,
     /// The value of its first cell, when that is a number (`0.8` in a
@@ -31,9 +31,9 @@ pub(super) struct Row {
     pub(super) key: Option<f64>,
 }
 
-impl Row {
+impl TableRow {
     /// The column of the number that starts at `at`.
-    pub(super) fn column(&self, at: usize) -> Option<&Column> {
+    pub(super) fn column(&self, at: usize) -> Option<&TableColumn> {
         self.columns.iter().find(|c| at >= c.start && at < c.end)
     }
 }
@@ -87,9 +87,9 @@ fn separator(line: &str) -> bool {
 }
 
 /// The table row each line of `output` is, if any.
-pub(super) fn rows(output: &str) -> Vec<Option<Row>> {
+pub(super) fn rows(output: &str) -> Vec<Option<TableRow>> {
     let lines: Vec<&str> = output.lines().collect();
-    let mut out: Vec<Option<Row>> = vec![None; lines.len()];
+    let mut out: Vec<Option<TableRow>> = vec![None; lines.len()];
     let mut i = 0;
     while i < lines.len() {
         let header = cells(lines[i]);
@@ -115,11 +115,11 @@ pub(super) fn rows(output: &str) -> Vec<Option<Row>> {
                 break;
             }
             let (_, head) = row[0];
-            out[k] = Some(Row {
+            out[k] = Some(TableRow {
                 columns: row
                     .iter()
                     .zip(&header)
-                    .map(|((start, cell), (_, h))| Column {
+                    .map(|((start, cell), (_, h))| TableColumn {
                         start: *start,
                         end: start + cell.len(),
                         header: words(h),

@@ -12,8 +12,8 @@ fn sentence(text: &str) -> Sentence {
     }
 }
 
-fn printed(cell: &str, output: &str) -> Printed {
-    Printed {
+fn printed(cell: &str, output: &str) -> PrintedCell {
+    PrintedCell {
         cell: cell.into(),
         output: output.into(),
         others: Vec::new(),
@@ -22,8 +22,8 @@ fn printed(cell: &str, output: &str) -> Printed {
 }
 
 /// What a cell printed in each of several kernels.
-fn printed_in(cell: &str, outputs: &[&str]) -> Printed {
-    Printed {
+fn printed_in(cell: &str, outputs: &[&str]) -> PrintedCell {
+    PrintedCell {
         cell: cell.into(),
         output: outputs[0].into(),
         others: outputs[1..].iter().map(|o| o.to_string()).collect(),
@@ -31,7 +31,7 @@ fn printed_in(cell: &str, outputs: &[&str]) -> Printed {
     }
 }
 
-fn readings(text: &str, out: &[Printed]) -> Vec<(String, StatedReading)> {
+fn readings(text: &str, out: &[PrintedCell]) -> Vec<(String, StatedReading)> {
     hold(&[sentence(text)], out, &[])
         .into_iter()
         .map(|f| (f.stated, f.reading))
