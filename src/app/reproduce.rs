@@ -31,7 +31,7 @@ use crate::published::{read_claims, read_tables};
 /// Measured batches per configuration in each round by default: six
 /// rounds of the ten configurations of chapter 06 then take about 75 s on
 /// a quiet 2-core machine, and each round's metrics still decide every
-/// claim (docs/engine.md, "Rounds and intervals").
+/// claim (docs/verdicts.md, "The default run: window, steps and rounds").
 pub const BATCHES_PER_ROUND: u64 = 20;
 
 /// Rounds by default: the fewest a 95% interval can be made from.
