@@ -692,7 +692,7 @@ mod tests {
             record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
             record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
         ];
-        let h = history(&ch, &runs, None);
+        let h = history(&ch, &runs, None, None);
         assert_eq!(h[0].currency, RunCurrency::Current);
         assert_eq!(h[1].currency, RunCurrency::Stale);
         assert_eq!(h[1].revision, "000000000000");
