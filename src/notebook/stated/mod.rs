@@ -549,20 +549,7 @@ fn differs(
                         && holding(n, p, &line.values[j]) > 0
                 })
             });
-    // Nor is a value the code sets (`std_after(0.01)`, `h = 1e-4`): the
-    // sentence says what went in, and what came out is another number.
-    let set_in_code = n.bound.is_none()
-        && printed
-            .iter()
-            .filter(|p| section.is_none_or(|cells| cells.contains(&p.cell)))
-            .flat_map(|p| p.code.lines())
-            .any(|l| {
-                read(l)
-                    .nums
-                    .iter()
-                    .any(|c| (c.value - n.value).abs() <= 1e-12 * n.value.abs().max(1.0))
-            });
-    if printed_as_stated || set_in_code {
+    if printed_as_stated {
         return None;
     }
     let mut best: Option<(Found, Score)> = None;
@@ -642,7 +629,24 @@ fn differs(
             keep_better(&mut best, found, score);
         }
     }
-    best.map(|b| b.0)
+    // Nor is a value the code sets (`std_after(0.01)`, `h = 1e-4`): the
+    // sentence says what went in, and what came out is another number. The
+    // code read is that of the sentence's section, or for prose that of
+    // the cell it would differ from.
+    let found = best.map(|b| b.0)?;
+    let cell = lines[found.line].cell;
+    let set_in_code = n.bound.is_none()
+        && printed
+            .iter()
+            .filter(|p| section.map_or(p.cell == cell, |cells| cells.contains(&p.cell)))
+            .flat_map(|p| p.code.lines())
+            .any(|l| {
+                read(l)
+                    .nums
+                    .iter()
+                    .any(|c| (c.value - n.value).abs() <= 1e-12 * n.value.abs().max(1.0))
+            });
+    (!set_in_code).then_some(found)
 }
 
 /// The head of the label a printed number ends (`before` is the line up
