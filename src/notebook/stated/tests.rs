@@ -592,6 +592,7 @@ fn a_negative_number_keeps_its_sign_and_a_key_value_line_its_keys() {
     assert_eq!(f.printed, Some(-3.61));
     let claim = f.ready_claim.as_ref().unwrap();
     assert_eq!(claim.stated.value, -3.16);
+    assert_eq!(claim.id, "mean-minus-3.16");
     // A hyphen between two numbers is no sign.
     let r = read::read("batches 3-4 of the run");
     assert_eq!(
