@@ -31,6 +31,8 @@ fn chapter_05(p: &Project) {
         ),
         markdown("m-other", "## Elsewhere\n\nAn unrelated constant."),
         code("other", "limit = 99\nprint('set')"),
+        markdown("m-setup", "## Setup\n\nThe run uses a batch of 32."),
+        code("setup", "batch = 32\nprint(f'batch: {batch}')"),
     ]);
     p.write("05.ipynb", nb);
     let out = p
@@ -64,6 +66,17 @@ fn a_claim_settles_only_the_number_it_reads() {
     assert!(prose.contains("states 99"), "{prose}");
     let agrees = finding(&text, "AGREES", "states 12");
     assert!(agrees.contains("`items: 12`"), "{agrees}");
+
+    // A value the cell's own code sets is echoed, not a result: it agrees,
+    // and gets no ready claim.
+    let setting = finding(&text, "AGREES", "states 32");
+    let after = &text[text.find(setting).unwrap() + setting.len()..];
+    assert!(
+        after.starts_with(
+            "\n    no ready claim: the cell's code sets this value; it echoes a setting, not a result"
+        ),
+        "{text}"
+    );
 
     // Paste only the count's ready claim: it settles 12, not 99.
     let claim = ready_claim(&text, &agrees[..agrees.find("states 12").unwrap()]);
