@@ -192,6 +192,9 @@ def global_masks(side, dates):
         (re.compile(r"(?m)^(\s*(?:load_average|memory_available_bytes|cpu_mhz):).*(?:\n\s+- .*)*"), r"\1 <VOLATILE>"),
         # 5. A record's nonce: 16 random hex digits, new with every record.
         (re.compile(r'(?m)^(\s*"?nonce"?:\s*"?)[0-9a-f]{16}\b'), r"\1<NONCE>"),
+        # 6. The commit each binary was built from (`env`, a record's
+        #    build): two builds of two commits differ there by definition.
+        (re.compile(r'(\bcommit |\bgit_commit"?:\s*"?)(?:[0-9a-f]{7,40}|unknown)\b'), r"\1<COMMIT>"),
     ]
 
 
