@@ -656,6 +656,10 @@ mod harness {
     }
 
     #[test]
+    #[cfg_attr(
+        rc_no_torch,
+        ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+    )]
     fn sigterm_ends_the_real_harness_and_its_dataloader_workers() {
         let _g = crate::helpers::exclusive();
         let Some(python) = python_with_torch() else {

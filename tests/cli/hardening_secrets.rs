@@ -52,6 +52,10 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
     let Some(python) = kernel_python("no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader")
     else {

@@ -280,6 +280,10 @@ fn python_with_torch() -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
     let _g = lock();
     let Some(python) = python_with_torch() else {
@@ -323,6 +327,10 @@ fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn the_real_harness_runs_where_torch_is_installed() {
     let _g = lock();
     let Some(python) = python_with_torch() else {
@@ -796,6 +804,10 @@ fn reproduce_on_both_engines_records_nothing_when_the_pytorch_half_fails() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
     let _g = lock();
     let Some(python) = python_with_torch() else {

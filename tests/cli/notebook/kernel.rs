@@ -94,6 +94,10 @@ const PASSING: [(&str, &str); 3] = [
 ];
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_passing_notebook_is_recorded_and_shows_wherever_the_evidence_does() {
     let Some(python) =
         kernel_python("a_passing_notebook_is_recorded_and_shows_wherever_the_evidence_does")
@@ -228,6 +232,10 @@ fn add_third(p: &Project) {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn failures_stop_the_notebook_and_two_kernels_run_at_once() {
     let Some(python) = kernel_python("failures_stop_the_notebook_and_two_kernels_run_at_once")
     else {
@@ -309,6 +317,10 @@ fn failures_stop_the_notebook_and_two_kernels_run_at_once() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn an_endless_cell_is_stopped_by_the_cell_timeout() {
     let Some(python) = kernel_python("an_endless_cell_is_stopped_by_the_cell_timeout") else {
         return;
@@ -343,6 +355,10 @@ fn an_endless_cell_is_stopped_by_the_cell_timeout() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_cell_that_fails_on_odd_runs_is_flaky_with_its_pass_rate() {
     let Some(python) = kernel_python("a_cell_that_fails_on_odd_runs_is_flaky_with_its_pass_rate")
     else {
@@ -393,6 +409,10 @@ fn torch_python() -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel_torch,
+    ignore = "needs a notebook Python that imports torch too: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn chapter_06s_own_notebook_runs_and_passes_where_torch_is_installed() {
     let Some(python) = torch_python() else {
         eprintln!(

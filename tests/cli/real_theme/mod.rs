@@ -80,6 +80,10 @@ struct State {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_hugo_theme,
+    ignore = "needs the Hugo theme kit: set RESEARCH_COMPANION_HUGO_BOOKKIT and HUGO_VENV"
+)]
 fn the_real_theme_and_a_real_browser_show_a_reader_the_truth() {
     let (kit, venv) = match theme_kit() {
         Ok(k) => k,
