@@ -140,18 +140,12 @@ fn strict_fails_on_an_inconclusive_claim() {
     // whatever the machine's load. (The same run without --strict exits 0:
     // `a_run_that_decided_nothing_never_takes_the_place_of_one_that_measured`.)
     let out = p
-        .cmd()
-        .args(UNDECIDED)
+        .expect(UNDECIDED)
         .args(["--no-record", "--strict"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("--strict: a claim is INCONCLUSIVE"),
-        "the failure says why: {}",
-        stderr(&out)
-    );
-    let text = stdout(&out);
+        .code(1)
+        .stderr_has("--strict: a claim is INCONCLUSIVE")
+        .run();
+    let text = out.stdout();
     assert!(text.contains(" 6 INCONCLUSIVE"), "{text}");
     assert!(text.contains(" 0 NOT_REPRODUCED"), "{text}");
 }
@@ -175,9 +169,8 @@ fn a_run_that_decided_nothing_never_takes_the_place_of_one_that_measured() {
     let p = Project::seeded();
     let good = p.record_fixture_run();
     // Every claim INCONCLUSIVE, and without --strict that fails nothing.
-    let out = p.cmd().args(UNDECIDED).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = p.expect(UNDECIDED).success().run();
+    let text = out.stdout();
     assert!(text.contains(" 6 INCONCLUSIVE"), "{text}");
     assert!(text.contains(" 0 NOT_REPRODUCED"), "{text}");
     let history = stdout(&p.cmd().args(["history", "06"]).output().unwrap());
