@@ -1,14 +1,18 @@
 import json, subprocess, sys, re, difflib, os
 from collections import Counter, defaultdict
-# usage: python3 benches/stated-corpus/score.py BINARY [OUT_DIR]
-# Runs `claims check` (text and JSON) on each chapter of the corpus project
+# usage: python3 benches/stated-corpus/score.py BINARY [OUT_DIR] [CORPUS_DIR]
+# Runs `claims check` (text and JSON) on each chapter of a corpus project
 # and holds each sentence's reading against the answer key (key.json).
+# CORPUS_DIR holds project/ and key.json (default: this script's folder;
+# benches/stated-corpus-2 is the second corpus).
 HERE = os.path.dirname(os.path.abspath(__file__))
 B = os.path.abspath(sys.argv[1])
 out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.environ.get('TMPDIR', '/tmp'), 'stated-corpus-eval')
+CORPUS = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else HERE
 os.makedirs(out, exist_ok=True)
-PROJECT = os.path.join(HERE, 'project')
-key = json.load(open(os.path.join(HERE, 'key.json')))
+PROJECT = os.path.join(CORPUS, 'project')
+BOOK = sorted(os.listdir(os.path.join(PROJECT, 'book-snapshots')))[0]
+key = json.load(open(os.path.join(CORPUS, 'key.json')))
 norm = lambda s: re.sub(r'[^a-z0-9]+', ' ', s.lower().replace('`', '')).strip()
 keyby = defaultdict(list)
 for r in key: keyby[r['ch']].append(r)
@@ -16,7 +20,7 @@ ORDER = {'DIFFERS': 2, 'AGREES': 1, 'NOT_PRINTED': 0}
 totals = Counter(); conf = Counter()
 rows = []
 for ch in sorted(keyby):
-    cid = f'planted-book/{ch}'
+    cid = f'{BOOK}/{ch}'
     txt = subprocess.run([B, 'claims', 'check', cid], cwd=PROJECT, capture_output=True, text=True)
     open(f'{out}/{ch}.txt', 'w').write(txt.stdout + txt.stderr)
     js = subprocess.run([B, 'claims', 'check', cid, '--format', 'json'], cwd=PROJECT, capture_output=True, text=True)

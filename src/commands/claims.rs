@@ -93,7 +93,14 @@ fn stated_text(nb: &NotebookCheck) -> Result<String> {
 fn found_line(f: &StatedFinding) -> String {
     let cell = f.cell.as_deref().unwrap_or_default();
     let line = f.line.as_deref().unwrap_or_default();
-    let printed = f.printed.map(|p| p.to_string()).unwrap_or_default();
+    let printed = match &f.varies {
+        Some(v) => v.in_words(),
+        None => f.printed.map(|p| p.to_string()).unwrap_or_default(),
+    };
+    let varies = f
+        .varies
+        .map(|v| format!(" (varies: {})", v.in_words()))
+        .unwrap_or_default();
     let claimed = f
         .claimed_by
         .as_ref()
@@ -101,7 +108,7 @@ fn found_line(f: &StatedFinding) -> String {
         .unwrap_or_default();
     let what = if f.reading == StatedReading::Agrees {
         format!(
-            "states {}; cell '{}' printed `{}`",
+            "states {}; cell '{}' printed `{}`{varies}",
             f.stated,
             visible(cell),
             visible(line)

@@ -41,7 +41,10 @@ pub fn leads(run_id: &str, found: &[StatedFinding]) -> Option<NotebookLeads> {
             source: f.source.clone(),
             stated: f.stated.clone(),
             cell: f.cell.clone().unwrap_or_default(),
-            printed: f.printed.map(|p| p.to_string()).unwrap_or_default(),
+            printed: match &f.varies {
+                Some(v) => v.in_words(),
+                None => f.printed.map(|p| p.to_string()).unwrap_or_default(),
+            },
             line: f.line.clone().unwrap_or_default(),
             words: f.shared_words.join(", "),
         })

@@ -17,7 +17,7 @@ use crate::chapter::Chapter;
 use crate::error::Result;
 use crate::notebook::claims::take;
 use crate::notebook::run::{CellOutcome, NotebookRunFile};
-use crate::notebook::stated::{self, Printed, Sentence, StatedFinding, StatedReading};
+use crate::notebook::stated::{self, PrintedCell, Sentence, StatedFinding, StatedReading};
 use crate::notebook::{Notebook, store};
 use crate::published::claims::{ClaimsFile, claim_line, notebook_claim_problems};
 use crate::published::notebook_reads::NotebookClaim;
@@ -174,7 +174,7 @@ pub fn check(
 
 /// Whether one of the claim's reads takes the finding's printed number from
 /// its printed line.
-fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[Printed]) -> bool {
+fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[PrintedCell]) -> bool {
     let (Some(cell), Some(line), Some(value)) = (&f.cell, &f.line, f.printed) else {
         return false;
     };
@@ -340,20 +340,27 @@ fn outputs(
     }
 }
 
-/// What each code cell with an id printed, in the first kernel it ran in.
-fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<Printed> {
+/// What each code cell with an id printed: in the first kernel it ran in,
+/// and in every other kernel it ran in.
+fn printed(nb: &Notebook, run: &NotebookRunFile) -> Vec<PrintedCell> {
     nb.cells
         .iter()
         .filter(|c| c.is_code())
         .filter_map(|c| {
             let id = c.id.clone()?;
-            let output = run.runs.iter().find_map(|k| {
+            let mut outputs = run.runs.iter().filter_map(|k| {
                 k.cells
                     .iter()
                     .find(|x| x.index == c.index && x.outcome == CellOutcome::Ok)
                     .map(|x| x.output.clone())
-            })?;
-            Some(Printed { cell: id, output })
+            });
+            let output = outputs.next()?;
+            Some(PrintedCell {
+                cell: id,
+                output,
+                others: outputs.collect(),
+                code: c.source.clone(),
+            })
         })
         .collect()
 }

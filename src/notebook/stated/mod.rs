@@ -4,8 +4,9 @@
 //! NOT_PRINTED, with a ready notebook claim for each AGREES and DIFFERS.
 //!
 //! The matching rule (docs/formats.md says it for authors, with examples;
-//! `read` reads the texts): numbers not glued to a name, not years, not
-//! references, not section numbers; each with its unit (a duration, a
+//! `read` reads the texts, `table` a printed table's columns): numbers not
+//! glued to a name, not years, not ordinals, not references, not section
+//! numbers, with their sign; each with its unit (a duration, a
 //! ratio, a percentage, the word it counts), its bound (`> 10`, `above
 //! 10`), whether it is approximate (`about 2.5 s`), and its own words (the
 //! words of its clause nearer to it than to another number of the clause).
@@ -19,7 +20,10 @@
 //! whose label's head noun the stated number's clause names (all of the
 //! head for a stated index). A markdown cell's sentence differs only from
 //! its section (the code cells up to the next markdown cell), and its
-//! agreements prefer it on a tie. NOT_PRINTED: the rest.
+//! agreements prefer it on a tie. No DIFFERS for a value printed as stated
+//! or written in the code where the sentence may speak of it. A value that
+//! varies across the run's kernels agrees only where every kernel bears it
+//! out. NOT_PRINTED: the rest.
 //!
 //! What it cannot see: numbers only in an `assert` or in code or its
 //! comments, numbers shown only in images or HTML outputs, values the run
@@ -27,13 +31,9 @@
 //! numbers printed in another form (`1.2k`). A DIFFERS is a lead for
 //! research, not a verdict.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
-use super::claims::{NUMBER, take};
-use crate::published::criteria::{Criterion, Stated};
-use crate::published::notebook_reads::{NotebookClaim, NotebookRead};
+use crate::published::notebook_reads::NotebookClaim;
 
 /// A sentence that may state numbers, and where it is.
 #[derive(Debug, Clone)]
@@ -49,11 +49,37 @@ pub struct Sentence {
     pub section: Option<Vec<String>>,
 }
 
-/// What one code cell printed in the run (in the first kernel it ran in).
+/// What one code cell printed in the run: in the first kernel it ran in,
+/// and in each other kernel it ran in.
 #[derive(Debug, Clone)]
-pub struct Printed {
+pub struct PrintedCell {
     pub cell: String,
     pub output: String,
+    /// What it printed in the other kernels (it failed in none of them).
+    pub others: Vec<String>,
+    /// Its code: a value written there is one the author set.
+    pub code: String,
+}
+
+/// A printed number that varies across the kernels of a run: the lowest
+/// and the highest value, over the kernels whose line read the same with
+/// its numbers left out, and in how many of them the stated number holds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Varies {
+    pub low: f64,
+    pub high: f64,
+    pub kernels: usize,
+    pub holding: usize,
+}
+
+impl Varies {
+    /// `0.41 to 0.47 across 3 kernels`.
+    pub fn in_words(&self) -> String {
+        format!(
+            "{} to {} across {} kernels",
+            self.low, self.high, self.kernels
+        )
+    }
 }
 
 /// How a stated number reads against what was printed.
@@ -85,6 +111,9 @@ pub struct StatedFinding {
     /// The words the sentence and the line share.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shared_words: Vec<String>,
+    /// The printed number took other values in other kernels of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub varies: Option<Varies>,
     /// A claim that reads exactly that number from that cell, checked
     /// against the cell's output before it is offered.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,8 +124,11 @@ pub struct StatedFinding {
 }
 
 use read::{Num, Read, holds, in_stated_unit, read, shared, units_agree, word_re};
+use ready::ready_claim;
 
 mod read;
+mod ready;
+mod table;
 #[cfg(test)]
 mod tests;
 pub mod yaml;
@@ -118,39 +150,141 @@ struct Line<'a> {
     /// Each number's label head: the words of the label before it (`std`
     /// in `std after 10 layers: 0.037`, `input mean` in `input mean: 5.0`).
     heads: Vec<Vec<String>>,
+    /// Each number's value in every kernel whose line reads the same with
+    /// its numbers left out (this line's own value first).
+    values: Vec<Vec<f64>>,
+    /// A table's row keyed by a number: that number.
+    row_key: Option<f64>,
+}
+
+/// Reads line `at` of what `p` printed (`row` when it is a table's row);
+/// None when it has no number.
+fn line<'a>(
+    p: &'a PrintedCell,
+    at: usize,
+    l: &'a str,
+    row: Option<&table::TableRow>,
+) -> Option<Line<'a>> {
+    let mut read = read(l);
+    if read.nums.is_empty() {
+        return None;
+    }
+    let words = read.all_words().into_iter().map(str::to_string).collect();
+    let mut heads: Vec<Vec<String>> = read.nums.iter().map(|n| head(&l[..n.start])).collect();
+    // An index's own word is the one it follows (`step` in `step 100:
+    // loss 0.41`), not what its value is called. In `key=value` pairs the
+    // key is the value's own word (`n=1000 mean=-3.610`: `mean` is as near
+    // to 1000).
+    let mut own: Vec<Vec<String>> = (0..read.nums.len())
+        .map(|j| match read.word_before(j) {
+            Some(w) if read.nums[j].after_word => vec![w.to_string()],
+            _ => {
+                let mut own: Vec<String> =
+                    read.own_words(j).into_iter().map(str::to_string).collect();
+                if l[..read.nums[j].start].trim_end().ends_with('=') {
+                    add_words(&mut own, &heads[j]);
+                }
+                own
+            }
+        })
+        .collect();
+    // In a table's row a number is named by its column's header and its
+    // row's label, and is no index (`syllable 163,459`).
+    if let Some(row) = row {
+        for (j, n) in read.nums.iter_mut().enumerate() {
+            if let Some(column) = row.column(n.start) {
+                n.after_word = false;
+                heads[j] = column.header.clone();
+                own[j] = column.header.clone();
+                add_words(&mut own[j], &row.label);
+            }
+        }
+    }
+    let values = kernel_values(p, at, l, &read);
+    Some(Line {
+        cell: &p.cell,
+        output: &p.output,
+        text: l,
+        read,
+        words,
+        own,
+        heads,
+        values,
+        row_key: row.and_then(|r| r.key),
+    })
+}
+
+fn add_words(to: &mut Vec<String>, words: &[String]) {
+    for w in words {
+        if !to.contains(w) {
+            to.push(w.clone());
+        }
+    }
+}
+
+/// Whether the line is a table's row keyed by a number the sentence states
+/// (other than its number `i`): `at a utilisation of 0.8` speaks of the
+/// row `0.8`.
+fn row_named(line: &Line, r: &Read, i: usize) -> usize {
+    usize::from(line.row_key.is_some_and(|key| {
+        r.nums
+            .iter()
+            .enumerate()
+            .any(|(k, m)| k != i && read::same_at_precision(m, key))
+    }))
+}
+
+/// A line with its numbers left out: two kernels printed the same line
+/// when these agree.
+fn skeleton(line: &str) -> String {
+    read::number_re().replace_all(line, "#").into_owned()
+}
+
+/// Each number's values across the kernels: number `j` of line `at` of
+/// `p`'s output, and of the same line in each other kernel's output when
+/// it reads the same with its numbers left out.
+fn kernel_values(p: &PrintedCell, at: usize, line: &str, first: &Read) -> Vec<Vec<f64>> {
+    let shape = skeleton(line);
+    let mut values: Vec<Vec<f64>> = first.nums.iter().map(|n| vec![n.value]).collect();
+    for other in &p.others {
+        let Some(l) = other.lines().nth(at) else {
+            continue;
+        };
+        let r = read(l);
+        if skeleton(l) != shape || r.nums.len() != first.nums.len() {
+            continue;
+        }
+        for (v, n) in values.iter_mut().zip(&r.nums) {
+            v.push(n.value);
+        }
+    }
+    values
+}
+
+/// How many of `values` (number `p` as each kernel printed it) stated
+/// number `n` holds for.
+fn holding(n: &Num, p: &Num, values: &[f64]) -> usize {
+    values
+        .iter()
+        .filter(|v| {
+            let mut q = p.clone();
+            q.value = **v;
+            holds(n, in_stated_unit(n, &q))
+        })
+        .count()
 }
 
 /// Holds each number of each sentence against the printed output.
 /// `ids` are the claim ids in use (a ready claim takes another).
-pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<StatedFinding> {
+pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> Vec<StatedFinding> {
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
-            p.output.lines().filter_map(move |l| {
-                let read = read(l);
-                if read.nums.is_empty() {
-                    return None;
-                }
-                let words = read.all_words().into_iter().map(str::to_string).collect();
-                // An index's own word is the one it follows (`step` in
-                // `step 100: loss 0.41`), not what its value is called.
-                let own = (0..read.nums.len())
-                    .map(|j| match read.word_before(j) {
-                        Some(w) if read.nums[j].after_word => vec![w.to_string()],
-                        _ => read.own_words(j).into_iter().map(str::to_string).collect(),
-                    })
-                    .collect();
-                let heads = read.nums.iter().map(|n| head(&l[..n.start])).collect();
-                Some(Line {
-                    cell: &p.cell,
-                    output: &p.output,
-                    text: l,
-                    read,
-                    words,
-                    own,
-                    heads,
-                })
-            })
+            let rows = table::rows(&p.output);
+            p.output
+                .lines()
+                .enumerate()
+                .filter_map(move |(at, l)| line(p, at, l, rows[at].as_ref()))
         })
         .collect();
     let mut taken: Vec<String> = ids.to_vec();
@@ -177,6 +311,7 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                         &r,
                         i,
                         &lines,
+                        printed,
                         s.section.as_deref(),
                         &held,
                         &spent,
@@ -197,16 +332,39 @@ pub fn hold(sentences: &[Sentence], printed: &[Printed], ids: &[String]) -> Vec<
                 line: None,
                 printed: None,
                 shared_words: Vec::new(),
+                varies: None,
                 ready_claim: None,
                 claimed_by: None,
             };
             if let Some(found) = found {
                 let line = &lines[found.line];
                 f.reading = found.reading;
+                let values = &line.values[found.num];
+                if values.iter().any(|v| *v != values[0]) {
+                    let p = &line.read.nums[found.num];
+                    let varies = Varies {
+                        low: values.iter().copied().fold(f64::INFINITY, f64::min),
+                        high: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                        kernels: values.len(),
+                        holding: holding(n, p, values),
+                    };
+                    // A sentence states one value; a run whose kernels
+                    // printed it otherwise does not bear it out.
+                    if varies.holding < varies.kernels {
+                        f.reading = StatedReading::Differs;
+                    }
+                    f.varies = Some(varies);
+                }
                 f.cell = Some(line.cell.to_string());
                 f.line = Some(line.text.trim().to_string());
                 f.printed = Some(line.read.nums[found.num].value);
-                f.ready_claim = ready_claim(s, n, line, found.num, &found.words, &taken);
+                let at = ready::At {
+                    cell: line.cell,
+                    output: line.output,
+                    text: line.text,
+                    p: &line.read.nums[found.num],
+                };
+                f.ready_claim = ready_claim(&s.text, &s.location, n, at, &found.words, &taken);
                 f.shared_words = found.words;
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
@@ -250,7 +408,25 @@ struct Found {
     reading: StatedReading,
     /// How well they tie (higher is better): two stated numbers held
     /// against the same printed one, the better tie keeps it.
-    score: (usize, usize, usize),
+    score: Score,
+}
+
+/// How well a stated and a printed number tie: the tier of the words
+/// that tie them, whether the line is the one the sentence names (its
+/// table row, or a line another of its numbers agrees with), the words
+/// they share, the words the sentence shares with the whole line.
+type Score = (usize, usize, usize, usize);
+
+/// An agreement's rank: its score, with a line of the sentence's own
+/// section winning among equal ties.
+type AgreeKey = (usize, bool, usize, usize, usize);
+
+/// Keeps the candidate in `best` when its key is higher (the first of equal
+/// ones stays).
+fn keep_better<K: PartialOrd>(best: &mut Option<(Found, K)>, found: Found, key: K) {
+    if best.as_ref().is_none_or(|b| key > b.1) {
+        *best = Some((found, key));
+    }
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -268,12 +444,12 @@ fn agrees(r: &Read, i: usize, lines: &[Line], section: Option<&[String]>) -> Opt
     let own = r.own_words(i);
     let clause = r.clause_words(i);
     let all = r.all_words();
-    let mut best: Option<(Found, (usize, bool, usize, usize))> = None;
+    let mut best: Option<(Found, AgreeKey)> = None;
     for (l, line) in lines.iter().enumerate() {
         let line_words = strs(&line.words);
         let near = section.is_some_and(|cells| cells.iter().any(|c| c == line.cell));
         for (j, p) in line.read.nums.iter().enumerate() {
-            if !holds(n, in_stated_unit(n, p)) || !units_agree(&n.unit, &p.unit, false) {
+            if holding(n, p, &line.values[j]) == 0 || !units_agree(&n.unit, &p.unit, false) {
                 continue;
             }
             let p_own = strs(&line.own[j]);
@@ -301,19 +477,22 @@ fn agrees(r: &Read, i: usize, lines: &[Line], section: Option<&[String]>) -> Opt
                 1 | 2 => 2,
                 _ => 1,
             };
-            let score = (strength, words.len(), shared(&all, &line_words).len());
+            let score = (
+                strength,
+                row_named(line, r, i),
+                words.len(),
+                shared(&all, &line_words).len(),
+            );
             // Equally tied, a line of the sentence's own section wins.
-            let key = (score.0, near, score.1, score.2);
-            if best.as_ref().is_none_or(|b| key > b.1) {
-                let found = Found {
-                    line: l,
-                    num: j,
-                    words,
-                    reading: StatedReading::Agrees,
-                    score,
-                };
-                best = Some((found, key));
-            }
+            let key = (score.0, near, score.1, score.2, score.3);
+            let found = Found {
+                line: l,
+                num: j,
+                words,
+                reading: StatedReading::Agrees,
+                score,
+            };
+            keep_better(&mut best, found, key);
         }
     }
     best.map(|b| b.0)
@@ -325,10 +504,12 @@ fn agrees(r: &Read, i: usize, lines: &[Line], section: Option<&[String]>) -> Opt
 /// number's own words, or else with the words of its clause no other
 /// number's agreement spent (`the loss after 100 steps is above 10`: `step`
 /// ties 100, `loss` is left for 10). Most words shared wins.
+#[allow(clippy::too_many_arguments)]
 fn differs(
     r: &Read,
     i: usize,
     lines: &[Line],
+    printed: &[PrintedCell],
     section: Option<&[String]>,
     held: &[(usize, usize)],
     spent: &[&str],
@@ -354,7 +535,37 @@ fn differs(
         .collect();
     let all = r.all_words();
     let clause = r.clause_words(i);
-    let mut best: Option<(Found, (usize, usize, usize))> = None;
+    // A value printed as stated where the sentence may speak of it is no
+    // lead: the line it means may be one whose words it does not share
+    // (`wait 0.1 s` and `delays (s): [0.1, 0.2]`, a table's row).
+    let printed_as_stated = n.bound.is_none()
+        && lines
+            .iter()
+            .filter(|line| section.is_none_or(|cells| cells.iter().any(|c| c == line.cell)))
+            .any(|line| {
+                line.read.nums.iter().enumerate().any(|(j, p)| {
+                    !p.after_word
+                        && units_agree(&n.unit, &p.unit, false)
+                        && holding(n, p, &line.values[j]) > 0
+                })
+            });
+    // Nor is a value the code sets (`std_after(0.01)`, `h = 1e-4`): the
+    // sentence says what went in, and what came out is another number.
+    let set_in_code = n.bound.is_none()
+        && printed
+            .iter()
+            .filter(|p| section.is_none_or(|cells| cells.contains(&p.cell)))
+            .flat_map(|p| p.code.lines())
+            .any(|l| {
+                read(l)
+                    .nums
+                    .iter()
+                    .any(|c| (c.value - n.value).abs() <= 1e-12 * n.value.abs().max(1.0))
+            });
+    if printed_as_stated || set_in_code {
+        return None;
+    }
+    let mut best: Option<(Found, Score)> = None;
     for (l, line) in lines.iter().enumerate() {
         // A markdown cell's sentence differs only from its own section.
         if section.is_some_and(|cells| !cells.iter().any(|c| c == line.cell)) {
@@ -384,8 +595,13 @@ fn differs(
             let p_own = strs(&line.own[j]);
             // `132 parameters` against `params: 112`: the label names
             // what the stated number counts.
+            // Or the label's head is the stated number's own word (`the
+            // mean ... is -3.16 degrees` against `mean=-3.610`).
             let named = match (&n.unit, &p.unit) {
-                (Some(read::Unit::Noun(x)), None) => p_own.iter().any(|w| read::same_word(x, w)),
+                (Some(read::Unit::Noun(x)), None) => {
+                    p_own.iter().any(|w| read::same_word(x, w))
+                        || head.last().is_some_and(|h| own.contains(&h.as_str()))
+                }
                 _ => false,
             };
             // A count per item (`4 bytes per element`) never differs from
@@ -394,7 +610,7 @@ fn differs(
             if p.after_word
                 || per_item(n) != per_item(p)
                 || held.contains(&(l, j))
-                || holds(n, in_stated_unit(n, p))
+                || holding(n, p, &line.values[j]) > 0
                 || !(named || units_agree(&n.unit, &p.unit, true))
                 || !fraction_fits(n, p)
             {
@@ -407,17 +623,23 @@ fn differs(
             if words.is_empty() {
                 continue;
             }
-            let score = (tier, words.len(), shared(&all, &line_words).len());
-            if best.as_ref().is_none_or(|b| score > b.1) {
-                let found = Found {
-                    line: l,
-                    num: j,
-                    words,
-                    reading: StatedReading::Differs,
-                    score,
-                };
-                best = Some((found, score));
-            }
+            // A line another number of the sentence agrees with, or a
+            // table's row the sentence names, is the one it speaks of.
+            let anchored = held.iter().any(|(h, _)| *h == l);
+            let score = (
+                tier,
+                row_named(line, r, i) + usize::from(anchored),
+                words.len(),
+                shared(&all, &line_words).len(),
+            );
+            let found = Found {
+                line: l,
+                num: j,
+                words,
+                reading: StatedReading::Differs,
+                score,
+            };
+            keep_better(&mut best, found, score);
         }
     }
     best.map(|b| b.0)
@@ -429,6 +651,15 @@ fn differs(
 /// common words.
 fn head(before: &str) -> Vec<String> {
     let part = before.rsplit([',', ';', '|']).next().unwrap_or(before);
+    // In `key=value` pairs a label is its key (`k=7 measured_fp=`: the
+    // head is `measured`).
+    let part = match part.trim_end().strip_suffix('=') {
+        Some(key) if !key.ends_with(['=', '!', '<', '>']) => {
+            let key = key.trim_end();
+            key.rsplit(char::is_whitespace).next().unwrap_or(key)
+        }
+        _ => part,
+    };
     // A label ends at its colon; an earlier colon ends another one
     // (`epoch 0: loss 0.33`: `loss`).
     let part = part.trim_end().trim_end_matches([':', '=']);
@@ -468,116 +699,4 @@ fn fraction_fits(n: &Num, p: &Num) -> bool {
         (None, Some(Percent)) => n.value.abs() <= 1.0,
         _ => true,
     }
-}
-
-/// A claim that reads number `j` of `line` from its cell, checked with
-/// [`take`] on the cell's whole output; None when no read takes exactly it.
-fn ready_claim(
-    s: &Sentence,
-    n: &Num,
-    line: &Line,
-    j: usize,
-    words: &[String],
-    ids: &[String],
-) -> Option<NotebookClaim> {
-    let trimmed = line.text.trim_start();
-    let shift = line.text.len() - trimmed.len();
-    let p = &line.read.nums[j];
-    // A printed index (`step 100`) is where a loop was, not a result.
-    if p.after_word {
-        return None;
-    }
-    let label_end = regex::Regex::new(NUMBER)
-        .ok()?
-        .find(trimmed)
-        .map_or(trimmed.len(), |m| m.start());
-    let label = trimmed[..label_end].trim_end();
-    // Named after the words before it, or else the words that tied it;
-    // never a generic `value`.
-    let name = Some(identifier(&trimmed[..p.start - shift]))
-        .filter(|n| !n.is_empty() && !read::GENERIC.contains(&n.as_str()))
-        .or_else(|| Some(words.join("_")).filter(|n| !n.is_empty()))?;
-    let mut candidates = Vec::new();
-    if label.chars().any(|c| c.is_ascii_alphabetic()) {
-        for nth in 1..=8 {
-            candidates.push(NotebookRead {
-                cell: line.cell.to_string(),
-                pattern: None,
-                label: Some(label.to_string()),
-                nth: (nth > 1).then_some(nth),
-            });
-        }
-    }
-    candidates.push(NotebookRead {
-        cell: line.cell.to_string(),
-        pattern: Some(format!(
-            "^\\s*{}({})",
-            regex::escape(&trimmed[..p.start - shift]),
-            r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?"
-        )),
-        label: None,
-        nth: None,
-    });
-    let read = candidates.into_iter().find(|c| {
-        c.taker().is_ok_and(|t| {
-            take(c, &t, line.output)
-                .is_ok_and(|got| got.value == p.value && got.line == line.text.trim())
-        })
-    })?;
-    let base = format!("{}-{}", name.replace('_', "-"), n.text.replace(',', ""));
-    let mut id = base.clone();
-    let mut k = 2;
-    while ids.contains(&id) {
-        id = format!("{base}-{k}");
-        k += 1;
-    }
-    let half = if n.decimals == 0 && !n.approximate {
-        0.0
-    } else {
-        n.half_width()
-    };
-    let round = |x: f64| {
-        let scale = 10f64.powi(n.decimals + 1);
-        (x * scale).round() / scale
-    };
-    let claim = NotebookClaim {
-        id,
-        quote: s.text.clone(),
-        location: s.location.clone(),
-        reads: BTreeMap::from([(name.clone(), read)]),
-        metric: format!("nb.{name}"),
-        stated: Stated {
-            value: n.value,
-            tolerance: round(half),
-        },
-        reproduce: match n.bound {
-            Some(true) => Criterion::AtLeast(n.value),
-            Some(false) => Criterion::AtMost(n.value),
-            None => Criterion::Between([round(n.value - half), round(n.value + half)]),
-        },
-        magnitude: None,
-    };
-    claim.check().is_ok().then_some(claim)
-}
-
-/// A value's name from the words before it on its line: `final_loss`
-/// (empty when no word is).
-fn identifier(before: &str) -> String {
-    // The words after the line's last number before it: `loss` in
-    // `epoch 2 loss: 0.3`.
-    let label = before
-        .rfind(|c: char| c.is_ascii_digit())
-        .map_or(before, |i| &before[i + 1..]);
-    let words: Vec<String> = word_re()
-        .find_iter(label)
-        .map(|w| w.as_str().to_lowercase())
-        .collect();
-    let tail: Vec<&str> = words
-        .iter()
-        .rev()
-        .take(3)
-        .rev()
-        .map(String::as_str)
-        .collect();
-    tail.join("_")
 }

@@ -168,6 +168,11 @@ pub(super) fn unit_after(rest: &str) -> Option<Unit> {
         .chars()
         .take_while(|c| c.is_alphabetic() || *c == '%' || *c == 'µ')
         .collect();
+    // A word that labels the next value (`mean=-3.6 var=37.4`, `a: 1 b: 2`)
+    // is not this one's unit.
+    if next[word.len()..].starts_with(['=', ':', '_']) {
+        return None;
+    }
     unit_of(&word)
 }
 
@@ -188,8 +193,29 @@ pub(super) fn read(text: &str) -> Read {
         {
             continue;
         }
-        let negative =
-            start > 0 && bytes[start - 1] == b'-' && (start < 2 || !glued(bytes[start - 2]));
+        // An ordinal (`95th percentile`, `2nd`) names a place, not a value.
+        let rest = &text[end..];
+        if ["st", "nd", "rd", "th"].iter().any(|o| {
+            rest.get(..2).is_some_and(|r| r.eq_ignore_ascii_case(o))
+                && !rest[2..].starts_with(|c: char| c.is_alphabetic())
+        }) {
+            continue;
+        }
+        // A minus sign (`-` or `−`) right before the digits, not a hyphen
+        // after a word or a number (`3-4`, `x-2`).
+        let sign = if start > 0 && bytes[start - 1] == b'-' {
+            Some(1)
+        } else if text[..start].ends_with('−') {
+            Some('−'.len_utf8())
+        } else {
+            None
+        };
+        let negative = sign.is_some_and(|len| start == len || !glued(bytes[start - len - 1]));
+        // A negative number starts at its sign.
+        let start = match sign {
+            Some(len) if negative => start - len,
+            _ => start,
+        };
         let plain = m.as_str().replace(',', "");
         let Ok(mut value) = plain.parse::<f64>() else {
             continue;
@@ -198,9 +224,15 @@ pub(super) fn read(text: &str) -> Read {
             value = -value;
         }
         spans.push((start, end));
-        let decimals = plain.split_once('.').map_or(0, |(_, d)| {
+        // The place of the last digit written: `2.2e-16` is written to
+        // 1e-17, `1.5e3` to 100.
+        let (mantissa, exponent) = match plain.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+            None => (plain.as_str(), 0),
+        };
+        let decimals = mantissa.split_once('.').map_or(0, |(_, d)| {
             d.chars().take_while(char::is_ascii_digit).count() as i32
-        });
+        }) - exponent;
         let before = text[..start].trim_end_matches([' ', '\t']);
         let word_before = before
             .rsplit(|c: char| !c.is_ascii_alphabetic())
@@ -220,7 +252,11 @@ pub(super) fn read(text: &str) -> Read {
         }
         nums.push(Num {
             value,
-            text: m.as_str().to_string(),
+            text: if negative {
+                format!("-{}", m.as_str())
+            } else {
+                m.as_str().to_string()
+            },
             decimals,
             start,
             after_word,

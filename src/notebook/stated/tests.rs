@@ -1,6 +1,7 @@
 //! The matching rule on small sentences and printed lines.
 
 use super::*;
+use crate::published::criteria::Criterion;
 
 fn sentence(text: &str) -> Sentence {
     Sentence {
@@ -11,14 +12,26 @@ fn sentence(text: &str) -> Sentence {
     }
 }
 
-fn printed(cell: &str, output: &str) -> Printed {
-    Printed {
+fn printed(cell: &str, output: &str) -> PrintedCell {
+    PrintedCell {
         cell: cell.into(),
         output: output.into(),
+        others: Vec::new(),
+        code: String::new(),
     }
 }
 
-fn readings(text: &str, out: &[Printed]) -> Vec<(String, StatedReading)> {
+/// What a cell printed in each of several kernels.
+fn printed_in(cell: &str, outputs: &[&str]) -> PrintedCell {
+    PrintedCell {
+        cell: cell.into(),
+        output: outputs[0].into(),
+        others: outputs[1..].iter().map(|o| o.to_string()).collect(),
+        code: String::new(),
+    }
+}
+
+fn readings(text: &str, out: &[PrintedCell]) -> Vec<(String, StatedReading)> {
     hold(&[sentence(text)], out, &[])
         .into_iter()
         .map(|f| (f.stated, f.reading))
@@ -495,4 +508,201 @@ fn an_amount_per_item_never_differs_from_a_total() {
             ("301056".into(), StatedReading::Agrees),
         ]
     );
+}
+
+#[test]
+fn a_value_every_kernel_printed_alike_agrees_without_saying_it_varies() {
+    let out = [printed_in(
+        "train",
+        &[
+            "final loss: 0.43\n",
+            "final loss: 0.43\n",
+            "final loss: 0.43\n",
+        ],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies, None);
+}
+
+#[test]
+fn a_value_that_varies_across_kernels_agrees_only_if_every_kernel_bears_it_out() {
+    // The first kernel printed the stated value, the others did not: the
+    // sentence states as fixed what reruns print otherwise.
+    let out = [printed_in(
+        "train",
+        &[
+            "final loss: 0.43\n",
+            "final loss: 0.47\n",
+            "final loss: 0.41\n",
+        ],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    let f = &found[0];
+    assert_eq!(f.reading, StatedReading::Differs);
+    let v = f.varies.unwrap();
+    assert_eq!((v.low, v.high, v.kernels, v.holding), (0.41, 0.47, 3, 1));
+    assert_eq!(v.in_words(), "0.41 to 0.47 across 3 kernels");
+    // Only a later kernel printed it: still found, and still varies.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.47\n", "final loss: 0.43\n"],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Differs);
+    assert_eq!(found[0].varies.unwrap().holding, 1);
+    // A bound every kernel keeps agrees, and says the value varies.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.43\n", "final loss: 0.47\n"],
+    )];
+    let found = hold(&[sentence("The final loss stays below 0.5.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies.unwrap().holding, 2);
+}
+
+#[test]
+fn a_kernel_whose_line_reads_otherwise_gives_no_value() {
+    // The second kernel printed another line there: its number is not the
+    // same quantity, so the value does not vary.
+    let out = [printed_in(
+        "train",
+        &["final loss: 0.43\n", "warning: 3 retries\n"],
+    )];
+    let found = hold(&[sentence("The final loss is 0.43.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    assert_eq!(found[0].varies, None);
+}
+
+#[test]
+fn a_negative_number_keeps_its_sign_and_a_key_value_line_its_keys() {
+    // `var` labels the next value, not the unit of -3.610; the key `mean`
+    // is the value's own word though it stands as near to 1000.
+    let out = [printed("stats", "n=1000 mean=-3.610 var=37.413 sd=6.117\n")];
+    let found = hold(
+        &[sentence(
+            "The mean of the thousand readings is -3.16 degrees, with a standard deviation of 6.12.",
+        )],
+        &out,
+        &[],
+    );
+    let f = &found[0];
+    assert_eq!(f.stated, "-3.16");
+    assert_eq!(f.reading, StatedReading::Differs);
+    assert_eq!(f.printed, Some(-3.61));
+    let claim = f.ready_claim.as_ref().unwrap();
+    assert_eq!(claim.stated.value, -3.16);
+    // A hyphen between two numbers is no sign.
+    let r = read::read("batches 3-4 of the run");
+    assert_eq!(
+        r.nums.iter().map(|n| n.value).collect::<Vec<_>>(),
+        vec![3.0, 4.0]
+    );
+    let r = read::read("a minimum of −22.4 degrees");
+    assert_eq!(r.nums[0].value, -22.4);
+    assert_eq!(r.nums[0].text, "-22.4");
+}
+
+#[test]
+fn scientific_notation_is_read_at_the_precision_of_its_mantissa() {
+    // 2.2e-16 is not -1.1e-16, however small both are.
+    let out = [printed("sum", "error: -1.1102230246251565e-16\n")];
+    assert_eq!(
+        readings(
+            "The naive sum misses 1.0 by an error of about 2.2e-16.",
+            &out
+        )
+        .into_iter()
+        .find(|(n, _)| n == "2.2e-16")
+        .unwrap()
+        .1,
+        StatedReading::Differs
+    );
+    let out = [printed("sum", "error: 2.21e-16\n")];
+    let found = hold(&[sentence("The error is 2.2e-16.")], &out, &[]);
+    assert_eq!(found[0].reading, StatedReading::Agrees);
+    // The ready claim's band is the number's own: half a unit of its last
+    // digit, 1e-17, not 0.05.
+    let claim = found[0].ready_claim.as_ref().unwrap();
+    assert_eq!(claim.stated.tolerance, 5e-18);
+}
+
+#[test]
+fn an_ordinal_is_no_value() {
+    let out = [printed("q", "longest wait: 60.9 time units\n")];
+    let found = hold(
+        &[sentence("The 95th percentile of the wait is much lower.")],
+        &out,
+        &[],
+    );
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_value_printed_as_stated_elsewhere_is_no_lead() {
+    // `wait 0.1 s` shares no word with `delays (s): [0.1, ...]`, but the
+    // value is printed there: the total's line is not what it speaks of.
+    let out = [printed(
+        "sched",
+        "delays (s): [0.1, 0.2, 0.4]\ntotal wait if every attempt fails: 16.3 s\n",
+    )];
+    assert_eq!(
+        readings("Retry with backoff: wait 0.1 s first.", &out),
+        vec![("0.1".to_string(), StatedReading::NotPrinted)]
+    );
+    let out = [printed(
+        "sched",
+        "total wait if every attempt fails: 16.3 s\n",
+    )];
+    assert_eq!(
+        readings("Retry with backoff: wait 0.1 s first.", &out),
+        vec![("0.1".to_string(), StatedReading::Differs)]
+    );
+}
+
+#[test]
+fn a_value_the_code_sets_is_no_lead() {
+    let mut p = printed("fd", "finite difference: 29.000000\n");
+    let sentence_ = "A central finite difference with a step of 1e-4 agrees well.";
+    assert_eq!(
+        readings(sentence_, std::slice::from_ref(&p)),
+        vec![("1e-4".to_string(), StatedReading::Differs)]
+    );
+    p.code = "h = 1e-4\nprint(f\"finite difference: {fd(h):.6f}\")".into();
+    assert_eq!(
+        readings(sentence_, &[p]),
+        vec![("1e-4".to_string(), StatedReading::NotPrinted)]
+    );
+}
+
+#[test]
+fn a_table_row_is_read_by_its_columns_and_the_row_the_sentence_names() {
+    let out = [printed(
+        "table",
+        "rho   mean_wait   p95_wait   theory\n0.5        1.00       4.60     1.00\n0.8        3.96      13.96     4.00\n",
+    )];
+    let found = hold(
+        &[sentence(
+            "At a utilisation of 0.8 customers wait 3.5 time units on average, close to the 4.00 that theory predicts.",
+        )],
+        &out,
+        &[],
+    );
+    let wait = found.iter().find(|f| f.stated == "3.5").unwrap();
+    assert_eq!(wait.reading, StatedReading::Differs);
+    assert_eq!(wait.printed, Some(3.96), "{wait:?}");
+    let theory = found.iter().find(|f| f.stated == "4.00").unwrap();
+    assert_eq!(theory.reading, StatedReading::Agrees);
+    // A row label names its numbers, which are no index.
+    let out = [printed(
+        "tok",
+        "tokenizer       tokens   vocab\nsyllable       163,459      10\n",
+    )];
+    let found = hold(
+        &[sentence("The syllable tokenizer produces 136,459 tokens.")],
+        &out,
+        &[],
+    );
+    assert_eq!(found[0].reading, StatedReading::Differs);
+    assert_eq!(found[0].printed, Some(163459.0));
 }

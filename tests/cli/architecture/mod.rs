@@ -1,12 +1,14 @@
 //! The architecture's rules, checked from the source so they stay true: no
 //! import circle between files (nor between the crate's top-level modules),
 //! the layers point down, no command file imports another, and clap and
-//! flag names stay in the command-line layer.
+//! flag names stay in the command-line layer; and every dependency is used
+//! (`deps`).
 //!
 //! `source_tree` reads a crate as the compiler does; `rules` states each rule
 //! over what it read; the tests here hold `src/` to them, and `planted` shows
 //! each rule failing on a small tree written to make it fail.
 
+mod deps;
 mod planted;
 pub mod rules;
 pub mod source_tree;

@@ -5,6 +5,7 @@
 
 use super::decide::latest_run_file;
 use super::{BOOK, CLAIMS_02, claims_path, notebook_01, tiny_book, write_claims};
+use super::{KernelBook, kernel_book};
 use crate::helpers::{Project, exclusive, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 
@@ -17,6 +18,15 @@ pub fn claims_check(p: &Project, ch: &str) -> std::process::Output {
 
 pub fn notebook_run(p: &Project, python: &std::path::Path, ch: &str) {
     super::run_notebooks(p, python, &[&format!("{BOOK}/{ch}")]);
+}
+
+/// The first line of `claims check`'s text reading `reading` (`AGREES`,
+/// `DIFFERS`) that contains `containing`; the test fails showing the text
+/// when there is none.
+pub fn finding<'a>(text: &'a str, reading: &str, containing: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(&format!("  {reading}")) && l.contains(containing))
+        .unwrap_or_else(|| panic!("a {reading} with {containing:?} in {text}"))
 }
 
 /// The ready claim `claims check` printed under its DIFFERS or AGREES
@@ -60,23 +70,22 @@ fn without_a_notebook_run_claims_check_says_so_and_reads_no_output() {
 
 #[test]
 fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_reproduced() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_reproduced",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     notebook_run(&p, &python, "01");
     notebook_run(&p, &python, "02");
 
     let out = claims_check(&p, "02");
     let text = stdout(&out);
-    let differs = text
-        .lines()
-        .find(|l| l.starts_with("  DIFFERS"))
-        .unwrap_or_else(|| panic!("a DIFFERS in {text}"));
+    let differs = finding(&text, "DIFFERS", "");
     assert!(
         differs.contains("states 12.5, cell 'train' printed 0.015: `final loss: 0.015`")
             && differs.contains("words in common: final, loss"),
@@ -111,10 +120,7 @@ fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_r
     // Chapter 01's prose agrees with what cell `count` printed.
     let out = claims_check(&p, "01");
     let text = stdout(&out);
-    let agrees = text
-        .lines()
-        .find(|l| l.starts_with("  AGREES") && l.contains("(prose)"))
-        .unwrap_or_else(|| panic!("an AGREES in {text}"));
+    let agrees = finding(&text, "AGREES", "(prose)");
     assert!(
         agrees.contains("states 110; cell 'count' printed `params: 110`"),
         "{agrees}"
@@ -240,14 +246,16 @@ fn a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored() 
 
 #[test]
 fn a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     let lead = "\"The unscaled run diverges: the final loss is 12.5.\" (notebook cell m-diverge) states 12.5; cell train printed 0.015: `final loss: 0.015`";
     let run = |args: &[&str]| {
         let out = p.cmd().args(args).output().unwrap();

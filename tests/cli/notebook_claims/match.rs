@@ -5,6 +5,7 @@
 
 use super::check::{claims_check, notebook_run, ready_claim};
 use super::{BOOK, code, markdown, notebook, tiny_book, write_claims};
+use super::{KernelBook, kernel_book};
 use crate::helpers::{Project, exclusive, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 
@@ -190,14 +191,16 @@ claims: []
 
 #[test]
 fn a_sentence_whose_section_failed_or_whose_label_head_is_missing_is_not_printed() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_sentence_whose_section_failed_or_whose_label_head_is_missing_is_not_printed",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     p.new_chapter(
         &format!("{BOOK}/06"),
         "# Checkpoints\n\nThe old checkpoint resumes at step 120.\n",

@@ -21,13 +21,16 @@ mod r#match;
 mod reproduce;
 mod runfix;
 mod show;
+mod varies;
 mod words;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::MutexGuard;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Project, stderr};
+use crate::helpers::{Project, exclusive, stderr};
+use crate::notebook::kernel::kernel_python;
 use crate::notebook::{code, notebook};
 
 /// The book's id.
@@ -175,6 +178,25 @@ pub fn tiny_book(p: &Project, counter: &Path) {
         assert!(out.status.success(), "notebook add {ch}: {}", stderr(&out));
         write_claims(p, ch, claims);
     }
+}
+
+/// A kernel test's start: the Python whose kernels run the notebooks, the
+/// test's turn at the kernels (bind it, as `turn: _turn`, to hold it), and a project holding
+/// the tiny book.
+pub struct KernelBook {
+    pub python: PathBuf,
+    pub p: Project,
+    pub turn: MutexGuard<'static, ()>,
+}
+
+/// The tiny book for test `test`, or None (said as SKIPPED) when no Python
+/// here runs a kernel.
+pub fn kernel_book(test: &str) -> Option<KernelBook> {
+    let python = kernel_python(test)?;
+    let turn = exclusive();
+    let p = Project::seeded();
+    tiny_book(&p, &p.path("kernel-counter"));
+    Some(KernelBook { python, p, turn })
 }
 
 /// Writes chapter `ch`'s claims.yaml.

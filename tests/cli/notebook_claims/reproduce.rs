@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{BOOK, tiny_book};
+use super::{KernelBook, kernel_book};
 use crate::helpers::{Project, exclusive, stderr, stdout};
 use crate::notebook::kernel::kernel_python;
 
@@ -109,14 +110,16 @@ fn reproduce_decides_a_chapters_notebook_claims_into_one_notebook_record() {
 
 #[test]
 fn a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reason() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reason",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     let out = reproduce(
         &p,
         &["tiny-book/03", "--kernels", "4", "--no-record"],
@@ -145,12 +148,14 @@ fn a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reas
 
 #[test]
 fn reproduce_all_names_each_chapters_kinds_of_evidence() {
-    let Some(python) = kernel_python("reproduce_all_names_each_chapters_kinds_of_evidence") else {
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book("reproduce_all_names_each_chapters_kinds_of_evidence")
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     let mut args = vec!["--all", "--kernels", "2", "--no-record"];
     args.extend(CHEAP);
     let out = reproduce(&p, &args, Some(&python));

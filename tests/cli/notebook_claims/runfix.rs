@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{BOOK, CLAIMS_01, claims_path, tiny_book, write_claims};
-use crate::helpers::{Project, exclusive, stderr, stdout};
-use crate::notebook::kernel::kernel_python;
+use super::{KernelBook, kernel_book};
+use crate::helpers::{Project, stderr, stdout};
 
 /// A Python no test here reaches: each refuses before a kernel starts.
 const NO_PYTHON: &str = "/nonexistent/python-never-started";
@@ -151,14 +151,16 @@ fn a_read_of_a_cell_the_notebook_lacks_or_of_a_markdown_cell_refuses_before_any_
 
 #[test]
 fn notebook_run_prints_each_claims_verdict_and_points_to_claims_check_for_a_misread() {
-    let Some(python) = kernel_python(
+    let Some(KernelBook {
+        python,
+        p,
+        turn: _turn,
+    }) = kernel_book(
         "notebook_run_prints_each_claims_verdict_and_points_to_claims_check_for_a_misread",
-    ) else {
+    )
+    else {
         return;
     };
-    let _turn = exclusive();
-    let p = Project::seeded();
-    tiny_book(&p, &p.path("kernel-counter"));
     let key = format!("{BOOK}/01");
     let py = python.to_str().unwrap();
     let out = run(&p, &["notebook", "run", &key, "--python", py]);
