@@ -360,8 +360,10 @@ fn claims_skeleton(
     );
     if parsed.tables.is_empty() {
         s.push_str(
-            "# The snapshot holds no published tables, so no claim can be checked against\n\
-             # a measurement yet.\n",
+            "# The snapshot holds no published tables, so no claim can read a pipeline run;\n\
+             # numbers the chapter's notebook prints can be claims under notebook_claims:\n\
+             # (docs/formats.md; `claims check` offers ready ones once a notebook run is\n\
+             # recorded).\n",
         );
     } else {
         s.push_str("# The snapshot publishes these tables:\n");

@@ -155,7 +155,7 @@ struct Declared {
 /// against the chapter's tables (`claims check` does that): a view of the
 /// evidence shows what the records hold even while a pipeline claim does
 /// not evaluate. None when the chapter has no claims.yaml (a regular file).
-fn declared_notebook_claims(
+pub(crate) fn declared_notebook_claims(
     project: &Project,
     chapter: &Chapter,
 ) -> Result<Vec<crate::records::notebook_claims::DeclaredNotebookClaim>> {

@@ -79,10 +79,17 @@ pub fn history(project: &Project, query: Option<&str>) -> Result<Overview<Chapte
                 None
             }
         };
+        let declared = match super::claims::declared_notebook_claims(project, ch) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                unreadable.push(format!("{}: {e}", ch.key));
+                None
+            }
+        };
         ChapterHistory {
             chapter: ch.key_str(),
             title: ch.manifest.chapter.title.clone(),
-            runs: status::history(ch, records, stored.as_ref()),
+            runs: status::history(ch, records, stored.as_ref(), declared.as_deref()),
         }
     })?;
     overview.problems.extend(unreadable);

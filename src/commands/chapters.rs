@@ -205,7 +205,9 @@ fn print_tables(out: &mut Out, created: &chapters::Created) -> Result<()> {
         created.snapshot.file, created.snapshot.fingerprint, created.snapshot.scope
     ))?;
     if created.tables.is_empty() {
-        out.line("  published tables: none, so claims.yaml starts empty with nothing to check")?;
+        out.line(
+            "  published tables: none, so claims.yaml starts with no pipeline claims; numbers its notebook prints can be claims under notebook_claims: (`claims check` offers ready ones)",
+        )?;
     } else {
         out.line(format!(
             "  published tables: {}; claims.yaml lists them for you to write claims against",

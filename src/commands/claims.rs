@@ -75,6 +75,8 @@ fn stated_text(nb: &NotebookCheck) -> Result<String> {
             for line in crate::notebook::stated::yaml::ready_claim_lines(claim) {
                 s.push_str(&format!("{}\n", visible(&line)));
             }
+        } else if f.setting {
+            s.push_str("    no ready claim: the cell's code sets this value; it echoes a setting, not a result\n");
         } else if f.claimed_by.is_none() {
             s.push_str("    no ready claim: no label or pattern takes that number alone from the cell's output\n");
         }

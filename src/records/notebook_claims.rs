@@ -365,10 +365,27 @@ pub fn history_words(claims: &[NotebookClaimResult]) -> Option<String> {
 
 /// Each stored notebook claim's verdict in words, with the cell it read,
 /// one line each, as `history` lists them under the run.
-pub fn history_claim_lines(claims: &[NotebookClaimResult]) -> Vec<String> {
+/// `declared`, claims.yaml's notebook claims now (None when it could not
+/// be read): a claim deleted or changed since the run keeps the verdict the
+/// run gave it, history being what happened, and says it is no longer the
+/// claim claims.yaml makes.
+pub fn history_claim_lines(
+    claims: &[NotebookClaimResult],
+    declared: Option<&[DeclaredNotebookClaim]>,
+) -> Vec<String> {
     claims
         .iter()
-        .map(|c| format!("{}: {}", c.claim, c.in_words()))
+        .map(|c| {
+            let now = declared.map(|d| d.iter().find(|x| x.id == c.claim));
+            let since = match now {
+                Some(None) => " (deleted from claims.yaml since)",
+                Some(Some(d)) if d.claim.as_ref().is_some_and(|now| !same_claim(c, now)) => {
+                    " (claims.yaml changed this claim since: it is UNRUN now)"
+                }
+                _ => "",
+            };
+            format!("{}: {}{since}", c.claim, c.in_words())
+        })
         .collect()
 }
 

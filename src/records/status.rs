@@ -104,11 +104,13 @@ pub struct HistoryEntry {
 
 /// The history lines for one chapter's records (already newest first);
 /// `stored`, the chapter's notebooks.yaml, says where the notebook each
-/// notebook run used came from.
+/// notebook run used came from; `declared`, claims.yaml's notebook claims
+/// now, which of a run's claims were changed or deleted since.
 pub fn history(
     chapter: &Chapter,
     records: &[Record],
     stored: Option<&crate::notebook::StoredNotebooks>,
+    declared: Option<&[super::notebook_claims::DeclaredNotebookClaim]>,
 ) -> Vec<HistoryEntry> {
     records
         .iter()
@@ -138,7 +140,7 @@ pub fn history(
             notebook_claim_verdicts: r
                 .notebook
                 .as_ref()
-                .map(|n| super::notebook_claims::history_claim_lines(&n.claims))
+                .map(|n| super::notebook_claims::history_claim_lines(&n.claims, declared))
                 .unwrap_or_default(),
             disturbed: disturbed_mark(r),
             earlier_measurement: r.experiment.as_ref().and_then(|e| e.earlier_measurement()),
@@ -690,7 +692,7 @@ mod tests {
             record(RunKind::Experiment, &current(), "2026-11-30T10:00:00Z"),
             record(RunKind::Research, &"0".repeat(64), "2026-11-29T10:00:00Z"),
         ];
-        let h = history(&ch, &runs, None);
+        let h = history(&ch, &runs, None, None);
         assert_eq!(h[0].currency, RunCurrency::Current);
         assert_eq!(h[1].currency, RunCurrency::Stale);
         assert_eq!(h[1].revision, "000000000000");

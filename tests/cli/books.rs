@@ -80,7 +80,16 @@ fn two_books() -> Project {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::contains("published tables: none"));
+        .stdout(predicate::str::contains("published tables: none"))
+        // Without tables, the way to claims is the notebook's output.
+        .stdout(predicate::str::contains("under notebook_claims:"));
+    let skeleton =
+        std::fs::read_to_string(p.path("book-snapshots/systems-notes/06/claims.yaml")).unwrap();
+    assert!(
+        skeleton
+            .contains("numbers the chapter's notebook prints can be claims under notebook_claims:"),
+        "{skeleton}"
+    );
     // The skeleton lists the table; the author writes the claim.
     let claims = p.path("book-snapshots/systems-notes/07/claims.yaml");
     let skeleton = std::fs::read_to_string(&claims).unwrap();

@@ -153,7 +153,8 @@ pub fn check(
                 })
                 .collect();
             // The claim that reads that number from that line, else the one
-            // stating it, else the first quoting the sentence.
+            // stating it. A claim about another number of the sentence does
+            // not settle this one: it stays a lead, with its ready claim.
             let quoted = quoting
                 .iter()
                 .find(|c| reads_it(c, f, &outputs))
@@ -161,8 +162,7 @@ pub fn check(
                     quoting.iter().find(|c| {
                         f.stated.replace(',', "").parse::<f64>().ok() == Some(c.stated.value)
                     })
-                })
-                .or(quoting.first());
+                });
             if let Some(c) = quoted {
                 f.claimed_by = Some(c.id.clone());
                 f.ready_claim = None;

@@ -118,6 +118,10 @@ pub struct StatedFinding {
     /// against the cell's output before it is offered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ready_claim: Option<NotebookClaim>,
+    /// The cell's own code writes the printed value: a setting the cell
+    /// echoes (`num_workers=0`), offered no ready claim.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub setting: bool,
     /// The existing claim that quotes this sentence, when one does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub claimed_by: Option<String>,
@@ -234,6 +238,44 @@ fn row_named(line: &Line, r: &Read, i: usize) -> usize {
     }))
 }
 
+/// Whether `code` writes the value `v` as a literal (`h = 1e-4`,
+/// `DataLoader(ds, batch_size=16)`).
+/// Strings and comments are left out: `print('params: 112')` sets nothing.
+fn sets(code: &str, v: f64) -> bool {
+    code.lines().any(|l| {
+        read(&code_only(l))
+            .nums
+            .iter()
+            .any(|c| (c.value - v).abs() <= 1e-12 * v.abs().max(1.0))
+    })
+}
+
+/// A line of Python without its string literals and its comment (each
+/// string kept as a space, so the numbers around it stay apart).
+fn code_only(line: &str) -> String {
+    let mut out = String::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                    out.push(' ');
+                }
+            }
+            None if c == '#' => break,
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// A line with its numbers left out: two kernels printed the same line
 /// when these agree.
 fn skeleton(line: &str) -> String {
@@ -333,6 +375,7 @@ pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> 
                 printed: None,
                 shared_words: Vec::new(),
                 varies: None,
+                setting: false,
                 ready_claim: None,
                 claimed_by: None,
             };
@@ -364,7 +407,16 @@ pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> 
                     text: line.text,
                     p: &line.read.nums[found.num],
                 };
-                f.ready_claim = ready_claim(&s.text, &s.location, n, at, &found.words, &taken);
+                // A value the cell's own code sets (`num_workers=0`) is a
+                // setting it echoes, not a result a claim should check.
+                let setting = printed
+                    .iter()
+                    .find(|p| p.cell == line.cell)
+                    .is_some_and(|p| sets(&p.code, line.read.nums[found.num].value));
+                f.setting = setting;
+                f.ready_claim = (!setting)
+                    .then(|| ready_claim(&s.text, &s.location, n, at, &found.words, &taken))
+                    .flatten();
                 f.shared_words = found.words;
                 if let Some(c) = &f.ready_claim {
                     taken.push(c.id.clone());
@@ -549,20 +601,7 @@ fn differs(
                         && holding(n, p, &line.values[j]) > 0
                 })
             });
-    // Nor is a value the code sets (`std_after(0.01)`, `h = 1e-4`): the
-    // sentence says what went in, and what came out is another number.
-    let set_in_code = n.bound.is_none()
-        && printed
-            .iter()
-            .filter(|p| section.is_none_or(|cells| cells.contains(&p.cell)))
-            .flat_map(|p| p.code.lines())
-            .any(|l| {
-                read(l)
-                    .nums
-                    .iter()
-                    .any(|c| (c.value - n.value).abs() <= 1e-12 * n.value.abs().max(1.0))
-            });
-    if printed_as_stated || set_in_code {
+    if printed_as_stated {
         return None;
     }
     let mut best: Option<(Found, Score)> = None;
@@ -642,7 +681,18 @@ fn differs(
             keep_better(&mut best, found, score);
         }
     }
-    best.map(|b| b.0)
+    // Nor is a value the code sets (`std_after(0.01)`, `h = 1e-4`): the
+    // sentence says what went in, and what came out is another number. The
+    // code read is that of the sentence's section, or for prose that of
+    // the cell it would differ from.
+    let found = best.map(|b| b.0)?;
+    let cell = lines[found.line].cell;
+    let set_in_code = n.bound.is_none()
+        && printed
+            .iter()
+            .filter(|p| section.map_or(p.cell == cell, |cells| cells.contains(&p.cell)))
+            .any(|p| sets(&p.code, n.value));
+    (!set_in_code).then_some(found)
 }
 
 /// The head of the label a printed number ends (`before` is the line up

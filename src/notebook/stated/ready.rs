@@ -72,7 +72,9 @@ pub(super) fn ready_claim(
                 .is_ok_and(|got| got.value == p.value && got.line == line.text.trim())
         })
     })?;
-    let base = format!("{}-{}", name.replace('_', "-"), n.text.replace(',', ""));
+    // `offset-minus-2.5`, not `offset--2.5`.
+    let number = n.text.replace(',', "").replacen('-', "minus-", 1);
+    let base = format!("{}-{number}", name.replace('_', "-"));
     let mut id = base.clone();
     let mut k = 2;
     while ids.contains(&id) {

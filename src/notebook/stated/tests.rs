@@ -592,6 +592,7 @@ fn a_negative_number_keeps_its_sign_and_a_key_value_line_its_keys() {
     assert_eq!(f.printed, Some(-3.61));
     let claim = f.ready_claim.as_ref().unwrap();
     assert_eq!(claim.stated.value, -3.16);
+    assert_eq!(claim.id, "mean-minus-3.16");
     // A hyphen between two numbers is no sign.
     let r = read::read("batches 3-4 of the run");
     assert_eq!(
@@ -705,4 +706,14 @@ fn a_table_row_is_read_by_its_columns_and_the_row_the_sentence_names() {
     );
     assert_eq!(found[0].reading, StatedReading::Differs);
     assert_eq!(found[0].printed, Some(163459.0));
+}
+
+#[test]
+fn a_value_in_a_string_or_a_comment_is_set_by_no_code() {
+    assert!(sets("loader = DataLoader(ds, batch_size=16)", 16.0));
+    assert!(sets("h = 1e-4", 1e-4));
+    assert!(!sets("print('params: 112')", 112.0));
+    assert!(!sets("print(f\"loss: {x:.3f}\")  # about 0.015", 0.015));
+    assert!(!sets("print(\"it's \\\" 7\")", 7.0));
+    assert_eq!(code_only("x = 3  # 4"), "x = 3  ");
 }

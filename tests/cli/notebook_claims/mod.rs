@@ -16,6 +16,7 @@
 //! [`CLAIMS_02`] and [`CLAIMS_03`]; tests write other ones where they need.
 
 mod check;
+mod credit;
 mod decide;
 mod r#match;
 mod reproduce;

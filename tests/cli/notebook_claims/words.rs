@@ -211,4 +211,24 @@ fn history_gives_each_notebook_claims_verdict_with_its_cell() {
         Some(2),
         "{json}"
     );
+
+    // History keeps what the run decided, and says which claims are no
+    // longer the ones claims.yaml makes: one changed, one deleted.
+    super::write_claims(
+        &p,
+        "01",
+        &CLAIMS_01.replace("between: [110, 110]", "between: [100, 120]"),
+    );
+    let history = text_of(&p, &["history", "tiny-book/01"]);
+    assert!(
+        history.contains("params-110: REPRODUCED: nb.params = 110 in 1 kernel")
+            && history.contains(
+                "a run must give exactly 110 (claims.yaml changed this claim since: it is UNRUN now)"
+            ),
+        "{history}"
+    );
+    assert!(
+        history.contains("a run must give >= 100 (deleted from claims.yaml since)"),
+        "{history}"
+    );
 }
