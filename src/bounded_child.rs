@@ -1,5 +1,5 @@
-//! Running a child process within bounds, for the harnesses this tool ships
-//! (the notebook harness; the PyTorch harness can use it too): a process
+//! Running a child process within bounds, for the notebook harness (the
+//! PyTorch harness runs through its own, `bench::harness_runner`): a process
 //! group of its own, so a terminal's Ctrl-C reaches this tool rather than
 //! killing the child under it, and so the whole group can be stopped; a
 //! wall-clock deadline; standard output read up to a cap (the rest drained

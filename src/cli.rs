@@ -130,8 +130,8 @@ pub enum Command {
     #[command(subcommand)]
     Claims(ClaimsCommand),
     /// Check stored snapshots against their fingerprints and the published one
-    /// (exit 1 when a stored snapshot was altered or a current one DIFFERS
-    /// from the published fingerprint)
+    /// (exit 1 when a stored snapshot was altered, is missing or cannot be
+    /// read, or a current one DIFFERS from the published fingerprint)
     Verify(VerifyArgs),
     /// Run the chapter's sleep/spin pipeline experiment and measure where the loop waits
     Bench(BenchArgs),

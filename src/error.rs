@@ -1,8 +1,9 @@
 //! The one error type, the outcome a command reports when it ran, and the
 //! exit codes both map to (decided in `main.rs` and nowhere else).
 //!
-//! Each error variant carries the path, field or value it is about, so the
-//! message a user sees names what to fix in one line. Typed variants
+//! Each error variant but two carries the path, field or value it is about,
+//! so the message a user sees names what to fix in one line; `Usage` and
+//! `Other` carry a whole sentence, which has to name it itself. Typed variants
 //! ([`Error::Settings`], [`Error::NoChapters`], ...) let the command line add
 //! the flag that fixes them; the core never names a flag.
 

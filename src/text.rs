@@ -1,6 +1,16 @@
-//! Text helpers shared by every layer: reading text files strictly (UTF-8
-//! or a clear error naming the file and the byte offset), short prefixes of
-//! ids, hex digests, and aligned plain-text tables.
+//! Text helpers shared by every layer:
+//! - reading files: regular files only, at most a size, UTF-8 or an error
+//!   naming the file and the byte offset (`open_regular`, `read_at_most`,
+//!   `read_utf8`), and files of the tool's own folders checked to lie
+//!   inside them (`check_owned`, `read_owned`);
+//! - text printed or quoted: invisible and control characters escaped
+//!   (`visible`, `visible_lines`), and quoted lines that could pass for a
+//!   document's structure marked (`quoted`);
+//! - URLs: credentials and secret parameters taken out, in one URL or in
+//!   free text (`redact_url`, `redact_urls_in`, `url_spans`);
+//! - numbers and lists as the tool prints them (`number`, `setting`,
+//!   `list`), short prefixes of ids, hex digests, and aligned plain-text
+//!   tables.
 
 use std::path::Path;
 

@@ -6,8 +6,9 @@
 //! snapshot and, unless asked not to, recorded. With both engines, the two
 //! runs side by side. A chapter with notebook claims has its notebook run
 //! too (`reproduce_notebook`), first, and the run kept in the same record
-//! as the pipeline's (the first engine's), or in a notebook record of its
-//! own when the chapter publishes no tables.
+//! as the pipeline's (the first engine's in `engines`: the embedded one's
+//! with both, though PyTorch measures first), or in a notebook record of
+//! its own when the chapter publishes no tables.
 //!
 //! What measures a run is the caller's [`Runner`] (the command line's shows
 //! progress; a test's returns a recorded run), so this module prints
@@ -30,7 +31,7 @@ use crate::published::{read_claims, read_tables};
 /// Measured batches per configuration in each round by default: six
 /// rounds of the ten configurations of chapter 06 then take about 75 s on
 /// a quiet 2-core machine, and each round's metrics still decide every
-/// claim (docs/engine.md, "Rounds and intervals").
+/// claim (docs/verdicts.md, "The default run: window, steps and rounds").
 pub const BATCHES_PER_ROUND: u64 = 20;
 
 /// Rounds by default: the fewest a 95% interval can be made from.

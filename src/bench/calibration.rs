@@ -82,7 +82,7 @@ pub const COLLATE_CALL: Duration = Duration::from_micros(7);
 /// (2026-12-06, two runs), x0.38 to x0.45 on another (2026-12-04), x0.30 on
 /// an AMD one (2026-12-05). At x0.5, chapter 06's steady state on the
 /// engine came within 1.5% of PyTorch's beside it in every row's ex/s
-/// (docs/engine.md, "The window, against PyTorch").
+/// (docs/log/2026-12-06-window-against-pytorch.md).
 pub const PYTHON_COST_SCALE: f64 = 0.5;
 
 /// The default of `--fork-cost-scale`: the loop's fork of each worker as a
@@ -216,7 +216,8 @@ impl AfterCost {
 //   sleep 0.25 / 0.5 / 1 / 2 / 4 ms: 36.9 / 40.2 / 38.0 / 50.4 / 86.1 us
 //         beyond Python's own `time.sleep`, which costs 7 to 19 us more
 //         CPU than the engine's (C's `clock_nanosleep`)
-// The script is in docs/engine.md ("Cold after the cost").
+// The script is in docs/log/2026-12-01-python-costs-and-start.md ("Cold
+// after the cost").
 
 /// Per sample of a sleeping producer, after its sleep: `time.sleep`
 /// returning (taking the lock back) and the sample's Python with caches
@@ -285,7 +286,8 @@ impl AwayCost {
 // since the one before returned), the cost rises over the first 5 to 10 ms
 // away and is flat after 12 ms: a time constant of 5 ms. The level is the
 // mean of PyTorch's extra over the engine in the five long-away runs (0.30
-// to 0.44 ms, mean 0.36). The script is in docs/engine.md ("Away from the receive").
+// to 0.44 ms, mean 0.36). The script is in
+// docs/log/2026-12-01-python-costs-and-start.md ("Away from the receive").
 
 /// Loop, per batch from a worker, on top of the receive cost: the receive
 /// path finding its caches cold after the loop was away from it.
@@ -304,7 +306,8 @@ pub const RECEIVE_AWAY: AwayCost = AwayCost {
 // the fourth). A batch's CPU, from its first sample to the next batch's,
 // rises by 240 to 450 µs between a few milliseconds idle before it and more
 // than ten, most of that by 11 ms, as the receive path's does. The script
-// is in docs/engine.md ("The workers away from their per-batch path").
+// is in docs/log/2026-12-02-machines-and-the-factor.md ("The workers away
+// from their per-batch path").
 
 /// Worker, per batch: its per-batch path finding its caches cold after the
 /// worker waited for its index, spread over the index get, collating and
@@ -363,8 +366,9 @@ const ENGINE_WORKER_START_MS: f64 = 3.0;
 /// `--calibrate-to-pytorch` sets to this machine's fork over
 /// [`FIGURES_FORK_MS`]: one factor for the fork and the set-up split their
 /// sum wrong where the two ratios are far apart (on an Intel machine of
-/// 2026-12-04, x0.29 to x0.32 against x0.53 to x0.57; docs/engine.md,
-/// "The start, traced").
+/// 2026-12-04, x0.29 to x0.32 against x0.53 to x0.57;
+/// docs/log/2026-12-04-intel-grid-start-and-no-step.md, "The start,
+/// traced").
 pub const WORKER_FORK: ShapeCost = cost((FIGURES_FORK_MS - ENGINE_SPAWN_MS) * 1e6, 0.0, 0.0);
 /// Worker, once, before it reads its first index: [`FIGURES_SETUP_MS`]
 /// less what the engine's own worker spends starting. Scaled by

@@ -14,7 +14,8 @@
 //! a run read back must keep), `outside_load` (how much of the CPUs other
 //! processes took), `rounds` (every configuration once a round, the
 //! disturbed ones again), `suite` (a whole run),
-//! `pytorch_harness` (the same run on the real DataLoader), `interrupt`
+//! `pytorch_harness` (the same run on the real DataLoader),
+//! `harness_runner` (its Python run as a bounded child), `interrupt`
 //! (Ctrl-C), `table_layout` (the chapter's columns and header line),
 //! `metric_name` (how claims spell them), `window` (which steps ex/s is
 //! taken over) and `export` (text, Markdown and CSV). Imports between them point one way: none of these files needs a

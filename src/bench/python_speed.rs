@@ -1,8 +1,8 @@
 //! How this machine's Python stands against the machine the engine's
 //! figures were measured on. Every figure in `calibration.rs` is CPU time
 //! on one machine; machines of the same kind have run PyTorch's Python up
-//! to a third faster (docs/engine.md, "One machine's Python against
-//! another's"). The PyTorch harness measures what starting the workers
+//! to a third faster (docs/log/2026-12-02-machines-and-the-factor.md, "One
+//! machine's Python against another's"). The PyTorch harness measures what starting the workers
 //! costs on every run ([`PythonStart`]); set against the same figures on
 //! the figures' machine, that gives one factor for the machine, the one
 //! `--python-cost-scale` multiplies the modelled costs by. Its harness also
@@ -10,7 +10,9 @@
 //! a run has that probe, the per-batch costs take its factor and the start
 //! keeps its own two ratios, for the two need not move together (on an AMD
 //! machine of 2026-12-04 the start read x0.55 and the per-batch path about
-//! x0.4; docs/engine.md).
+//! x0.30: loop and worker 181 + 254 µs against the figures' 631 + 824 at
+//! batch 4; docs/log/2026-12-04-intel-grid-start-and-no-step.md, "The
+//! per-batch path, probed").
 
 use serde::Serialize;
 

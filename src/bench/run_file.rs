@@ -406,7 +406,8 @@ impl BenchRun {
 
 /// The shortest training step, in ms, at which the embedded engine was
 /// compared with the real DataLoader with a step at all (the grid's
-/// shortest consumer, docs/engine.md, "The whole grid"); below it only no
+/// shortest consumer, docs/log/2026-12-04-intel-grid-start-and-no-step.md,
+/// "The whole grid"); below it only no
 /// step was measured, and there the two part.
 pub const SHORTEST_STEP_COMPARED_MS: f64 = 1.0;
 

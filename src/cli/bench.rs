@@ -84,7 +84,7 @@ pub enum EngineArg {
     Embedded,
     /// The real torch.utils.data.DataLoader (the reference)
     Pytorch,
-    /// The embedded engine, then PyTorch, and the two side by side
+    /// PyTorch, then the embedded engine, and the two side by side
     Both,
 }
 
@@ -260,13 +260,14 @@ pub struct BenchArgs {
     /// --python-cost-scale, else --python-cost-scale's]
     #[arg(long, allow_negative_numbers = true, value_parser = start_scale)]
     pub setup_cost_scale: Option<f64>,
-    /// With --engine both: run the embedded half with its Python costs and
-    /// its hand-off's receive and send costs scaled to this machine, by the
-    /// factor PyTorch's start measured just before (the comparison's line
-    /// "Python here"), and its workers' start by the fork's and the
-    /// set-up's own ratios. It sets --python-cost-scale, --fork-cost-scale,
-    /// --setup-cost-scale, --receive-ms and --send-ms, so it takes none of
-    /// them, and needs a worker count above 0
+    /// With --engine both: run the embedded half at this machine's Python
+    /// speed as PyTorch's run just before it measured it (the comparison's
+    /// line "Python here"): its Python costs and its hand-off's receive and
+    /// send costs by the factor of PyTorch's per-batch probe, its workers'
+    /// start by the fork's and the set-up's own ratios. It sets
+    /// --python-cost-scale, --fork-cost-scale, --setup-cost-scale,
+    /// --receive-ms and --send-ms, so it takes none of them, and needs a
+    /// worker count above 0
     #[arg(long, conflicts_with_all = ["python_cost_scale", "fork_cost_scale", "setup_cost_scale", "receive_ms", "send_ms"])]
     pub calibrate_to_pytorch: bool,
     /// Which engine measures: this tool's own, the real PyTorch DataLoader
@@ -289,7 +290,7 @@ pub struct BenchArgs {
     /// Timer slack for the run, in ns, at least 1 (the kernel's default is 50000; 0 would ask for that default)
     #[arg(long, default_value_t = 1, value_parser = timer_slack(MAX_TIMER_SLACK_NS))]
     pub timer_slack_ns: u64,
-    /// Add the columns beyond the chapter's: startup, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, outside, verdict, digest
+    /// Add the columns beyond the chapter's: startup, start_cpu, bound, eff, run_delay, cons_cpu, wrk_cpu, nivcsw, spread, outside, verdict, digest
     #[arg(long)]
     pub wide: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Text)]

@@ -40,7 +40,8 @@ pub struct DiffArgs {
     /// A recorded experiment run, by run id
     #[arg(long, value_name = "RUN_ID")]
     pub run: Option<String>,
-    /// The chapter's latest recorded experiment run
+    /// The chapter's latest recorded experiment run that decided a claim
+    /// (later ones that decided nothing are named and passed over)
     #[arg(long)]
     pub latest: bool,
     /// Each claim's verdict in every environment that recorded experiments
@@ -123,10 +124,12 @@ pub struct ReproduceArgs {
     /// both back to back (each recorded, then compared side by side)
     #[arg(long, value_enum, default_value_t = ReproduceEngineArg::Embedded)]
     pub engine: ReproduceEngineArg,
-    /// With --engine both: run the embedded half with its Python costs and
-    /// its hand-off's costs scaled to this machine by the factor PyTorch's start
-    /// measured in the run just before it (the comparison's line "Python
-    /// here"); the chapter's tables need a worker count above 0
+    /// With --engine both: run the embedded half at this machine's Python
+    /// speed as PyTorch's run of the chapter just before it measured it (the
+    /// comparison's line "Python here"): its Python costs and its hand-off's
+    /// costs by the factor of PyTorch's per-batch probe, its workers' start
+    /// by the fork's and the set-up's own ratios; the chapter's tables need
+    /// a worker count above 0
     #[arg(long)]
     pub calibrate_to_pytorch: bool,
     /// The Python that runs the PyTorch harness [default: python3]; given,

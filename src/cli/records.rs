@@ -122,8 +122,9 @@ pub struct SiteArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Folder whose templates override the embedded ones, file by file
-    /// (site/index.html.j2, site/chapter.html.j2, site/style.css.j2, and
-    /// research-prompt.md.j2 for the prompt the pages offer)
+    /// (site/index.html.j2, site/chapter.html.j2, site/history.html.j2,
+    /// site/runs.html.j2, site/style.css.j2, and research-prompt.md.j2 for
+    /// the prompt the pages offer)
     #[arg(long, value_name = "DIR")]
     pub templates: Option<PathBuf>,
     /// Link each record's files (and the stored notebook) under URL, e.g.

@@ -1,7 +1,8 @@
 //! `bench`: run the pipeline benchmark with the settings on the command
 //! line, print it, and write or record it when asked; with `--engine both`,
-//! run it on the embedded engine and then on PyTorch and print the two side
-//! by side.
+//! run it on PyTorch and then on the embedded engine (a Python that cannot
+//! run PyTorch fails before the embedded engine has spent its time) and
+//! print the two side by side, PyTorch as A.
 
 use serde::Serialize;
 

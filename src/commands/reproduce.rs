@@ -143,7 +143,8 @@ fn refuse_what_the_plan_cannot_do(
     Ok(())
 }
 
-/// The engines `--engine` names, in the order they run.
+/// The engines `--engine` names, in the order their runs are concluded and
+/// recorded; `app::reproduce` measures PyTorch's first.
 fn engines(arg: ReproduceEngineArg) -> Vec<ReproduceEngine> {
     match arg {
         ReproduceEngineArg::Embedded => vec![ReproduceEngine::Embedded],

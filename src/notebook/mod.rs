@@ -4,8 +4,9 @@
 //! the nbformat v4 essentials (`format`), audited without running
 //! (`audit`), run in a fresh kernel through the nbclient harness this crate
 //! ships (`harness`) with nothing it started or wrote outliving it
-//! (`contain`), what it printed made fit to travel (`scrub`), and the
-//! run as a record keeps it (`run`). Where a Colab or GitHub page's
+//! (`contain`), what it printed made fit to travel (`scrub`), the run as a
+//! record keeps it (`run`), and the chapter's notebook claims decided from
+//! what a run printed (`claims`, their results in `claim_result`). Where a Colab or GitHub page's
 //! notebook is downloaded from is `source`; where a stored one came from
 //! (the published notebook or a local copy), `provenance`. The numbers a
 //! chapter states held against what a run printed: `stated`.

@@ -1,10 +1,12 @@
 //! What the chapter says, made checkable: its published tables (`tables`),
-//! their internal consistency (`audit`), its numeric claims (`claims`), and
-//! the comparison with a measured run (`diff`, `render`, `plot`), claim by
-//! claim (`verdict`), over the run's rounds (`claim_rounds`, with the
-//! interval's arithmetic in `interval`), whether a run can be compared at
-//! all (`comparability`), and a claim's measurement said in words
-//! (`in_words`).
+//! their internal consistency (`audit`), its numeric claims (`claims`, each
+//! a `metric` held to its `criteria`) and the sentences with numbers no
+//! claim checks (`coverage`), its notebook claims' schema (`notebook_reads`),
+//! and the comparison with a measured run (`diff`, `render`, `plot`), claim
+//! by claim (`verdict`), over the run's rounds (`claim_rounds`, with the
+//! interval's arithmetic in `interval`, and two runs' shift over rounds in
+//! `shift`), whether a run can be compared at all (`comparability`), and a
+//! claim's measurement said in words (`in_words`).
 
 pub mod audit;
 pub mod claim_rounds;

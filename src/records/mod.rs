@@ -1,6 +1,6 @@
-//! Research and experiment records: one YAML file per run under
-//! `records/<book-id>/<chapter-id>/`, with the evidence (report, run file)
-//! stored beside it. Records are only ever added, never edited.
+//! Research, experiment and notebook-run records: one YAML file per run
+//! under `records/<book-id>/<chapter-id>/`, with the evidence (report, run
+//! file, notebook run file) stored beside it. Records are only ever added, never edited.
 //!
 //! A notebook run's record holds the `notebook` module's `NotebookInfo`.
 //!
@@ -10,8 +10,11 @@
 //! a run withdrawn (a file of its own, never an edit), `source_id` gives a
 //! source the id it keeps from run to run, `selection` keeps a bounded
 //! part of a long history for the prompt, `status` says which
-//! research is current, `publish` builds the site data (the book site's
-//! schema). A stored verdict is the typed one of `published::verdict`.
+//! research is current, `notebook_status` and `notebook_claims` judge the
+//! chapter's notebook and its claims from the runs, `cache` keeps parsed
+//! records and evidence checks between commands, `publish` builds the site
+//! data (the book site's schema). A stored verdict is the typed one of
+//! `published::verdict`.
 
 pub mod cache;
 pub mod create;

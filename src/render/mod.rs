@@ -1,5 +1,5 @@
-//! Rendering the research prompt and the review report from minijinja
-//! templates. The templates in `templates/` are embedded as defaults;
+//! Rendering the research prompt, the review report and the static site's
+//! pages from minijinja templates. The templates in `templates/` are embedded as defaults;
 //! `--templates DIR` overrides them file by file. Undefined variables are
 //! errors, so a typo in a template fails loudly with its name and line.
 

@@ -22,6 +22,7 @@ mod hardening_quoting;
 mod hardening_refusals;
 mod hardening_report_bounds;
 mod hardening_secrets;
+mod help;
 mod helpers;
 mod hostile;
 mod long_history;
