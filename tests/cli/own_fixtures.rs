@@ -242,8 +242,8 @@ fn a_users_chapters_and_records_leave_the_suite_green() {
     assert!(passed >= 80, "the nested run ran {passed} tests:\n{text}");
 }
 
-/// Where a test may read the repository: README.md and templates/ through
-/// `repo()`, its own data through `fixtures()`; never the working tree's
+/// Where a test may read the repository: README.md, templates/ and docs/
+/// through `repo()`, its own data through `fixtures()`; never the working tree's
 /// book-snapshots/ or records/, and never around the helpers.
 #[test]
 fn tests_read_the_repository_only_for_fixtures_readme_and_templates() {
@@ -284,7 +284,9 @@ fn tests_read_the_repository_only_for_fixtures_readme_and_templates() {
                 .filter(|c| !c.is_whitespace())
                 .collect();
             assert!(
-                call.starts_with(".join(\"README.md\"") || call.starts_with(".join(\"templates"),
+                call.starts_with(".join(\"README.md\"")
+                    || call.starts_with(".join(\"templates")
+                    || call.starts_with(".join(\"docs/"),
                 "{name} reads repo(){call}) from the repository; a test's data lives in tests/fixtures/"
             );
         }
