@@ -4,7 +4,7 @@
 
 use super::check::{claims_check, finding, notebook_run, ready_claim};
 use super::{BOOK, KernelBook, code, kernel_book, markdown, notebook, write_claims};
-use crate::helpers::{Project, stderr, stdout};
+use crate::helpers::{Project, stdout};
 
 const CLAIMS_05: &str = "schema: research_companion.claims.v1
 chapter: tiny-book/05
@@ -34,13 +34,7 @@ fn chapter_05(p: &Project) {
         markdown("m-setup", "## Setup\n\nThe run uses a batch of 32."),
         code("setup", "batch = 32\nprint(f'batch: {batch}')"),
     ]);
-    p.write("05.ipynb", nb);
-    let out = p
-        .cmd()
-        .args(["notebook", "add", &format!("{BOOK}/05"), "05.ipynb"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    super::add_notebook(p, "05", "05.ipynb", nb);
     write_claims(p, "05", CLAIMS_05);
 }
 

@@ -29,13 +29,7 @@ fn chapter_04(p: &Project) {
         ),
         code("count", "print('params: 112')\nprint('final loss: 0.015')"),
     ]);
-    p.write("04.ipynb", nb);
-    let out = p
-        .cmd()
-        .args(["notebook", "add", &format!("{BOOK}/04"), "04.ipynb"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    super::add_notebook(p, "04", "04.ipynb", nb);
     write_claims(p, "04", CLAIMS_04);
 }
 

@@ -169,14 +169,7 @@ pub fn tiny_book(p: &Project, counter: &Path) {
         ("02", notebook_02(), CLAIMS_02),
         ("03", notebook_03(counter), CLAIMS_03),
     ] {
-        let file = format!("{ch}.ipynb");
-        p.write(&file, nb);
-        let out = p
-            .cmd()
-            .args(["notebook", "add", &format!("{BOOK}/{ch}"), &file])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "notebook add {ch}: {}", stderr(&out));
+        add_notebook(p, ch, &format!("{ch}.ipynb"), nb);
         write_claims(p, ch, claims);
     }
 }
@@ -198,6 +191,18 @@ pub fn kernel_book(test: &str) -> Option<KernelBook> {
     let p = Project::seeded();
     tiny_book(&p, &p.path("kernel-counter"));
     Some(KernelBook { python, p, turn })
+}
+
+/// Writes notebook `nb` as `file` and stores it as chapter `ch`'s current
+/// notebook with `notebook add`.
+pub fn add_notebook(p: &Project, ch: &str, file: &str, nb: String) {
+    p.write(file, nb);
+    let out = p
+        .cmd()
+        .args(["notebook", "add", &format!("{BOOK}/{ch}"), file])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "notebook add {ch}: {}", stderr(&out));
 }
 
 /// Writes chapter `ch`'s claims.yaml.

@@ -4,7 +4,7 @@
 
 use super::check::{claims_check, finding};
 use super::{BOOK, KernelBook, kernel_book, markdown, run_notebooks};
-use crate::helpers::{stderr, stdout};
+use crate::helpers::stdout;
 use crate::notebook::{code, notebook};
 
 #[test]
@@ -49,13 +49,7 @@ fn a_value_that_varies_across_kernels_is_said_to_vary_and_agrees_only_in_every_k
             ),
         ),
     ]);
-    p.write("02-varies.ipynb", nb);
-    let added = p
-        .cmd()
-        .args(["notebook", "add", &format!("{BOOK}/02"), "02-varies.ipynb"])
-        .output()
-        .unwrap();
-    assert!(added.status.success(), "{}", stderr(&added));
+    super::add_notebook(&p, "02", "02-varies.ipynb", nb);
     run_notebooks(&p, &python, &[&format!("{BOOK}/02"), "--repeat", "3"]);
     let out = claims_check(&p, "02");
     let text = stdout(&out);
