@@ -560,8 +560,8 @@ pub fn compare_within(
     if a.cpus_used != b.cpus_used {
         run_differences.push(format!(
             "CPUs used: {} vs {}",
-            crate::text::list(&a.cpus_used),
-            crate::text::list(&b.cpus_used)
+            crate::text::format::list(&a.cpus_used),
+            crate::text::format::list(&b.cpus_used)
         ));
     }
     RunComparison {

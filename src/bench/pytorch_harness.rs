@@ -206,7 +206,7 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         HarnessError::NotItsAnswer {
             python: python.to_path_buf(),
             reason,
-            start: crate::text::prefix(text.trim(), 60).to_string(),
+            start: crate::text::format::prefix(text.trim(), 60).to_string(),
         }
     })?;
     to_run(settings, environment, parsed)
@@ -241,7 +241,7 @@ pub fn timeout_from_env() -> Result<Option<Duration>> {
             Ok(Some(Duration::from_secs_f64(secs)))
         }
         _ => Err(HarnessError::BadTimeout {
-            value: crate::text::visible(&v).into_owned(),
+            value: crate::text::escape::visible(&v).into_owned(),
             min: MIN_TIMEOUT_S,
             max: MAX_TIMEOUT_S,
         }

@@ -95,7 +95,7 @@ impl NotebookClaimResult {
         let printed = self
             .printed
             .iter()
-            .map(|l| format!("`{}`", crate::text::visible(l)))
+            .map(|l| format!("`{}`", crate::text::escape::visible(l)))
             .collect::<Vec<_>>()
             .join(", ");
         let all = self.kernels.len();

@@ -107,7 +107,7 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
                         "pattern",
                         format!(
                             "captured '{}' from cell '{}', which is not a number",
-                            crate::text::prefix(group, 80),
+                            crate::text::format::prefix(group, 80),
                             read.cell
                         ),
                     )),
@@ -159,14 +159,14 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
                     "label",
                     format!(
                         "the line '{}' has no number after the label",
-                        crate::text::prefix(line.trim(), 120)
+                        crate::text::format::prefix(line.trim(), 120)
                     ),
                 )),
                 None => Err(ReadError::new(
                     "nth",
                     format!(
                         "asks for number {nth} but the line '{}' has {} after the label",
-                        crate::text::prefix(line.trim(), 120),
+                        crate::text::format::prefix(line.trim(), 120),
                         found.len()
                     ),
                 )),

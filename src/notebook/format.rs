@@ -58,7 +58,7 @@ impl Cell {
     /// How findings and listings name the cell: its id, else its position.
     pub fn label(&self) -> String {
         match &self.id {
-            Some(id) => crate::text::visible(id).into_owned(),
+            Some(id) => crate::text::escape::visible(id).into_owned(),
             None => format!("cell #{}", self.index),
         }
     }
@@ -93,7 +93,7 @@ pub fn read_file(path: &Path) -> Result<(Vec<u8>, Notebook)> {
 
 /// A notebook file's bytes, at most [`MAX_NOTEBOOK_BYTES`] of them.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::read::open_regular(path).map_err(|e| Error::io(path, e))?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if size > MAX_NOTEBOOK_BYTES {
         return Err(too_large(path, size));

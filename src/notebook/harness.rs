@@ -272,7 +272,7 @@ pub fn run_once(
         let text = String::from_utf8_lossy(&finished.printed.stdout);
         Error::Other(format!(
             "the notebook harness printed something that is not its result ({e}): '{}'",
-            crate::text::prefix(text.trim(), 60)
+            crate::text::format::prefix(text.trim(), 60)
         ))
     })?;
     if answer.harness != HARNESS_VERSION {
@@ -326,7 +326,7 @@ fn to_run(
                 index: c.index,
                 outcome: c.outcome,
                 ename: c.ename.as_deref().map(|n| {
-                    crate::text::prefix(&clean(n), super::run::MAX_ENAME_CHARS).to_string()
+                    crate::text::format::prefix(&clean(n), super::run::MAX_ENAME_CHARS).to_string()
                 }),
                 evalue: c.evalue.as_deref().map(|v| bounded(&clean(v), 500).0),
                 seconds: c.seconds,
@@ -335,8 +335,11 @@ fn to_run(
                 // Cleaned as the outputs are, then cut as a first line is.
                 failed_line: c.failed_line.as_ref().map(|l| super::run::FailedLine {
                     line: l.line,
-                    text: crate::text::prefix(&clean(&l.text), super::run::FIRST_LINE_CHARS)
-                        .to_string(),
+                    text: crate::text::format::prefix(
+                        &clean(&l.text),
+                        super::run::FIRST_LINE_CHARS,
+                    )
+                    .to_string(),
                 }),
             }
         })

@@ -48,11 +48,11 @@ impl SourceView {
             title: r.title.clone(),
             authors: r.authors.clone(),
             year: r.year.map(i64::from),
-            url: r.url.as_deref().map(crate::text::redact_url),
+            url: r.url.as_deref().map(crate::text::redact::redact_url),
             locator: r
                 .url
                 .as_deref()
-                .map(crate::text::redact_url)
+                .map(crate::text::redact::redact_url)
                 .unwrap_or_default(),
             reading: None,
             bears_on: None,
@@ -65,7 +65,7 @@ impl SourceView {
 
     /// A row of research run `run_id`'s source ledger.
     pub fn of_ledger(row: &LedgerRow, run_id: &str) -> Self {
-        let url = row.url.as_deref().map(crate::text::redact_url);
+        let url = row.url.as_deref().map(crate::text::redact::redact_url);
         let locator = url
             .clone()
             .or_else(|| row.arxiv.as_ref().map(|a| format!("arXiv:{a}")))
@@ -108,7 +108,7 @@ pub const LEAD_GAP_CHARS: usize = 1000;
 
 /// `s` cut to `n` characters, with `...` when it was cut.
 fn cut(s: &str, n: usize) -> String {
-    let head = crate::text::prefix(s, n);
+    let head = crate::text::format::prefix(s, n);
     if head.len() < s.len() {
         format!("{head}...")
     } else {

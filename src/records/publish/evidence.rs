@@ -254,8 +254,8 @@ fn measured_rationale(c: &ClaimResult) -> String {
         ClaimVerdict::Reproduced if c.magnitude_uncertain.is_some() => "The direction the chapter states holds; the run's rounds cannot tell whether the size it gives does.".into(),
         ClaimVerdict::Reproduced if !c.prose_consistent => format!(
             "The measurement agrees with the chapter's table, but the prose says {} where the table gives {}.",
-            crate::text::number(c.stated),
-            crate::text::number(c.published)
+            crate::text::format::number(c.stated),
+            crate::text::format::number(c.published)
         ),
         ClaimVerdict::Reproduced => "The measurement agrees with the chapter's claim.".into(),
         ClaimVerdict::NotReproduced => "The measurement contradicts the chapter's claim.".into(),
