@@ -207,7 +207,7 @@ impl PythonSpeed {
             .iter()
             .filter_map(|c| c.summary.outside)
             .collect();
-        let own = (!own.is_empty()).then(|| super::stats::median(own));
+        let own = (!own.is_empty()).then(|| super::stats::median(&own));
         speed.busy_elsewhere = match (own, reference.elsewhere_busy) {
             (Some(own), Some(elsewhere)) => elsewhere > own,
             (None, Some(_)) => true,

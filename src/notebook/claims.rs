@@ -319,7 +319,7 @@ fn judge(claim: &NotebookClaim, r: &mut NotebookClaimResult) {
     if !values.is_empty() {
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
-        r.measured = Some(interval::median_of_sorted(&sorted));
+        r.measured = Some(crate::bench::stats::median(&sorted));
         let (low, high) = (sorted[0], sorted[sorted.len() - 1]);
         if high > low {
             r.spread = Some(match interval::median_interval(&values) {

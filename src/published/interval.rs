@@ -71,7 +71,7 @@ pub fn median_interval(values: &[f64]) -> Option<Interval> {
     let k = interval_rank(n)?;
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = median_of_sorted(&sorted);
+    let median = crate::bench::stats::median(&sorted);
     Some(Interval {
         low: sorted[k - 1],
         high: sorted[n - k],
@@ -79,16 +79,6 @@ pub fn median_interval(values: &[f64]) -> Option<Interval> {
         coverage: coverage(n, k),
         rounds: n,
     })
-}
-
-/// The median of values already sorted (not empty).
-pub(crate) fn median_of_sorted(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
 }
 
 /// How an interval stands against a set of acceptable values.

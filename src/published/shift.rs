@@ -102,7 +102,7 @@ pub fn shift_interval(a: &[f64], b: &[f64]) -> Option<Shift> {
     Some(Shift {
         low: d[k - 1],
         high: d[n - k],
-        estimate: super::interval::median_of_sorted(&d),
+        estimate: crate::bench::stats::median(&d),
         coverage,
         rounds_a: a.len(),
         rounds_b: b.len(),
