@@ -78,7 +78,7 @@ pub fn prompt_from(
     let research = research_record::read(
         project,
         all,
-        research_record::Reading {
+        research_record::ReportsToRead {
             listed: &listed_research,
             complete: 1,
         },
@@ -399,7 +399,7 @@ pub fn report(
     carry_into_report(
         &mut view,
         chapter,
-        &research_record::read(project, &records, research_record::Reading::LATEST),
+        &research_record::read(project, &records, research_record::ReportsToRead::LATEST),
     );
     if let Some(e) = &experiment {
         view.other_engine = other_engine(project, chapter, &records, &e.run);

@@ -46,7 +46,7 @@ pub fn site_data(
     let research = super::research_record::read(
         project,
         &records,
-        super::research_record::Reading {
+        super::research_record::ReportsToRead {
             listed: &[],
             complete: PUBLISH_LEDGERS,
         },

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::format::{Cell, Notebook, validate};
+use super::format::{Notebook, NotebookCell, validate};
 use super::scrub::{GENERIC_USERS, LocalFacts};
 
 /// What kind of thing a finding is.
@@ -63,7 +63,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         Some(i) => nb
             .cells
             .get(i)
-            .map_or_else(|| format!("cell #{i}"), Cell::label),
+            .map_or_else(|| format!("cell #{i}"), NotebookCell::label),
         None => "notebook".to_string(),
     };
     for p in validate(nb) {

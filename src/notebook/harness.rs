@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::contain::{self, RUN_MARK, RunFolder};
 use super::run::{CellOutcome, CellRun, KernelRun, Versions};
 use super::scrub::{LocalFacts, Scrubber, bounded, plain_text};
-use crate::bounded_child::{self, Ended, Limits};
+use crate::bounded_child::{self, ChildLimits, Ended};
 use crate::error::{Error, Result};
 
 /// The harness, as shipped.
@@ -165,7 +165,7 @@ pub fn run_once(
     // This thread lives until the harness has been reaped (the caller's
     // worker), so the harness dies with it only if this tool does.
     crate::sys::die_with_this_thread(&mut cmd);
-    let limits = Limits {
+    let limits = ChildLimits {
         deadline: call.deadline(),
         max_stdout: (call.code_cells + 1) * (HARNESS_MAX_CHARS * 4 + 4096) + (1 << 20),
         stderr_tail: 4096,

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::format::Cell;
+use super::format::NotebookCell;
 use crate::chapter::Fingerprint;
 use crate::env::Environment;
 use crate::error::Result;
@@ -78,7 +78,7 @@ pub struct FailedLine {
 
 impl CellRun {
     /// The line that raised: the one the run kept, else the one the kept
-    /// traceback names (`Cell In[3], line 4` and its `----> 4` marker), for
+    /// traceback names (`NotebookCell In[3], line 4` and its `----> 4` marker), for
     /// runs recorded before the line was kept.
     pub fn failing_line(&self) -> Option<FailedLine> {
         if self.outcome != CellOutcome::Error {
@@ -90,7 +90,7 @@ impl CellRun {
     }
 }
 
-/// The first `Cell In[k], line N` of a plain-text traceback, with the text
+/// The first `NotebookCell In[k], line N` of a plain-text traceback, with the text
 /// after its `----> N` marker (empty when the marker is not kept).
 pub fn failed_line_in_traceback(output: &str) -> Option<FailedLine> {
     let at = output.find("Cell In[")?;
@@ -405,7 +405,7 @@ impl NotebookInfo {
 /// ([`redact_run_text`]), then put through `scrub` (the machine's facts
 /// replaced, as in the run's outputs), then cut to [`FIRST_LINE_CHARS`].
 pub fn summarize(
-    cells: &[Cell],
+    cells: &[NotebookCell],
     runs: &[KernelRun],
     scrub: &dyn Fn(&str) -> String,
 ) -> (Vec<CellSummary>, Totals, NotebookVerdict) {
@@ -545,8 +545,8 @@ pub fn failure_words(c: &CellRun) -> String {
 mod tests {
     use super::*;
 
-    fn cells() -> Vec<Cell> {
-        let cell = |index, kind: &str, source: &str| Cell {
+    fn cells() -> Vec<NotebookCell> {
+        let cell = |index, kind: &str, source: &str| NotebookCell {
             index,
             cell_type: kind.into(),
             id: Some(format!("c{index}")),

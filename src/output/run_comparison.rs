@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::Render;
 use crate::app::compare::{
-    Agreement, Bands, Judged, Pair, PairedRow, PythonSpeedNote, RunComparison, Spread,
+    Agreement, Bands, Judged, Pair, PairedRow, PythonSpeedNote, RunComparison, SpreadOverlap,
 };
 use crate::error::{Error, Result};
 
@@ -46,13 +46,13 @@ impl Render for RunComparison {
             crate::text::format::setting(self.bands.ratio),
             crate::text::format::setting(self.bands.wait_frac)
         );
-        let count = |w: Spread| self.rows.iter().filter(|r| r.spread == w).count();
+        let count = |w: SpreadOverlap| self.rows.iter().filter(|r| r.spread == w).count();
         let _ = writeln!(
             s,
             "spread over rounds: ex/s beyond both runs' spread in {}, within it in {}, unknown in {} (a run with fewer than two undisturbed runs of it)",
-            count(Spread::Beyond),
-            count(Spread::Within),
-            count(Spread::Unknown)
+            count(SpreadOverlap::Beyond),
+            count(SpreadOverlap::Within),
+            count(SpreadOverlap::Unknown)
         );
         s.push_str(&over_rounds_summary(self));
         Ok(s)

@@ -12,9 +12,9 @@ use crate::bench::BenchRun;
 use crate::chapter::Chapter;
 use crate::chapter::manifest::Reference;
 use crate::published::diff::ClaimResult;
-use crate::published::in_words::{Spread, figures, verdict_in_words};
+use crate::published::in_words::{SpreadWords, figures, verdict_in_words};
 use crate::published::verdict::ClaimVerdict;
-use crate::records::report_items::{FindingKind, LedgerRow, ReportItems};
+use crate::records::report_items::{LedgerRow, ReportFindingKind, ReportItems};
 use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
 
@@ -160,7 +160,7 @@ pub struct FindingView {
 /// [`LEAD_GAP_CHARS`]; and how many more leads it has.
 pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadView>, usize) {
     let mut findings = Vec::new();
-    for kind in FindingKind::ALL {
+    for kind in ReportFindingKind::ALL {
         findings.extend(
             items
                 .findings
@@ -232,10 +232,10 @@ pub fn run_result(record: &Record, items: Option<&ReportItems>) -> String {
         n => format!("{n} sources in its ledger"),
     });
     if let Some(items) = items.filter(|i| !i.findings.is_empty() || !i.findings_none.is_empty()) {
-        let count = |k: FindingKind| items.findings.iter().filter(|f| f.kind == k).count();
+        let count = |k: ReportFindingKind| items.findings.iter().filter(|f| f.kind == k).count();
         parts.push(format!(
             "findings: {}",
-            FindingKind::ALL
+            ReportFindingKind::ALL
                 .iter()
                 .map(|k| format!("{} {}", count(*k), k.name().to_lowercase()))
                 .collect::<Vec<_>>()
@@ -350,7 +350,7 @@ pub fn evidence_view(
                 said: format!(
                     "{}: {}",
                     c.id,
-                    verdict_in_words(c, Spread::of(c, run.settings.repeat), &run.evidence())
+                    verdict_in_words(c, SpreadWords::of(c, run.settings.repeat), &run.evidence())
                 ),
                 answered: None,
             })
