@@ -513,18 +513,10 @@ fn every_row_a_steady_state_bench_prints_obeys_the_identity_it_measures() {
         assert_eq!(r.start_cpu_ms.is_some(), c.workers > 0, "{r:?}");
     }
     // A whole-run window has no warm-up to give.
-    let out = p
-        .cmd()
-        .args(["bench", "--window", "whole-run", "--warmup-batches", "5"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out)
-            .contains("--warmup-batches 5: a whole-run window starts at the loader's creation"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["bench", "--window", "whole-run", "--warmup-batches", "5"])
+        .code(2)
+        .stderr_has("--warmup-batches 5: a whole-run window starts at the loader's creation")
+        .run();
 }
 
 #[test]
@@ -765,9 +757,8 @@ fn invalid_knobs_are_refused_before_anything_runs() {
             "--ratio-band and --wait-frac-band hold two runs' rows to a band: use them with --engine both".into(),
         ),
     ] {
-        let out = p.cmd().arg("bench").args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = stderr(&out);
+        let out = p.expect([] as [&str; 0]).arg("bench").args(&args).code(2).run();
+        let e = out.stderr();
         assert!(e.contains(&msg), "{args:?}: {e}");
         assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
@@ -808,23 +799,23 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
             "--send-ms, --switch-interval-ms set the sending threads and interpreter locks of the queue hand-offs, which --transport pipe does not have; drop them",
         ),
     ] {
-        let out = p.cmd().arg("bench").args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = stderr(&out);
+        let out = p
+            .expect([] as [&str; 0])
+            .arg("bench")
+            .args(&args)
+            .code(2)
+            .run();
+        let e = out.stderr();
         assert!(e.contains(msg), "{args:?}: {e}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }
     // The defaults said out loud, and what the pipe does run, are taken.
     let short_run = |workers: &[&str]| {
-        let out = p
-            .cmd()
-            .args(["bench", "--producer", "sleep", "--cost-ms", "0.05"])
+        p.expect(["bench", "--producer", "sleep", "--cost-ms", "0.05"])
             .args(["--batches", "3", "--workers", "1"])
             .args(workers)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        out
+            .success()
+            .run()
     };
     short_run(&["--transport", "pipe", "--receive-ms", "0.1"]);
     // 0 asks for none of a cost these workers do not have: nothing to refuse.
@@ -838,9 +829,10 @@ fn model_knobs_the_workers_do_not_run_are_refused_not_recorded() {
     ]);
     let out = short_run(&["--worker-kind", "thread", "--python-cost-scale", "0.5"]);
     assert!(
-        stdout(&out).contains("in the loop's process: no hand-off, no Python costs"),
+        out.stdout()
+            .contains("in the loop's process: no hand-off, no Python costs"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
 }
 
@@ -849,14 +841,13 @@ fn an_argument_that_is_not_utf8_is_refused_not_a_panic() {
     use std::os::unix::ffi::OsStrExt;
     let p = Project::seeded();
     let out = p
-        .cmd()
+        .expect([] as [&str; 0])
         .arg("chapter")
         .arg("show")
         .arg(std::ffi::OsStr::from_bytes(b"\xff\xfe"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+        .code(2)
+        .run();
+    let e = out.stderr();
     assert!(e.contains("invalid UTF-8"), "{e}");
     assert!(!e.contains("panicked"), "{e}");
 }
@@ -1017,7 +1008,7 @@ fn a_worker_dying_between_header_and_descriptor_fails_the_run_cleanly() {
     let tmp = p.path("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let out = p
-        .cmd()
+        .expect([] as [&str; 0])
         .env("TMPDIR", &tmp)
         .env("RESEARCH_COMPANION_DIE_BEFORE_SHARING", "1")
         .args([
@@ -1030,10 +1021,9 @@ fn a_worker_dying_between_header_and_descriptor_fails_the_run_cleanly() {
             "5",
         ])
         .args(["--cost-ms", "0.1", "--transport", "shared-fd"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+        .code(2)
+        .run();
+    let e = out.stderr();
     assert!(
         e.contains("producer=sleep workers=2 failed: worker "),
         "{e}"

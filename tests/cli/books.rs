@@ -193,18 +193,11 @@ fn a_broken_chapter_is_listed_and_the_others_go_on() {
         "schema: [not, a, chapter\n",
     );
     for args in [&["chapters"][..], &["status"], &["verify"]] {
-        let out = p.cmd().args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("systems-notes/09"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
-        assert!(
-            stdout(&out).contains("systems-notes/07"),
-            "{args:?}: {}",
-            stdout(&out)
-        );
+        p.expect(args)
+            .code(1)
+            .stderr_has("systems-notes/09")
+            .stdout_has("systems-notes/07")
+            .run();
     }
 }
 

@@ -363,7 +363,6 @@ mod harness {
     //! litter the run: stand-ins for Python that misbehave, and the real
     //! harness where torch is installed.
 
-    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
     use std::path::{Path, PathBuf};
     use std::process::{Child, Command, Stdio};
@@ -386,12 +385,12 @@ mod harness {
     /// it was given, then runs `body`.
     fn fake_python(p: &Project, body: &str) -> PathBuf {
         let dir = p.root().display();
-        let script = format!(
-            "#!/bin/sh\necho $$ > '{dir}/harness.pid'\necho \"$1\" > '{dir}/harness.file'\necho \"$TMPDIR\" > '{dir}/harness.tmpdir'\n{body}\n"
-        );
-        let path = p.write("fake-python", script);
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        path
+        crate::helpers::fake_python(
+            p,
+            &format!(
+                "echo $$ > '{dir}/harness.pid'\necho \"$1\" > '{dir}/harness.file'\necho \"$TMPDIR\" > '{dir}/harness.tmpdir'\n{body}"
+            ),
+        )
     }
 
     /// `bench --engine pytorch` with `python`, started in a process group of
@@ -656,6 +655,10 @@ mod harness {
     }
 
     #[test]
+    #[cfg_attr(
+        rc_no_torch,
+        ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+    )]
     fn sigterm_ends_the_real_harness_and_its_dataloader_workers() {
         let _g = crate::helpers::exclusive();
         let Some(python) = python_with_torch() else {

@@ -150,9 +150,8 @@ fn verify_reports_an_altered_snapshot_with_both_fingerprints() {
         .unwrap()
         .replace("7.4 times", "7.5 times");
     std::fs::write(&file, text).unwrap();
-    let out = p.cmd().args(["verify", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let s = stdout(&out);
+    let out = p.expect(["verify", "06"]).code(1).run();
+    let s = out.stdout();
     assert!(s.contains("ALTERED"), "{s}");
     assert!(s.contains(EXCERPT_FP), "{s}");
     // JSON says the same thing.
@@ -197,9 +196,8 @@ fn malformed_chapter_yaml_names_file_line_column_and_field() {
         .unwrap()
         .replace("  number: 6", "  number: six");
     std::fs::write(&manifest, text).unwrap();
-    let out = p.cmd().args(["verify", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = p.expect(["verify", "06"]).code(2).run();
+    let e = out.stderr();
     assert!(e.contains("chapter.yaml"), "{e}");
     assert!(e.contains("line 7, column"), "{e}");
     assert!(e.contains("chapter.number"), "{e}");
@@ -445,13 +443,10 @@ fn a_title_is_one_line() {
         let mut args = crate::helpers::NEW_NOTES_CHAPTER.to_vec();
         let at = args.iter().position(|a| *a == flag).unwrap();
         args[at + 1] = title;
-        let out = p.cmd().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-        assert!(
-            stderr(&out).contains("a title is one line of text"),
-            "{}",
-            stderr(&out)
-        );
+        p.expect(&args)
+            .code(2)
+            .stderr_has("a title is one line of text")
+            .run();
     }
     assert_eq!(p.state(), before);
     // A title chapter.yaml spreads over lines (a folded scalar, an edit by

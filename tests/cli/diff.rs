@@ -277,13 +277,10 @@ fn a_run_over_another_window_is_not_comparable_and_an_old_run_file_reads_as_a_wh
         "{text}"
     );
     // Recording it as the chapter's experiment is refused, naming the window.
-    let out = p
-        .cmd()
-        .args(["record", "06", "--run", "old.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    assert!(stderr(&out).contains("window: "), "{}", stderr(&out));
+    p.expect(["record", "06", "--run", "old.yaml"])
+        .code(2)
+        .stderr_has("window: ")
+        .run();
 }
 
 #[test]
@@ -330,9 +327,8 @@ fn bad_claims_files_name_the_file_line_and_claim() {
         ),
     )
     .unwrap();
-    let out = p.cmd().args(["diff", "run.yaml"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+    let out = p.expect(["diff", "run.yaml"]).code(2).run();
+    let e = out.stderr();
     assert!(e.contains("claims.yaml: line 51: claim 'spin-work-7.8-to-43.2': metric 'spin.w8.wrk / spin.w0.work' names a table, row or column that does not exist"), "{e}");
     // A row that does not exist.
     std::fs::write(
@@ -447,6 +443,10 @@ fn reproduce_runs_the_chapters_preset_compares_and_records() {
             "reproduce",
             "--batches",
             "1",
+            // One round: what is asserted is the preset and the output's
+            // shape, which the number of rounds does not change.
+            "--rounds",
+            "1",
             "--budget",
             "0",
             "--no-record",
@@ -501,9 +501,8 @@ fn a_table_header_beyond_the_limits_is_refused_before_reproduce_runs() {
         .args(["snapshot", "add", "06", "huge.txt"])
         .assert()
         .success();
-    let out = p.cmd().args(["reproduce", "--no-record"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let e = stderr(&out);
+    let out = p.expect(["reproduce", "--no-record"]).code(2).run();
+    let e = out.stderr();
     // The header is held to the knob's bounds where the table is read.
     assert!(
         e.contains(
@@ -528,9 +527,8 @@ fn a_claim_whose_sentence_was_edited_away_is_quote_missing() {
         .assert()
         .success();
     write_run(&p, "run.yaml", &chapter_like_run());
-    let out = p.cmd().args(["diff", "run.yaml"]).output().unwrap();
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    let out = p.expect(["diff", "run.yaml"]).code(1).run();
+    let text = out.stdout();
     assert!(
         text.contains("QUOTE_MISSING: the quoted sentence is not in this revision; closest:"),
         "{text}"
@@ -571,9 +569,8 @@ fn claims_check_finds_a_planted_numeric_sentence_no_claim_quotes() {
         .args(["snapshot", "add", "06", "planted.txt"])
         .assert()
         .success();
-    let out = p.cmd().args(["claims", "check", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = p.expect(["claims", "check", "06"]).code(1).run();
+    let text = out.stdout();
     assert!(
         text.contains("sentences that state numbers and that no claim quotes (1):\n  - \"A third pipeline ran 3 times slower at 12 ms per batch.\""),
         "{text}"
@@ -592,12 +589,10 @@ fn claims_check_finds_a_planted_numeric_sentence_no_claim_quotes() {
         );
     std::fs::write(&claims, text).unwrap();
     let out = p
-        .cmd()
-        .args(["claims", "check", "06", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .expect(["claims", "check", "06", "--format", "json"])
+        .code(1)
+        .run();
+    let v: serde_json::Value = serde_json::from_slice(&out.out.stdout).unwrap();
     assert_eq!(v["quote_missing"][0][0], "sleep-speedup-7.4x");
     assert_eq!(v["metric_fails"][0][0], "spin-454-vs-449");
 }
@@ -607,23 +602,16 @@ fn a_chapter_or_a_file_in_the_wrong_place_is_told_where_it_goes() {
     let p = Project::seeded();
     write_run(&p, "run.yaml", &chapter_like_run());
     // The chapter where the run file goes.
-    let out = p.cmd().args(["diff", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    let out = p.expect(["diff", "06"]).code(2).run();
+    let err = out.stderr();
     assert!(err.contains("'06' is a chapter, not a run file"), "{err}");
     assert!(err.contains("--chapter 06"), "{err}");
     // A run file given to --run, which takes a run id.
-    let out = p
-        .cmd()
-        .args(["diff", "--run", "run.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    let out = p.expect(["diff", "--run", "run.yaml"]).code(2).run();
+    let err = out.stderr();
     assert!(err.contains("invalid run id 'run.yaml'"), "{err}");
     assert!(err.contains("without --run"), "{err}");
     // A file that does exist is read, whatever its name looks like.
     write_run(&p, "06", &chapter_like_run());
-    let out = p.cmd().args(["diff", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    p.expect(["diff", "06"]).success().run();
 }

@@ -8,6 +8,10 @@ use crate::notebook::kernel::kernel_python;
 use crate::notebook::{code, notebook, run};
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_failing_cell_is_named_by_the_line_its_traceback_names() {
     let Some(python) = kernel_python("a_failing_cell_is_named_by_the_line_its_traceback_names")
     else {

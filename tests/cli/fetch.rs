@@ -393,13 +393,11 @@ fn fetch_numbers_out_of_range_are_refused_before_any_request() {
         (vec!["--max-bytes", "0"], "0 is not in 1..=1073741824"),
     ] {
         let out = p
-            .cmd()
-            .args(["fetch", "06", "--url", "http://127.0.0.1:9/never"])
+            .expect(["fetch", "06", "--url", "http://127.0.0.1:9/never"])
             .args(&args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = stderr(&out);
+            .code(2)
+            .run();
+        let e = out.stderr();
         assert!(e.contains(msg), "{args:?}: {e}");
         assert!(!e.contains("panicked"), "{args:?}: {e}");
     }
@@ -436,16 +434,11 @@ fn credentials_in_a_url_are_used_but_never_stored_or_shown() {
     let missing = server
         .url("/404")
         .replace("127.0.0.1", "reader:s3cret@127.0.0.1");
-    let out = p
-        .cmd()
-        .args(["fetch", "06", "--url", &missing])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(!stderr(&out).contains("s3cret"), "{}", stderr(&out));
+    let out = p.expect(["fetch", "06", "--url", &missing]).code(2).run();
+    assert!(!out.stderr().contains("s3cret"), "{}", out.stderr());
     assert!(
-        stderr(&out).contains(&server.url("/404")),
+        out.stderr().contains(&server.url("/404")),
         "{}",
-        stderr(&out)
+        out.stderr()
     );
 }

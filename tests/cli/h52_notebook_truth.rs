@@ -126,6 +126,10 @@ fn recorded(out: &std::process::Output) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
     let Some(python) =
         kernel_python("a_local_copy_of_the_notebook_is_never_called_the_published_one")
@@ -241,6 +245,10 @@ fn a_local_copy_of_the_notebook_is_never_called_the_published_one() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_stale_chapter_is_said_in_words_and_its_runs_follow_one_rule() {
     let Some(python) =
         kernel_python("a_stale_chapter_is_said_in_words_and_its_runs_follow_one_rule")

@@ -255,6 +255,10 @@ fn a_rationale_does_not_open_with_a_raw_claim_id() {
 const UNVERIFIED_NOTE: &str = "is unverified unless a recorded run says so.";
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn the_prompt_does_not_call_a_notebook_with_a_recorded_run_unverified() {
     let Some(python) = crate::notebook::kernel::kernel_python(
         "the_prompt_does_not_call_a_notebook_with_a_recorded_run_unverified",
@@ -294,6 +298,10 @@ fn the_prompt_does_not_call_a_notebook_with_a_recorded_run_unverified() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_notebook_run_recorded_between_two_research_runs_is_new_in_the_delta() {
     let Some(python) = crate::notebook::kernel::kernel_python(
         "a_notebook_run_recorded_between_two_research_runs_is_new_in_the_delta",

@@ -415,6 +415,10 @@ fn edges(measured: &str, selector: &str) -> Vec<(i64, i64, i64)> {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_chromium,
+    ignore = "needs Chromium: install it or set RESEARCH_COMPANION_TEST_CHROMIUM"
+)]
 fn the_pages_fit_1280_and_390_px_in_chromium() {
     let Some(chromium) = chromium() else {
         eprintln!("SKIPPED: no chromium to lay the pages out");

@@ -26,9 +26,8 @@ fn a_run_file_with_two_rows_for_one_configuration_is_refused() {
         vec!["record", "06", "--run", run.to_str().unwrap()],
         vec!["diff", run.to_str().unwrap()],
     ] {
-        let out = p.cmd().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
-        let err = stderr(&out);
+        let out = p.expect(&args).code(2).run();
+        let err = out.stderr();
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains("dup.run.yaml"), "{err}");
         assert!(
@@ -73,16 +72,14 @@ fn a_stored_run_file_edited_after_recording_is_named_by_every_reader() {
         vec!["report", "06"],
         vec!["publish", "06"],
     ] {
-        let out = p.cmd().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
-        let err = stderr(&out);
+        let out = p.expect(&args).code(2).run();
+        let err = out.stderr();
         assert!(names_it(&err), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
     // status lists the problem and exits 1.
-    let out = p.cmd().args(["status"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let all = format!("{}{}", stdout(&out), stderr(&out));
+    let out = p.expect(["status"]).code(1).run();
+    let all = format!("{}{}", out.stdout(), out.stderr());
     assert!(names_it(&all), "{all}");
     // The prompt is still written, from what the record holds, and says why.
     let out = p.cmd().args(["prompt", "06"]).output().unwrap();
@@ -95,12 +92,10 @@ fn a_stored_run_file_edited_after_recording_is_named_by_every_reader() {
     // The site names the file on the chapter's index row, and exits 1.
     let site = p.path("site");
     let out = p
-        .cmd()
-        .args(["site", "--out", site.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(names_it(&stderr(&out)), "{}", stderr(&out));
+        .expect(["site", "--out", site.to_str().unwrap()])
+        .code(1)
+        .run();
+    assert!(names_it(&out.stderr()), "{}", out.stderr());
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(names_it(&index), "{index}");
 }
@@ -115,16 +110,14 @@ fn a_stored_report_edited_after_recording_is_refused_by_publish() {
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("\nA sentence added after recording.\n");
     std::fs::write(&path, text).unwrap();
-    let out = p.cmd().args(["publish", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
+    let out = p.expect(["publish", "06"]).code(2).run();
+    let err = out.stderr();
     assert!(
         err.contains(report) && err.contains("no longer matches"),
         "{err}"
     );
-    let out = p.cmd().args(["status"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let all = format!("{}{}", stdout(&out), stderr(&out));
+    let out = p.expect(["status"]).code(1).run();
+    let all = format!("{}{}", out.stdout(), out.stderr());
     assert!(
         all.contains(report) && all.contains("no longer matches"),
         "{all}"
@@ -142,12 +135,10 @@ fn report_headings_inside_a_code_fence_or_a_comment_do_not_count() {
     );
     let before = p.state();
     let out = p
-        .cmd()
-        .args(["record", "06", "--report", fenced.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    let err = stderr(&out);
+        .expect(["record", "06", "--report", fenced.to_str().unwrap()])
+        .code(2)
+        .run();
+    let err = out.stderr();
     assert!(
         err.contains("fenced.md") && err.contains("none of the seven required sections"),
         "{err}"
@@ -159,17 +150,14 @@ fn report_headings_inside_a_code_fence_or_a_comment_do_not_count() {
         full.replace("## 4. Findings", "<!--\n## 4. Findings\n-->"),
     );
     assert_ne!(std::fs::read_to_string(&commented).unwrap(), full);
-    let out = p
-        .cmd()
-        .args([
-            "record",
-            "06",
-            "--strict",
-            "--report",
-            commented.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    assert!(stderr(&out).contains("## 4. Findings"), "{}", stderr(&out));
+    p.expect([
+        "record",
+        "06",
+        "--strict",
+        "--report",
+        commented.to_str().unwrap(),
+    ])
+    .code(2)
+    .stderr_has("## 4. Findings")
+    .run();
 }

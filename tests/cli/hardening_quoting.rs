@@ -240,6 +240,10 @@ fn a_cell_id_with_a_line_feed_stays_on_its_line_in_notebook_check() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn notebook_output_cannot_forge_the_prompt_or_reach_it_raw() {
     let Some(python) = kernel_python("notebook_output_cannot_forge_the_prompt_or_reach_it_raw")
     else {

@@ -213,15 +213,7 @@ fn verify_fails_when_the_current_snapshot_differs_from_the_published_one() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = p.cmd().args(["verify"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stdout(&out).contains(
-            "FAILED: a current snapshot DIFFERS from its published fingerprint: pytorch-from-first-principles/06: differs from the published fingerprint"
-        ),
-        "{}",
-        stdout(&out)
-    );
+    p.expect(["verify"]).code(1).stdout_has("FAILED: a current snapshot DIFFERS from its published fingerprint: pytorch-from-first-principles/06: differs from the published fingerprint").run();
     let help = p.cmd().args(["verify", "--help"]).output().unwrap();
     assert!(stdout(&help).contains("DIFFERS"), "{}", stdout(&help));
 }

@@ -26,13 +26,8 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
                  DATABASE_URL=postgres://admin:S3cretPw9@db:5432/app\n"
     }]);
     p.write("model.ipynb", notebook(vec![cell]));
-    let out = p
-        .cmd()
-        .args(["notebook", "check", "model.ipynb"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = p.expect(["notebook", "check", "model.ipynb"]).code(1).run();
+    let text = out.stdout();
     assert!(!text.contains("S3cretPw9"), "{text}");
     let secrets: Vec<&str> = text.lines().filter(|l| l.contains(": secret: ")).collect();
     assert_eq!(
@@ -52,6 +47,10 @@ fn check_reports_secret_names_as_words_and_home_folders_in_any_spelling() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
     let Some(python) = kernel_python("no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader")
     else {
@@ -99,21 +98,19 @@ fn no_secret_a_notebook_run_meets_reaches_a_record_or_a_reader() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let out = p
-        .cmd()
-        .args(["notebook", "run", "06", "--cell-timeout", "60", "--python"])
+        .expect(["notebook", "run", "06", "--cell-timeout", "60", "--python"])
         .arg(&python)
         .env("USER", "alicewonder")
         .env("LOGNAME", "alicewonder")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let mut shown = vec![("notebook run".to_string(), stdout(&out) + &stderr(&out))];
+        .code(1)
+        .run();
+    let mut shown = vec![("notebook run".to_string(), out.stdout() + &out.stderr())];
     assert!(
-        stdout(&out).contains(
+        out.stdout().contains(
             "raises FAIL (line 2 `raise type(name, (Exception,), {})('for ' + name)`: <secret>: for <secret>)"
         ),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
     for args in [
         vec!["status"],

@@ -230,8 +230,7 @@ fn docs_against_clap(doc: &str) -> Vec<String> {
 
 #[test]
 fn commands_md_option_tables_name_exactly_the_options_clap_defines() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.md");
-    let doc = std::fs::read_to_string(path).unwrap();
+    let doc = std::fs::read_to_string(crate::helpers::repo().join("docs/commands.md")).unwrap();
     let problems = docs_against_clap(&doc);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(
@@ -242,8 +241,7 @@ fn commands_md_option_tables_name_exactly_the_options_clap_defines() {
 
 #[test]
 fn the_docs_check_sees_an_option_missing_and_one_too_many() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.md");
-    let doc = std::fs::read_to_string(path).unwrap();
+    let doc = std::fs::read_to_string(crate::helpers::repo().join("docs/commands.md")).unwrap();
     let missing = doc.replace(
         "| `--cells` | also compare every published cell with the measured one |\n",
         "",

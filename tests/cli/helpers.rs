@@ -294,3 +294,137 @@ pub fn as_todays_measurement(record: &Path) {
     doc["experiment"]["measured_by"] = serde_yaml::Value::Mapping(by);
     std::fs::write(record, serde_yaml::to_string(&doc).unwrap()).unwrap();
 }
+
+/// A stand-in for Python: an executable `fake-python` in the project root,
+/// a shell script running `body`.
+pub fn fake_python(p: &Project, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = p.write("fake-python", format!("#!/bin/sh\n{body}\n"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// One run of the binary in a project and what it must show, checked
+/// together (the model is just's `Test::new().args(..).stdout(..)`):
+///
+/// ```ignore
+/// let out = p.expect(["status", "06"]).code(0).stdout_has("06").run();
+/// let text = out.stdout();
+/// ```
+///
+/// A failed check names the arguments and prints both streams.
+pub struct Expect {
+    cmd: Command,
+    args: Vec<String>,
+    code: Option<i32>,
+    stdout_has: Vec<String>,
+    stderr_has: Vec<String>,
+}
+
+impl Project {
+    /// The binary with `args`, to be checked by [`Expect::run`].
+    pub fn expect<I, S>(&self, args: I) -> Expect
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        Expect {
+            cmd: self.cmd(),
+            args: Vec::new(),
+            code: None,
+            stdout_has: Vec::new(),
+            stderr_has: Vec::new(),
+        }
+        .args(args)
+    }
+}
+
+impl Expect {
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        for a in args {
+            self.args.push(a.as_ref().to_string_lossy().into_owned());
+            self.cmd.arg(a);
+        }
+        self
+    }
+
+    pub fn arg(self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.args([arg])
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// The exit code it must end with.
+    pub fn code(mut self, code: i32) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    /// Exit code 0.
+    pub fn success(self) -> Self {
+        self.code(0)
+    }
+
+    /// Text its standard output must contain.
+    pub fn stdout_has(mut self, text: impl Into<String>) -> Self {
+        self.stdout_has.push(text.into());
+        self
+    }
+
+    /// Text its standard error must contain.
+    pub fn stderr_has(mut self, text: impl Into<String>) -> Self {
+        self.stderr_has.push(text.into());
+        self
+    }
+
+    /// Runs it and checks every expectation.
+    pub fn run(mut self) -> Ran {
+        let out = self.cmd.output().unwrap();
+        let ran = Ran { out };
+        let (text, err) = (ran.stdout(), ran.stderr());
+        let args = self.args.join(" ");
+        let both = format!("--- stdout:\n{text}\n--- stderr:\n{err}");
+        if let Some(code) = self.code {
+            assert_eq!(ran.code(), Some(code), "exit code of `{args}`\n{both}");
+        }
+        for want in &self.stdout_has {
+            assert!(
+                text.contains(want.as_str()),
+                "`{args}`: no {want:?} in stdout\n{both}"
+            );
+        }
+        for want in &self.stderr_has {
+            assert!(
+                err.contains(want.as_str()),
+                "`{args}`: no {want:?} in stderr\n{both}"
+            );
+        }
+        ran
+    }
+}
+
+/// A finished run of the binary.
+pub struct Ran {
+    pub out: std::process::Output,
+}
+
+impl Ran {
+    pub fn stdout(&self) -> String {
+        stdout(&self.out)
+    }
+
+    pub fn stderr(&self) -> String {
+        stderr(&self.out)
+    }
+
+    pub fn code(&self) -> Option<i32> {
+        self.out.status.code()
+    }
+}

@@ -94,14 +94,14 @@ fn compare_text_of_the_fixture_run_and_a_changed_copy() {
     let p = Project::seeded();
     let b = changed_copy(&p);
     let out = p
-        .cmd()
+        .expect([] as [&str; 0])
         .arg("compare")
         .arg(fixture_run_path())
         .arg(&b)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out)
+        .success()
+        .run();
+    let text = out
+        .stdout()
         .replace(&fixture_run_path().display().to_string(), "A.run.yaml")
         .replace(&b.display().to_string(), "B.run.yaml");
     insta::assert_snapshot!(text);
@@ -113,17 +113,15 @@ fn compare_json_names_what_differs_and_what_is_unpaired() {
     let b = changed_copy(&p);
     // A recorded run id works where a file does.
     let out = p
-        .cmd()
-        .args([
+        .expect([
             "compare",
             "pytorch-from-first-principles:06:20261102T120000:bbbbbbbbbbbb",
         ])
         .arg(&b)
         .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        .success()
+        .run();
+    let v: serde_json::Value = serde_json::from_str(&out.stdout()).unwrap();
     assert_eq!(v["run_differences"][0], "transport: pipe vs queue", "{v}");
     assert_eq!(v["unpaired"][0], "sleep workers=4 (A only)");
     let rows = v["rows"].as_array().unwrap();
@@ -186,15 +184,14 @@ fn compare_reads_each_rows_interval_over_rounds_against_the_bands() {
     let b = in_six_rounds(&p, "b.run.yaml", 1.3, 0.02);
     let compare = |extra: &[&str]| {
         let out = p
-            .cmd()
+            .expect([] as [&str; 0])
             .arg("compare")
             .arg(&a)
             .arg(&b)
             .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out)
+            .success()
+            .run();
+        out.stdout()
     };
     let json: serde_json::Value =
         serde_json::from_str(&compare(&["--ratio-band", "1.1", "--format", "json"])).unwrap();
@@ -270,15 +267,14 @@ fn compare_reads_each_rows_interval_over_rounds_against_the_bands() {
         ),
     ] {
         let out = p
-            .cmd()
+            .expect([] as [&str; 0])
             .arg("compare")
             .arg(&a)
             .arg(&b)
             .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = stderr(&out);
+            .code(2)
+            .run();
+        let e = out.stderr();
         assert!(e.contains(says), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }
@@ -296,13 +292,11 @@ fn compare_refuses_what_is_not_a_run() {
         ),
     ] {
         let out = p
-            .cmd()
-            .args(["compare", &arg])
+            .expect(["compare", &arg])
             .arg(fixture_run_path())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{arg}");
-        let e = stderr(&out);
+            .code(2)
+            .run();
+        let e = out.stderr();
         assert!(e.contains(says), "{e}");
         assert_eq!(e.lines().count(), 1, "{e}");
     }

@@ -238,12 +238,10 @@ fn templates_can_be_overridden_file_by_file_and_typos_fail_loudly() {
         "line 1\nline 2 {{ chapter.titel }}\n",
     );
     let out = p
-        .cmd()
-        .args(["prompt", "06", "--templates", "bad"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = stderr(&out);
+        .expect(["prompt", "06", "--templates", "bad"])
+        .code(2)
+        .run();
+    let e = out.stderr();
     assert!(
         e.contains("template research-prompt.md.j2, line 2: undefined value"),
         "{e}"

@@ -613,13 +613,8 @@ fn the_four_states_the_theme_renders_key_by_key() {
         ("ftp://example.org/e?token=tok-111", "needs an http://"),
         ("https://example.org/e?page=2", "has a ?query or #fragment"),
     ] {
-        let out = p
-            .cmd()
-            .args(["publish", "06", "--site-url", bad])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = p.expect(["publish", "06", "--site-url", bad]).code(2).run();
+        let err = String::from_utf8_lossy(&out.out.stderr);
         assert!(err.contains(why), "{err}");
         assert!(!err.contains("pw888") && !err.contains("tok-111"), "{err}");
     }
@@ -793,17 +788,10 @@ fn out_replaces_its_own_file_and_refuses_anyone_elses() {
     // A file it did not write is left alone.
     let theirs = "schema: programmer.research.chapter.v1\ngenerator: a person\n";
     p.write("theirs.yaml", theirs);
-    let out = p
-        .cmd()
-        .args(["publish", "06", "--out", "theirs.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("theirs.yaml: was not written by research_companion"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["publish", "06", "--out", "theirs.yaml"])
+        .code(2)
+        .stderr_has("theirs.yaml: was not written by research_companion")
+        .run();
     assert_eq!(
         std::fs::read_to_string(p.path("theirs.yaml")).unwrap(),
         theirs
@@ -902,18 +890,11 @@ fn publish_site_writes_every_chapter_and_replaces_only_its_own_files() {
         REPORT.replace("Supporting.", "Supporting, again."),
     );
     p.record(&["--report", "report2.md"]);
-    let out = p
-        .cmd()
-        .args(["publish", "--site"])
+    p.expect(["publish", "--site"])
         .arg(&site)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("01.yaml: was not written by research_companion"),
-        "{}",
-        stderr(&out)
-    );
+        .code(2)
+        .stderr_has("01.yaml: was not written by research_companion")
+        .run();
     assert_eq!(
         std::fs::read(&files[0]).unwrap(),
         before_06,

@@ -3,14 +3,16 @@
 //! side is tested against a recorded answer of a real harness run and
 //! against harnesses that fail or print garbage; the real harness runs only
 //! where `python3` can import torch (or RESEARCH_COMPANION_TEST_PYTHON names
-//! a Python that can), and says so when it skips.
+//! a Python that can); elsewhere those tests are counted as ignored
+//! (docs/testing.md).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use research_companion::bench::BenchRun;
 
-use crate::helpers::{Project, exclusive as lock, files_under, fixtures, stderr, stdout};
+use crate::helpers::{
+    Project, exclusive as lock, fake_python, files_under, fixtures, stderr, stdout,
+};
 
 /// The settings the recorded harness answer was measured with.
 const RECORDED: [&str; 6] = [
@@ -21,13 +23,6 @@ const RECORDED: [&str; 6] = [
     "--producer",
     "sleep,spin",
 ];
-
-/// A stand-in for Python: a shell script with `body`.
-fn fake_python(p: &Project, body: &str) -> PathBuf {
-    let path = p.write("fake-python", format!("#!/bin/sh\n{body}\n"));
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
 
 fn bench_with(p: &Project, python: &std::path::Path, extra: &[&str]) -> std::process::Output {
     p.cmd()
@@ -280,6 +275,10 @@ fn python_with_torch() -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
     let _g = lock();
     let Some(python) = python_with_torch() else {
@@ -292,16 +291,14 @@ fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
     };
     let p = Project::seeded();
     let out = p
-        .cmd()
-        .args(["bench", "--engine", "both", "--python"])
+        .expect(["bench", "--engine", "both", "--python"])
         .arg(&python)
         .args(["--batches", "6", "--workers", "0,2", "--cost-ms", "0.2"])
         .args(["--consumer-ms", "1", "--rounds", "2", "--budget", "0"])
         .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .success()
+        .run();
+    let json: serde_json::Value = serde_json::from_slice(&out.out.stdout).unwrap();
     assert_eq!(json["pytorch"]["reference"]["engine"], "pytorch");
     assert!(json["embedded"]["reference"].is_null());
     assert_eq!(json["embedded"]["settings"]["rounds"], 2);
@@ -323,6 +320,10 @@ fn bench_on_both_engines_with_real_torch_pairs_every_configuration() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn the_real_harness_runs_where_torch_is_installed() {
     let _g = lock();
     let Some(python) = python_with_torch() else {
@@ -334,14 +335,12 @@ fn the_real_harness_runs_where_torch_is_installed() {
     };
     let p = Project::seeded();
     let out = p
-        .cmd()
-        .args(["bench", "--engine", "pytorch", "--python"])
+        .expect(["bench", "--engine", "pytorch", "--python"])
         .arg(&python)
         .args(["--batches", "6", "--workers", "0,2", "--cost-ms", "0.2"])
         .args(["--out", "real.run.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        .success()
+        .run();
     let run = BenchRun::load(&p.path("real.run.yaml")).unwrap();
     let reference = run.reference.unwrap();
     assert_eq!(reference.engine, "pytorch");
@@ -366,14 +365,16 @@ fn the_real_harness_runs_where_torch_is_installed() {
         "{per_batch:?}"
     );
     assert!(
-        stdout(&out).contains("per batch of 32, hot, its loop spent"),
+        out.stdout()
+            .contains("per batch of 32, hot, its loop spent"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
     assert!(
-        stdout(&out).contains("starting the workers: PyTorch's loop spent"),
+        out.stdout()
+            .contains("starting the workers: PyTorch's loop spent"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
 }
 
@@ -484,8 +485,7 @@ fn the_per_batch_probe_calibrates_the_per_batch_costs_and_the_start_keeps_its_ow
     // exit 2, and the embedded half does not run.
     let python = answer_with_probe(&p, 9, 12, probe(4));
     let out = p
-        .cmd()
-        .args([
+        .expect([
             "bench",
             "--engine",
             "both",
@@ -495,16 +495,15 @@ fn the_per_batch_probe_calibrates_the_per_batch_costs_and_the_start_keeps_its_ow
         .arg(&python)
         .args(RECORDED)
         .args(["--budget", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+        .code(2)
+        .run();
     assert!(
-        stderr(&out).contains(
+        out.stderr().contains(
             "the PyTorch harness's answer for the per-batch probe cannot be right: it ran 240 batches \
              of 4 samples of 64 floats, not batches of 32 samples of 64"
         ),
         "{}",
-        stderr(&out)
+        out.stderr()
     );
 }
 
@@ -521,22 +520,19 @@ fn busy_answer_of_version_4() -> serde_json::Value {
 /// A short run of the embedded engine (2 batches, workers 0 and 2, costs
 /// of 0.1 ms) written to `name`, with `extra` flags.
 fn short_engine_run(p: &Project, name: &str, extra: &[&str]) {
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--batches",
-            "2",
-            "--workers",
-            "0,2",
-            "--cost-ms",
-            "0.1",
-        ])
-        .args(["--consumer-ms", "0.1", "--budget", "0", "--out", name])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    p.expect([
+        "bench",
+        "--batches",
+        "2",
+        "--workers",
+        "0,2",
+        "--cost-ms",
+        "0.1",
+    ])
+    .args(["--consumer-ms", "0.1", "--budget", "0", "--out", name])
+    .args(extra)
+    .success()
+    .run();
 }
 
 #[test]
@@ -599,13 +595,8 @@ fn pytorchs_start_says_how_this_machines_python_stands_against_the_engines_figur
     ];
     engine("here.run.yaml", &flags);
     let compare = |b: &str| {
-        let out = p
-            .cmd()
-            .args(["compare", "pt.run.yaml", b])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        stdout(&out)
+        let out = p.expect(["compare", "pt.run.yaml", b]).success().run();
+        out.stdout()
     };
     let text = compare("figures.run.yaml");
     assert!(
@@ -714,26 +705,21 @@ fn a_start_no_setting_can_model_is_said_and_never_calibrated_to() {
             && !text.contains("models this machine"),
         "{text}"
     );
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--engine",
-            "both",
-            "--calibrate-to-pytorch",
-            "--python",
-        ])
-        .arg(&python)
-        .args(RECORDED)
-        .args(["--budget", "0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no setting models a factor of x48112.52, above the x100 --python-cost-scale takes at most"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect([
+        "bench",
+        "--engine",
+        "both",
+        "--calibrate-to-pytorch",
+        "--python",
+    ])
+    .arg(&python)
+    .args(RECORDED)
+    .args(["--budget", "0"])
+    .code(2)
+    .stderr_has(
+        "no setting models a factor of x48112.52, above the x100 --python-cost-scale takes at most",
+    )
+    .run();
 }
 
 #[test]
@@ -751,17 +737,10 @@ fn an_answer_with_more_worker_set_ups_than_workers_is_refused() {
 #[test]
 fn reproduce_refuses_two_runs_into_one_file() {
     let p = Project::seeded();
-    let out = p
-        .cmd()
-        .args(["reproduce", "06", "--engine", "both", "--out", "x.yaml"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("with --engine both there are two"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["reproduce", "06", "--engine", "both", "--out", "x.yaml"])
+        .code(2)
+        .stderr_has("with --engine both there are two")
+        .run();
     assert!(!p.path("x.yaml").exists());
 }
 
@@ -783,19 +762,20 @@ fn reproduce_on_both_engines_records_nothing_when_the_pytorch_half_fails() {
         cannot_import.as_path(),
         std::path::Path::new("/no/such/python"),
     ] {
-        let out = p
-            .cmd()
-            .args(["reproduce", "06", "--engine", "both", "--batches", "2"])
+        p.expect(["reproduce", "06", "--engine", "both", "--batches", "2"])
             .args(["--rounds", "1", "--budget", "0", "--python"])
             .arg(python)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            .code(2)
+            .run();
         assert_eq!(records(), before, "{python:?}");
     }
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_torch,
+    ignore = "needs a Python that imports torch: set RESEARCH_COMPANION_TEST_PYTHON"
+)]
 fn reproduce_on_both_engines_records_each_and_puts_them_side_by_side() {
     let _g = lock();
     let Some(python) = python_with_torch() else {
@@ -924,9 +904,8 @@ fn the_report_keeps_pytorch_evidence_and_model_evidence_apart() {
     let real_id = recorded_id(&real);
 
     // The latest run is PyTorch's: its verdicts lead, the model's stand apart.
-    let out = p.cmd().args(["report", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = p.expect(["report", "06"]).success().run();
+    let text = out.stdout();
     let lead = "Verdicts below come from the pytorch DataLoader (torch 2.15.0";
     assert!(text.contains(lead), "{text}");
     assert!(text.contains(&format!(", run {real_id}.")), "{text}");
@@ -1105,48 +1084,32 @@ fn calibrating_to_pytorch_runs_the_embedded_half_at_the_factor_pytorch_measured(
         ),
     ] {
         let out = p
-            .cmd()
-            .args(["bench", "--calibrate-to-pytorch", "--python"])
+            .expect(["bench", "--calibrate-to-pytorch", "--python"])
             .arg(&python)
             .args(extra)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{extra:?}");
-        assert!(stderr(&out).contains(says), "{extra:?}: {}", stderr(&out));
+            .code(2)
+            .run();
+        assert!(out.stderr().contains(says), "{extra:?}: {}", out.stderr());
     }
 
     // Without a worker count above 0 PyTorch starts no worker to measure:
     // refused before anything runs (this Python does not exist).
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--engine",
-            "both",
-            "--calibrate-to-pytorch",
-            "--workers",
-            "0",
-        ])
-        .args(["--python", "/nonexistent/python"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("--calibrate-to-pytorch needs a worker count above 0 in --workers"),
-        "{}",
-        stderr(&out)
-    );
-    let out = p
-        .cmd()
-        .args(["reproduce", "--calibrate-to-pytorch", "--no-record"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("use it with --engine both"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect([
+        "bench",
+        "--engine",
+        "both",
+        "--calibrate-to-pytorch",
+        "--workers",
+        "0",
+    ])
+    .args(["--python", "/nonexistent/python"])
+    .code(2)
+    .stderr_has("--calibrate-to-pytorch needs a worker count above 0 in --workers")
+    .run();
+    p.expect(["reproduce", "--calibrate-to-pytorch", "--no-record"])
+        .code(2)
+        .stderr_has("use it with --engine both")
+        .run();
 }
 
 /// Whether the footer names the CPUs the run did not use as busier than

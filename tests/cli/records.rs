@@ -240,9 +240,8 @@ fn bad_record_input_is_refused_and_writes_nothing() {
             "invalid run id 'nope'",
         ),
     ] {
-        let out = p.cmd().args(["record", "06"]).args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let e = stderr(&out);
+        let out = p.expect(["record", "06"]).args(&args).code(2).run();
+        let e = out.stderr();
         assert!(e.contains(msg), "{args:?}: {e}");
         assert_eq!(e.lines().count(), 1, "one line: {e}");
     }
@@ -383,9 +382,8 @@ fn a_broken_record_is_reported_and_the_others_still_list() {
         .replace("kind: research", "kind: [research");
     std::fs::write(&path, text).unwrap();
     for cmd in ["history", "status"] {
-        let out = p.cmd().arg(cmd).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{cmd}");
-        let e = stderr(&out);
+        let out = p.expect([] as [&str; 0]).arg(cmd).code(1).run();
+        let e = out.stderr();
         assert!(
             e.contains(broken.as_str()) && e.contains("line"),
             "{cmd}: {e}"
@@ -650,9 +648,8 @@ fn evidence_from_two_environments_is_given_per_environment() {
             &p.path(&format!("records/{CHAPTER}/{stem}.record.yaml")),
         );
     }
-    let out = p.cmd().args(["diff", "--all-envs"]).output().unwrap();
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    let out = p.expect(["diff", "--all-envs"]).code(1).run();
+    let text = out.stdout();
     assert!(text.contains("evidence from 2 environment(s)"), "{text}");
     assert!(
         text.contains(
@@ -695,19 +692,16 @@ fn status_says_when_the_latest_experiment_ran_short_or_with_scaled_python_costs(
     let p = Project::seeded();
     // The chapter's experiment, on a 3-batch window and at half the
     // measured Python costs: still evidence, but not on the defaults.
-    let out = p
-        .cmd()
-        .args([
-            "bench",
-            "--batches",
-            "3",
-            "--python-cost-scale",
-            "0.25",
-            "--record",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    p.expect([
+        "bench",
+        "--batches",
+        "3",
+        "--python-cost-scale",
+        "0.25",
+        "--record",
+    ])
+    .success()
+    .run();
     let text = stdout(&p.cmd().arg("status").output().unwrap());
     assert!(
         text.contains(

@@ -53,13 +53,8 @@ fn a_run_with_other_settings_is_refused_naming_the_first_that_differs() {
         ),
     ] {
         let file = run_with(&p, name, edit);
-        let out = p
-            .cmd()
-            .args(["record", "06", "--run", &file])
-            .output()
-            .unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        let out = p.expect(["record", "06", "--run", &file]).code(2).run();
+        let err = out.stderr();
         assert!(
             err.contains(&format!(
                 "{file} cannot be compared with the tables of {CHAPTER}: {named}"
@@ -72,8 +67,7 @@ fn a_run_with_other_settings_is_refused_naming_the_first_that_differs() {
     assert_eq!(p.state(), before, "nothing recorded");
     // bench --record says so before it runs anything.
     let out = p
-        .cmd()
-        .args([
+        .expect([
             "bench",
             "--record",
             "--cost-ms",
@@ -81,15 +75,10 @@ fn a_run_with_other_settings_is_refused_naming_the_first_that_differs() {
             "--batches",
             "1000000",
         ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("cost_ms: the run used 1 ms/sample"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(stdout(&out).is_empty(), "nothing ran: {}", stdout(&out));
+        .code(2)
+        .stderr_has("cost_ms: the run used 1 ms/sample")
+        .run();
+    assert!(out.stdout().is_empty(), "nothing ran: {}", out.stdout());
 }
 
 #[test]
@@ -173,13 +162,11 @@ fn a_file_with_none_of_the_sections_is_not_recorded_as_a_review() {
     let before = p.state();
     for extra in [vec![], vec!["--draft"]] {
         let out = p
-            .cmd()
-            .args(["record", "06", "--report", "notes.txt"])
+            .expect(["record", "06", "--report", "notes.txt"])
             .args(&extra)
-            .output()
-            .unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{err}");
+            .code(2)
+            .run();
+        let err = out.stderr();
         assert!(
             err.contains("notes.txt: none of the seven required sections is there"),
             "{err}"
@@ -243,8 +230,7 @@ fn snapshots_added_at_the_same_time_are_all_kept() {
         .filter(|l| l.trim_start().starts_with("- file:"))
         .count();
     assert_eq!(listed, files, "every file listed once:\n{list}");
-    let out = p.cmd().args(["verify", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    p.expect(["verify", "06"]).success().run();
 }
 
 #[test]
@@ -254,23 +240,19 @@ fn a_claim_audit_row_naming_no_claim_of_the_chapter_is_warned_about() {
     // The fixture's rows all name claims of chapter 06: no warning.
     p.write("review.md", &report);
     let out = p
-        .cmd()
-        .args(["record", "06", "--report", "review.md"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("not a claim"), "{}", stderr(&out));
+        .expect(["record", "06", "--report", "review.md"])
+        .success()
+        .run();
+    assert!(!out.stderr().contains("not a claim"), "{}", out.stderr());
     // One row misspells an id: recorded, with a warning naming it.
     let typo = report.replacen("| spin-454-vs-449:", "| spin-454-vs-499:", 1);
     assert_ne!(typo, report);
     p.write("typo.md", &typo);
     let out = p
-        .cmd()
-        .args(["record", "06", "--report", "typo.md"])
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(0), "{err}");
+        .expect(["record", "06", "--report", "typo.md"])
+        .success()
+        .run();
+    let err = out.stderr();
     assert!(
         err.contains("typo.md: the claim audit names `spin-454-vs-499`, which is not a claim of pytorch-from-first-principles/06"),
         "{err}"
@@ -381,13 +363,10 @@ fn a_retracted_run_is_shown_retracted_and_read_by_no_one() {
         vec!["report", "06", "--run", &experiment],
         vec!["diff", "--run", &experiment],
     ] {
-        let out = p.cmd().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&out).contains("was retracted (RETRACTED on"),
-            "{}",
-            stderr(&out)
-        );
+        p.expect(&args)
+            .code(2)
+            .stderr_has("was retracted (RETRACTED on")
+            .run();
     }
     // Twice is refused; so is an empty reason or a run that is not there.
     for (run, reason, says) in [
@@ -400,12 +379,10 @@ fn a_retracted_run_is_shown_retracted_and_read_by_no_one() {
         ),
     ] {
         let out = p
-            .cmd()
-            .args(["record", "retract", run, "--reason", reason])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{run}");
-        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+            .expect(["record", "retract", run, "--reason", reason])
+            .code(2)
+            .run();
+        assert!(out.stderr().contains(says), "{}", out.stderr());
     }
 }
 
@@ -417,9 +394,8 @@ fn adding_the_text_of_a_snapshot_deleted_by_hand_restores_it() {
     let text = std::fs::read(&file).unwrap();
     p.write("ch06.txt", &text);
     std::fs::remove_file(&file).unwrap();
-    let out = p.cmd().arg("verify").output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("MISSING"));
+    let out = p.expect([] as [&str; 0]).arg("verify").code(1).run();
+    assert!(out.stdout().contains("MISSING"));
     let out = p
         .cmd()
         .args(["snapshot", "add", "06", "ch06.txt"])
@@ -456,14 +432,13 @@ fn a_root_that_does_not_exist_says_so() {
         vec!["history"],
     ] {
         let out = p
-            .cmd()
+            .expect([] as [&str; 0])
             .arg("--root")
             .arg(&missing)
             .args(&args)
-            .output()
-            .unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            .code(2)
+            .run();
+        let err = out.stderr();
         assert!(
             err.contains(&format!(
                 "the project root {} does not exist",
@@ -474,28 +449,21 @@ fn a_root_that_does_not_exist_says_so() {
     }
     // A root that exists without book-snapshots/ is another matter.
     let empty = tempfile::tempdir().unwrap();
-    let out = p
-        .cmd()
+    p.expect([] as [&str; 0])
         .arg("--root")
         .arg(empty.path())
         .arg("status")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("no chapters under"),
-        "{}",
-        stderr(&out)
-    );
+        .code(2)
+        .stderr_has("no chapters under")
+        .run();
 }
 
 #[test]
 fn verify_strict_says_why_each_current_snapshot_does_not_match() {
     let p = Project::seeded();
     p.new_chapter("notes/01", "A complete chapter.\n", "One", Some("Notes"));
-    let out = p.cmd().args(["verify", "--strict"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let last = stdout(&out).lines().last().unwrap().to_string();
+    let out = p.expect(["verify", "--strict"]).code(1).run();
+    let last = out.stdout().lines().last().unwrap().to_string();
     assert!(
         !last.contains("differs from the published fingerprint"),
         "none differs: {last}"
@@ -523,8 +491,7 @@ fn a_book_id_in_the_wrong_case_is_refused_with_the_existing_book_named() {
     );
     p.write("ch09.txt", "Another chapter.\n");
     let out = p
-        .cmd()
-        .args([
+        .expect([
             "chapter",
             "new",
             "Systems-Notes/09",
@@ -532,44 +499,29 @@ fn a_book_id_in_the_wrong_case_is_refused_with_the_existing_book_named() {
             "--title",
             "Nine",
         ])
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+        .code(2)
+        .run();
+    let err = out.stderr();
     assert!(err.contains("ids are lowercase"), "{err}");
     assert!(
         err.contains("book systems-notes exists: did you mean systems-notes/09?"),
         "{err}"
     );
     // Punctuation in place of the hyphen: a new book, with the hint.
-    let out = p
-        .cmd()
-        .args([
-            "chapter",
-            "new",
-            "systems_notes/09",
-            "ch09.txt",
-            "--title",
-            "Nine",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("did you mean the existing book systems-notes?"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect([
+        "chapter",
+        "new",
+        "systems_notes/09",
+        "ch09.txt",
+        "--title",
+        "Nine",
+    ])
+    .code(2)
+    .stderr_has("did you mean the existing book systems-notes?")
+    .run();
     // Naming a chapter in the wrong case points at the right one.
-    let out = p
-        .cmd()
-        .args(["history", "Systems-Notes/07"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("did you mean 'systems-notes/07'?"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["history", "Systems-Notes/07"])
+        .code(2)
+        .stderr_has("did you mean 'systems-notes/07'?")
+        .run();
 }

@@ -244,19 +244,13 @@ fn out_replaces_only_a_site_it_wrote_and_a_failed_run_keeps_the_old_one() {
     );
     // A run that fails while writing leaves the old site as it was.
     let before = std::fs::read(p.path("site/index.html")).unwrap();
-    let out = p
-        .cmd()
+    p.expect([] as [&str; 0])
         .env("RESEARCH_COMPANION_FAIL_WRITE", "style.css")
         .env("RESEARCH_COMPANION_NOW", "2027-01-01T00:00:00Z")
         .args(["site", "--out", "site"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no space left on device (injected)"),
-        "{}",
-        stderr(&out)
-    );
+        .code(2)
+        .stderr_has("no space left on device (injected)")
+        .run();
     assert_eq!(std::fs::read(p.path("site/index.html")).unwrap(), before);
     let leftovers: Vec<_> = std::fs::read_dir(p.root())
         .unwrap()

@@ -118,12 +118,10 @@ fn a_redirect_to_another_port_or_host_is_refused_and_nothing_is_stored() {
     let p = Project::seeded();
     let before = p.state();
     let out = p
-        .cmd()
-        .args(["fetch", "06", "--url", &site.url("/redir-admin")])
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{err}{}", stdout(&out));
+        .expect(["fetch", "06", "--url", &site.url("/redir-admin")])
+        .code(2)
+        .run();
+    let err = out.stderr();
     assert!(err.contains("another host or port"), "{err}");
     assert!(
         err.contains(&site.url("/redir-admin")),
@@ -141,17 +139,10 @@ fn a_redirect_to_another_port_or_host_is_refused_and_nothing_is_stored() {
     );
     assert_eq!(p.state(), before, "nothing stored");
     // Another host name for the same port is another origin too.
-    let out = p
-        .cmd()
-        .args(["fetch", "06", "--url", &site.url("/to-localhost")])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("http://localhost:"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["fetch", "06", "--url", &site.url("/to-localhost")])
+        .code(2)
+        .stderr_has("http://localhost:")
+        .run();
     assert_eq!(p.state(), before);
 }
 
@@ -412,12 +403,11 @@ fn a_url_no_parser_can_read_is_refused_without_its_secret() {
             "https://carol:pw888@[zz/nb.ipynb?token=secret",
         ],
     ] {
-        let out = p.cmd().args(&args).output().unwrap();
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        let out = p.expect(&args).code(2).run();
+        let err = out.stderr();
         assert!(err.contains("URL"), "{args:?}: {err}");
         assert!(
-            !err.contains("pw888") && !err.contains("secret") && !stdout(&out).contains("pw888"),
+            !err.contains("pw888") && !err.contains("secret") && !out.stdout().contains("pw888"),
             "{args:?}: {err}"
         );
     }

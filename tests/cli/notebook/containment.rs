@@ -153,6 +153,10 @@ fn start(p: &Project, python: &Path, temp: &Path, args: &[&str]) -> Child {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it() {
     let Some(python) =
         kernel_python("a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it")
@@ -233,6 +237,10 @@ fn a_tool_killed_outright_takes_its_harnesses_and_kernels_with_it() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_process_a_cell_moves_to_a_session_of_its_own_ends_with_the_run() {
     let Some(python) =
         kernel_python("a_process_a_cell_moves_to_a_session_of_its_own_ends_with_the_run")
@@ -287,6 +295,10 @@ fn a_process_a_cell_moves_to_a_session_of_its_own_ends_with_the_run() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_cell_that_kills_the_harness_fails_the_run_and_leaves_no_kernel_or_file() {
     let Some(python) =
         kernel_python("a_cell_that_kills_the_harness_fails_the_run_and_leaves_no_kernel_or_file")

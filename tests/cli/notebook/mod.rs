@@ -110,43 +110,23 @@ fn bad_notebooks_are_refused_with_what_is_wrong_and_nothing_stored() {
     let p = Project::seeded();
     let before = p.state();
     p.write("bad.ipynb", "{\"cells\": [");
-    let out = p
-        .cmd()
-        .args(["notebook", "add", "06", "bad.ipynb"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out)
-            .contains("bad.ipynb: not a Jupyter notebook: invalid JSON at line 1, column 11"),
-        "{}",
-        stderr(&out)
-    );
-    let out = p
-        .cmd()
-        .args(["notebook", "check", "bad.ipynb"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    p.expect(["notebook", "add", "06", "bad.ipynb"])
+        .code(2)
+        .stderr_has("bad.ipynb: not a Jupyter notebook: invalid JSON at line 1, column 11")
+        .run();
+    p.expect(["notebook", "check", "bad.ipynb"]).code(2).run();
     // Oversized: refused with its size.
     let big = p.path("big.ipynb");
     std::fs::File::create(&big)
         .unwrap()
         .set_len(17 << 20)
         .unwrap();
-    let out = p
-        .cmd()
-        .args(["notebook", "add", "06", "big.ipynb"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains(
-            "big.ipynb: the notebook (17825792 bytes) is larger than the 16777216-byte limit"
-        ),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["notebook", "add", "06", "big.ipynb"])
+        .code(2)
+        .stderr_has(
+            "big.ipynb: the notebook (17825792 bytes) is larger than the 16777216-byte limit",
+        )
+        .run();
     std::fs::remove_file(&big).unwrap();
     std::fs::remove_file(p.path("bad.ipynb")).unwrap();
     assert_eq!(p.state(), before, "nothing stored");
@@ -174,13 +154,8 @@ fn check_finds_what_a_published_notebook_must_not_carry() {
     let mut no_id = code("x", "x = 1");
     no_id.as_object_mut().unwrap().remove("id");
     p.write("leaky.ipynb", notebook(vec![cell, no_id]));
-    let out = p
-        .cmd()
-        .args(["notebook", "check", "leaky.ipynb"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let text = stdout(&out);
+    let out = p.expect(["notebook", "check", "leaky.ipynb"]).code(1).run();
+    let text = out.stdout();
     for line in [
         "leak: local-path: /home/alice/data.csv in a saved output",
         "leak: secret: Hugging Face token hf_A... (38 characters) in a saved output",
@@ -198,12 +173,12 @@ fn check_finds_what_a_published_notebook_must_not_carry() {
     }
     assert!(text.ends_with("finding(s)\n"), "{text}");
     // The chapter's own notebook is clean.
-    let out = p.cmd().args(["notebook", "check", "06"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = p.expect(["notebook", "check", "06"]).success().run();
     assert!(
-        stdout(&out).ends_with("0001-98070b378394.ipynb: 12 cells, no findings\n"),
+        out.stdout()
+            .ends_with("0001-98070b378394.ipynb: 12 cells, no findings\n"),
         "{}",
-        stdout(&out)
+        out.stdout()
     );
 }
 
@@ -282,17 +257,10 @@ fn a_notebook_is_downloaded_as_fetch_downloads_and_not_again_when_unchanged() {
         "{heads:?}"
     );
     // A server that is not there: one line, exit 2.
-    let out = p
-        .cmd()
-        .args(["notebook", "add", "06", &url])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("could not connect to 127.0.0.1"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["notebook", "add", "06", &url])
+        .code(2)
+        .stderr_has("could not connect to 127.0.0.1")
+        .run();
 }
 
 #[test]
@@ -333,13 +301,7 @@ fn chapter_new_takes_a_notebook_and_writes_nothing_when_it_is_not_one() {
             .contains("source: 07.ipynb\n")
     );
     // Its notebook entry names a file, so there is nothing to download.
-    let out = p.cmd().args(["notebook", "add", "07"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("systems-notes/07: chapter.yaml's notebook entry names '07.ipynb', which is not a URL to download; give the notebook's FILE"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["notebook", "add", "07"]).code(2).stderr_has("systems-notes/07: chapter.yaml's notebook entry names '07.ipynb', which is not a URL to download; give the notebook's FILE").run();
     // A chapter without a notebook entry says so.
     let out = p
         .cmd()
@@ -354,13 +316,10 @@ fn chapter_new_takes_a_notebook_and_writes_nothing_when_it_is_not_one() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = p.cmd().args(["notebook", "add", "08"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("chapter.yaml lists no notebook"),
-        "{}",
-        stderr(&out)
-    );
+    p.expect(["notebook", "add", "08"])
+        .code(2)
+        .stderr_has("chapter.yaml lists no notebook")
+        .run();
 }
 
 /// Drops chapter 06's notebook claims (claims.yaml's `notebook_claims:`,

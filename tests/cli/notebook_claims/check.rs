@@ -69,6 +69,10 @@ fn without_a_notebook_run_claims_check_says_so_and_reads_no_output() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_stated_number_the_notebook_contradicts_differs_and_its_ready_claim_is_not_reproduced() {
     let Some(KernelBook {
         python,
@@ -165,6 +169,10 @@ notebook_claims:
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored() {
     let Some(python) =
         kernel_python("a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored")
@@ -245,6 +253,10 @@ fn a_notebook_claim_that_cannot_be_read_is_one_line_exit_2_and_nothing_stored() 
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_differs_is_an_unverified_lead_in_the_prompt_and_report_and_never_in_publish() {
     let Some(KernelBook {
         python,

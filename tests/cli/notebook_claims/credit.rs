@@ -45,6 +45,10 @@ fn chapter_05(p: &Project) {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_claim_settles_only_the_number_it_reads() {
     let Some(KernelBook {
         python,

@@ -28,6 +28,10 @@ fn verdict_of<'a>(run: &'a serde_yaml::Value, claim: &str) -> &'a serde_yaml::Va
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_notebook_run_decides_each_claim_from_what_the_kernels_printed() {
     let Some(python) =
         kernel_python("a_notebook_run_decides_each_claim_from_what_the_kernels_printed")

@@ -40,6 +40,10 @@ fn chapter_04(p: &Project) {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn the_issue_cases_differ_and_their_ready_claims_paste_as_printed() {
     let Some(python) =
         kernel_python("the_issue_cases_differ_and_their_ready_claims_paste_as_printed")
@@ -137,6 +141,10 @@ notebook_claims:
 ";
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_sentence_several_claims_quote_credits_the_claim_that_reads_the_number() {
     let Some(python) =
         kernel_python("a_sentence_several_claims_quote_credits_the_claim_that_reads_the_number")
@@ -190,6 +198,10 @@ claims: []
 ";
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_sentence_whose_section_failed_or_whose_label_head_is_missing_is_not_printed() {
     let Some(KernelBook {
         python,

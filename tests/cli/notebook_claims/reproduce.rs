@@ -66,6 +66,10 @@ fn without_python_the_notebook_claims_are_unrun_with_the_reason_and_nothing_is_s
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn reproduce_decides_a_chapters_notebook_claims_into_one_notebook_record() {
     let Some(python) =
         kernel_python("reproduce_decides_a_chapters_notebook_claims_into_one_notebook_record")
@@ -109,6 +113,10 @@ fn reproduce_decides_a_chapters_notebook_claims_into_one_notebook_record() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reason() {
     let Some(KernelBook {
         python,
@@ -147,6 +155,10 @@ fn a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reas
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel_torch,
+    ignore = "needs a notebook Python with nbclient, ipykernel and torch: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn reproduce_all_names_each_chapters_kinds_of_evidence() {
     let Some(KernelBook {
         python,
@@ -200,6 +212,10 @@ fn torch_python() -> Option<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel_torch,
+    ignore = "needs a notebook Python with nbclient, ipykernel and torch: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn chapter_06_keeps_its_pipeline_verdicts_and_notebook_claims_in_one_record() {
     let Some(python) = torch_python() else {
         eprintln!(

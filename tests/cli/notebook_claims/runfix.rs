@@ -150,6 +150,10 @@ fn a_read_of_a_cell_the_notebook_lacks_or_of_a_markdown_cell_refuses_before_any_
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn notebook_run_prints_each_claims_verdict_and_points_to_claims_check_for_a_misread() {
     let Some(KernelBook {
         python,

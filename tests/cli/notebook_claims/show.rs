@@ -68,6 +68,10 @@ fn site_claims(p: &Project, ch: &str) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows() {
     let Some(python) =
         kernel_python("notebook_claims_show_their_source_and_verdict_everywhere_evidence_shows")

@@ -8,6 +8,10 @@ use crate::helpers::{stderr, stdout};
 use crate::notebook::{code, notebook};
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_value_that_varies_across_kernels_is_said_to_vary_and_agrees_only_in_every_kernel() {
     let Some(KernelBook {
         python,

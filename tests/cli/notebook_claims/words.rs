@@ -65,6 +65,10 @@ fn two_claims() -> String {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn a_current_run_of_a_notebook_added_from_a_file_is_of_the_chapter_as_it_is_now() {
     let Some(python) = kernel_python(
         "a_current_run_of_a_notebook_added_from_a_file_is_of_the_chapter_as_it_is_now",
@@ -110,6 +114,10 @@ fn a_current_run_of_a_notebook_added_from_a_file_is_of_the_chapter_as_it_is_now(
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn the_view_follows_claims_yaml_as_it_is_now() {
     let Some(python) = kernel_python("the_view_follows_claims_yaml_as_it_is_now") else {
         return;
@@ -177,6 +185,10 @@ fn the_view_follows_claims_yaml_as_it_is_now() {
 }
 
 #[test]
+#[cfg_attr(
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+)]
 fn history_gives_each_notebook_claims_verdict_with_its_cell() {
     let Some(python) = kernel_python("history_gives_each_notebook_claims_verdict_with_its_cell")
     else {
