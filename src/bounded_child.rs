@@ -28,7 +28,7 @@ const READER_GRACE: Duration = Duration::from_secs(2);
 
 /// The bounds of one run.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub struct ChildLimits {
     /// Wall-clock time from spawn to exit.
     pub deadline: Duration,
     /// Bytes of standard output kept.
@@ -61,7 +61,7 @@ pub enum Ended {
 
 /// A finished bounded run.
 #[derive(Debug)]
-pub struct Finished {
+pub struct ChildFinished {
     pub ended: Ended,
     pub printed: Printed,
     /// From spawn to exit.
@@ -124,10 +124,10 @@ struct OutBuffer {
 /// outlives the run.
 pub fn run(
     mut cmd: Command,
-    limits: Limits,
+    limits: ChildLimits,
     on_line: Arc<dyn Fn(&str) + Send + Sync>,
     stop: &dyn Fn() -> bool,
-) -> io::Result<Finished> {
+) -> io::Result<ChildFinished> {
     cmd.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -180,7 +180,7 @@ pub fn run(
     };
     let stderr_tail =
         String::from_utf8_lossy(&tail.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
-    Ok(Finished {
+    Ok(ChildFinished {
         ended,
         printed: Printed {
             stdout,
@@ -259,8 +259,8 @@ mod tests {
         c
     }
 
-    fn limits(deadline_ms: u64) -> Limits {
-        Limits {
+    fn limits(deadline_ms: u64) -> ChildLimits {
+        ChildLimits {
             deadline: Duration::from_millis(deadline_ms),
             max_stdout: 10,
             stderr_tail: 8,

@@ -55,12 +55,15 @@ pub fn parse() -> Cli {
             if let Some(clap::error::ContextValue::String(value)) =
                 e.get(clap::error::ContextKind::InvalidValue)
             {
-                let shown = crate::text::redact_url(value);
-                text = text.replace(value.as_str(), &crate::text::visible(&shown));
+                let shown = crate::text::redact::redact_url(value);
+                text = text.replace(value.as_str(), &crate::text::escape::visible(&shown));
             }
-            let text = crate::text::visible(&one_line(&text)).into_owned();
+            let text = crate::text::escape::visible(&one_line(&text)).into_owned();
             // Named as every other error of the tool is.
-            eprintln!("research_companion: {}", crate::text::redact_urls_in(&text));
+            eprintln!(
+                "research_companion: {}",
+                crate::text::redact::redact_urls_in(&text)
+            );
             std::process::exit(e.exit_code());
         }
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::sys;
-use crate::text::hex;
+use crate::text::format::hex;
 
 /// The whole fingerprint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -203,10 +203,10 @@ pub fn env_id(identity: &Identity) -> String {
 pub fn short_id(env_id: &str) -> String {
     // Ids come from records other machines wrote: shown, never obeyed.
     let short = match env_id.split_once(':') {
-        Some((version, hash)) => format!("{version}:{}", crate::text::prefix(hash, 12)),
-        None => crate::text::prefix(env_id, 12).to_string(),
+        Some((version, hash)) => format!("{version}:{}", crate::text::format::prefix(hash, 12)),
+        None => crate::text::format::prefix(env_id, 12).to_string(),
     };
-    crate::text::visible(&short).into_owned()
+    crate::text::escape::visible(&short).into_owned()
 }
 
 fn read_trim(path: &str) -> Option<String> {
@@ -277,7 +277,7 @@ pub fn render_table(env: &Environment) -> String {
     let mut s = String::from("The environment these numbers came from\n");
     // Read from files (here, or in a record from another machine).
     let mut row = |k: &str, val: String| {
-        let _ = writeln!(s, "  {k:<14}{}", crate::text::visible(&val));
+        let _ = writeln!(s, "  {k:<14}{}", crate::text::escape::visible(&val));
     };
     row("env_id", short_id(&env.env_id));
     row("OS", format!("{} (version {})", i.os_name, i.os_version));
@@ -327,14 +327,14 @@ pub fn render_table(env: &Environment) -> String {
             "research_companion {} ({} build, commit {})",
             b.tool_version,
             b.profile,
-            crate::text::prefix(&b.git_commit, 12)
+            crate::text::format::prefix(&b.git_commit, 12)
         ),
     );
     row("rustc", b.rustc.clone());
     s.push_str("Volatile readings (not part of env_id)\n");
     // Read from files (here, or in a record from another machine).
     let mut row = |k: &str, val: String| {
-        let _ = writeln!(s, "  {k:<14}{}", crate::text::visible(&val));
+        let _ = writeln!(s, "  {k:<14}{}", crate::text::escape::visible(&val));
     };
     row(
         "load average",

@@ -114,14 +114,14 @@ pub fn get(req: &Request) -> Result<Response> {
     rx.recv_timeout(req.timeout).unwrap_or_else(|_| {
         Err(Error::Other(format!(
             "{}: timed out after {} s (the whole request, body included)",
-            crate::text::redact_url(&req.url),
+            crate::text::redact::redact_url(&req.url),
             req.timeout.as_secs_f64()
         )))
     })
 }
 
 fn get_within(req: &Request) -> Result<Response> {
-    let shown = crate::text::redact_url(&req.url);
+    let shown = crate::text::redact::redact_url(&req.url);
     let url = reqwest::Url::parse(&req.url)
         .map_err(|e| Error::Usage(format!("invalid URL '{shown}': {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -145,7 +145,7 @@ fn get_within(req: &Request) -> Result<Response> {
     }
     let response = builder.send().map_err(|e| describe(e, &shown, req))?;
     let status = response.status();
-    let final_url = crate::text::redact_url(response.url().as_str());
+    let final_url = crate::text::redact::redact_url(response.url().as_str());
     if status == StatusCode::NOT_MODIFIED {
         return Ok(Response::NotModified);
     }
@@ -160,7 +160,7 @@ fn get_within(req: &Request) -> Result<Response> {
         // The policy stopped here: the redirect leaves the origin.
         return Err(Error::CrossOriginRedirect {
             from: final_url,
-            to: crate::text::redact_url(to.as_str()),
+            to: crate::text::redact::redact_url(to.as_str()),
         });
     }
     if !status.is_success() {
@@ -237,7 +237,7 @@ fn get_within(req: &Request) -> Result<Response> {
 }
 
 fn response_url_differs(asked: &reqwest::Url, final_shown: &str) -> bool {
-    crate::text::redact_url(asked.as_str()) != final_shown
+    crate::text::redact::redact_url(asked.as_str()) != final_shown
 }
 
 /// At most [`MAX_REDIRECTS`] redirects, and only within the origin of the

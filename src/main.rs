@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use research_companion::bench::pool::{WORKER_SUBCOMMAND, worker_main};
 use research_companion::error::{EXIT_ERROR, EXIT_INTERRUPTED, Error};
-use research_companion::text::visible;
+use research_companion::text::escape::visible;
 
 fn main() -> ExitCode {
     // A benchmark worker process: no argument parsing, no project lookup.

@@ -21,7 +21,7 @@ pub struct GitProvenance {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::text::serialize_redacted"
+        serialize_with = "crate::text::redact::serialize_redacted"
     )]
     pub repository: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,7 +35,7 @@ pub struct GitProvenance {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::text::serialize_redacted"
+        serialize_with = "crate::text::redact::serialize_redacted"
     )]
     pub remote: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,7 +116,7 @@ fn network_remote(url: &str) -> Option<String> {
         || url.starts_with('~')
         || url.starts_with("file:")
         || !url.contains(':');
-    (!local).then(|| crate::text::redact_url(url))
+    (!local).then(|| crate::text::redact::redact_url(url))
 }
 
 /// Checks, before anything is written, that `root` is inside a git work tree
@@ -167,7 +167,7 @@ pub fn commit_files(root: &Path, files: &[PathBuf], message: &str) -> Result<Str
                 file.display()
             ))
         })?;
-        let bytes = crate::text::read_at_most(&abs, crate::text::MAX_FILE_BYTES)
+        let bytes = crate::text::read::read_at_most(&abs, crate::text::read::MAX_FILE_BYTES)
             .map_err(|e| Error::io(&abs, e))?;
         let id = repo.blob(&bytes).map_err(git_err)?;
         let path = rel.to_string_lossy().replace('\\', "/").into_bytes();
@@ -209,26 +209,29 @@ mod tests {
     #[test]
     fn credentials_are_removed_from_remote_urls() {
         assert_eq!(
-            crate::text::redact_url("https://user:ghp_secret@github.com/o/r.git"),
+            crate::text::redact::redact_url("https://user:ghp_secret@github.com/o/r.git"),
             "https://github.com/o/r.git"
         );
         assert_eq!(
-            crate::text::redact_url("https://token@github.com/o/r"),
+            crate::text::redact::redact_url("https://token@github.com/o/r"),
             "https://github.com/o/r"
         );
         assert_eq!(
-            crate::text::redact_url("ssh://git@example.com:22/o/r"),
+            crate::text::redact::redact_url("ssh://git@example.com:22/o/r"),
             "ssh://example.com:22/o/r"
         );
         assert_eq!(
-            crate::text::redact_url("git@github.com:o/r.git"),
+            crate::text::redact::redact_url("git@github.com:o/r.git"),
             "github.com:o/r.git"
         );
         assert_eq!(
-            crate::text::redact_url("https://github.com/o/r"),
+            crate::text::redact::redact_url("https://github.com/o/r"),
             "https://github.com/o/r"
         );
-        assert_eq!(crate::text::redact_url("/srv/git/r.git"), "/srv/git/r.git");
+        assert_eq!(
+            crate::text::redact::redact_url("/srv/git/r.git"),
+            "/srv/git/r.git"
+        );
     }
 
     #[test]

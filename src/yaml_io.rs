@@ -105,7 +105,7 @@ fn first_non_finite(v: &serde_yaml::Value, at: String) -> Option<(String, f64)> 
 
 /// Reads a YAML file of at most [`MAX_YAML_BYTES`] that must be UTF-8.
 pub fn read_text(path: &Path) -> Result<String> {
-    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::read::open_regular(path).map_err(|e| Error::io(path, e))?;
     let mut bytes = Vec::new();
     file.take(MAX_YAML_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -41,7 +41,7 @@ impl ProseChange {
         } else {
             format!(
                 "claims touched: {}",
-                crate::text::list(&self.claims_touched)
+                crate::text::format::list(&self.claims_touched)
             )
         };
         let bound = if self.exact { "" } else { "at most " };
@@ -69,7 +69,7 @@ pub fn between(
     let folder = project.layout().snapshots_root();
     let read = |e: &SnapshotEntry| -> Result<String> {
         let path = project.layout().snapshot_file(&chapter.key, &e.file);
-        let text = crate::text::read_owned(&path, &folder)?;
+        let text = crate::text::owned::read_owned(&path, &folder)?;
         normalize(&text).map_err(|e| crate::chapter::normalize_error(&path, e))
     };
     let (old, new) = (read(from)?, read(to)?);

@@ -110,14 +110,14 @@ pub fn add_snapshot(
     source: Option<String>,
     scope: Scope,
 ) -> Result<AddOutcome> {
-    let text = crate::text::read_utf8(file)?;
+    let text = crate::text::read::read_utf8(file)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(file, "the chapter text is empty"));
     }
     let new = NewSnapshot {
         text: &text,
         source: source
-            .map(|s| crate::text::redact_url(&s))
+            .map(|s| crate::text::redact::redact_url(&s))
             .unwrap_or_else(|| portable_source(project, file)),
         scope,
         captured_at: chrono::Utc::now(),
@@ -252,7 +252,7 @@ pub fn create(project: &Project, new: NewChapter, file: &Path) -> Result<Created
             "published fingerprint '{hex}' is not 64 lowercase hex digits"
         )));
     }
-    let text = crate::text::read_utf8(file)?;
+    let text = crate::text::read::read_utf8(file)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(file, "the chapter text is empty"));
     }
@@ -372,8 +372,8 @@ fn claims_skeleton(
                 "#   {} ({}): workers {}; columns {}\n",
                 t.header,
                 t.location,
-                crate::text::list(t.workers()),
-                crate::text::list(t.columns.iter().map(|c| c.ident()))
+                crate::text::format::list(t.workers()),
+                crate::text::format::list(t.columns.iter().map(|c| c.ident()))
             ));
         }
         let producer = parsed.tables[0].header.producer.ident();

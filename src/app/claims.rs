@@ -45,7 +45,7 @@ pub fn check(project: &Project, chapter: &Chapter) -> Result<ClaimsCheck> {
     let parsed = read_tables(project.layout(), chapter, snapshot)?;
     let path = project.layout().claims_file(&chapter.key);
     let quotes = if path.exists() {
-        crate::text::check_owned(&path, &project.layout().snapshots_root())?;
+        crate::text::owned::check_owned(&path, &project.layout().snapshots_root())?;
         claims::quotes(&path)?
     } else {
         Vec::new()
@@ -163,7 +163,7 @@ pub(crate) fn declared_notebook_claims(
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    crate::text::check_owned(&path, &project.layout().snapshots_root())?;
+    crate::text::owned::check_owned(&path, &project.layout().snapshots_root())?;
     let file: Declared = crate::yaml_io::read_finite(&path)?;
     let text = |v: &serde_yaml::Value, key: &str| {
         v.get(key)

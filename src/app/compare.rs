@@ -9,7 +9,7 @@ use super::Project;
 use super::runs::{self, RunSource};
 use crate::bench::{BenchRun, ConfigResult, ModelledCosts, ProducerKind, PythonSpeed};
 use crate::error::{Error, Result};
-use crate::published::interval::Reading;
+use crate::published::interval::IntervalReading;
 use crate::published::shift::{self, Shift};
 
 /// Where a run came from and what it was.
@@ -63,7 +63,7 @@ pub struct PairedRow {
     pub work_ms: Pair,
     pub wait_frac: Pair,
     /// Whether ex/s differs by more than both runs' spread.
-    pub spread: Spread,
+    pub spread: SpreadOverlap,
     /// The ex/s ratio and the wait_frac difference over the rounds, each
     /// with its 95% interval read against its band.
     pub over_rounds: RowOverRounds,
@@ -123,11 +123,11 @@ pub enum Agreement {
 }
 
 impl Agreement {
-    fn of(reading: Reading) -> Self {
+    fn of(reading: IntervalReading) -> Self {
         match reading {
-            Reading::Inside => Agreement::Within,
-            Reading::Outside => Agreement::Apart,
-            Reading::Straddles => Agreement::CannotTell,
+            IntervalReading::Inside => Agreement::Within,
+            IntervalReading::Outside => Agreement::Apart,
+            IntervalReading::Straddles => Agreement::CannotTell,
         }
     }
 
@@ -175,7 +175,7 @@ fn over_rounds(a: &ConfigResult, b: &ConfigResult, bands: Bands) -> RowOverRound
 /// rounds (each run's undisturbed runs of it, lowest to highest).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Spread {
+pub enum SpreadOverlap {
     /// The two ranges do not overlap.
     Beyond,
     /// They overlap: the difference is within the runs' own noise.
@@ -205,14 +205,14 @@ fn ex_range(run: &BenchRun, producer: ProducerKind, workers: usize) -> Option<(f
     })
 }
 
-fn spread(a: &BenchRun, b: &BenchRun, producer: ProducerKind, workers: usize) -> Spread {
+fn spread(a: &BenchRun, b: &BenchRun, producer: ProducerKind, workers: usize) -> SpreadOverlap {
     match (
         ex_range(a, producer, workers),
         ex_range(b, producer, workers),
     ) {
-        (Some((alo, ahi)), Some((blo, bhi))) if ahi < blo || bhi < alo => Spread::Beyond,
-        (Some(_), Some(_)) => Spread::Within,
-        _ => Spread::Unknown,
+        (Some((alo, ahi)), Some((blo, bhi))) if ahi < blo || bhi < alo => SpreadOverlap::Beyond,
+        (Some(_), Some(_)) => SpreadOverlap::Within,
+        _ => SpreadOverlap::Unknown,
     }
 }
 
@@ -495,11 +495,11 @@ pub fn compare_within(
         // Beyond both spreads says the runs differ at all; where the ex/s
         // interval lies within the band, they differ by less than matters.
         match (row.spread, row.over_rounds.ex_per_s_ratio.map(|j| j.reading)) {
-            (Spread::Beyond, Some(Agreement::Within)) => {}
-            (Spread::Beyond, Some(Agreement::CannotTell)) => row.differences.push(
+            (SpreadOverlap::Beyond, Some(Agreement::Within)) => {}
+            (SpreadOverlap::Beyond, Some(Agreement::CannotTell)) => row.differences.push(
                 "ex/s beyond both runs' spread over their rounds (but its 95% interval over rounds cannot tell whether by more than the band)".into(),
             ),
-            (Spread::Beyond, _) => row
+            (SpreadOverlap::Beyond, _) => row
                 .differences
                 .push("ex/s beyond both runs' spread over their rounds".into()),
             _ => {}
@@ -560,8 +560,8 @@ pub fn compare_within(
     if a.cpus_used != b.cpus_used {
         run_differences.push(format!(
             "CPUs used: {} vs {}",
-            crate::text::list(&a.cpus_used),
-            crate::text::list(&b.cpus_used)
+            crate::text::format::list(&a.cpus_used),
+            crate::text::format::list(&b.cpus_used)
         ));
     }
     RunComparison {
@@ -593,7 +593,12 @@ mod tests {
     fn two_runs_differ_beyond_their_spread_only_when_their_ranges_do_not_overlap() {
         let a = rounds(1.0, 0.02);
         let beyond = compare_runs("a", &a, "b", &rounds(1.05, 0.02));
-        assert!(beyond.rows.iter().all(|r| r.spread == Spread::Beyond));
+        assert!(
+            beyond
+                .rows
+                .iter()
+                .all(|r| r.spread == SpreadOverlap::Beyond)
+        );
         // 5% apart is beyond the spread but within the band of x1.2, which
         // the interval over rounds shows: no difference that matters.
         assert!(beyond.rows.iter().all(|r| r.differences.is_empty()));
@@ -612,10 +617,20 @@ mod tests {
             held.rows[0].differences
         );
         let within = compare_runs("a", &a, "b", &rounds(1.01, 0.02));
-        assert!(within.rows.iter().all(|r| r.spread == Spread::Within));
+        assert!(
+            within
+                .rows
+                .iter()
+                .all(|r| r.spread == SpreadOverlap::Within)
+        );
         // A single run has no spread to read.
         let single = compare_runs("a", &a, "b", &run_like(&chapter06_tables(), 1));
-        assert!(single.rows.iter().all(|r| r.spread == Spread::Unknown));
+        assert!(
+            single
+                .rows
+                .iter()
+                .all(|r| r.spread == SpreadOverlap::Unknown)
+        );
         assert_eq!(single.b.disturbed_runs, None, "its load was not measured");
         assert_eq!(single.a.disturbed_runs, Some(0));
     }

@@ -51,7 +51,7 @@ pub fn prompt_from(
     let path = project
         .layout()
         .snapshot_file(&chapter.key, &chapter.state.current_snapshot);
-    let text = crate::text::read_owned(&path, &project.layout().snapshots_root())?;
+    let text = crate::text::owned::read_owned(&path, &project.layout().snapshots_root())?;
     // Quote only the text the manifest vouches for.
     let current = chapter.state.current();
     let found = crate::chapter::normalize::fingerprint_str(&text)
@@ -61,7 +61,7 @@ pub fn prompt_from(
             &path,
             format!(
                 "does not match its fingerprint in chapter.yaml ({} found, {} recorded); run `verify`",
-                crate::text::prefix(&found, 12),
+                crate::text::format::prefix(&found, 12),
                 current.fingerprint.short()
             ),
         ));
@@ -78,7 +78,7 @@ pub fn prompt_from(
     let research = research_record::read(
         project,
         all,
-        research_record::Reading {
+        research_record::ReportsToRead {
             listed: &listed_research,
             complete: 1,
         },
@@ -399,7 +399,7 @@ pub fn report(
     carry_into_report(
         &mut view,
         chapter,
-        &research_record::read(project, &records, research_record::Reading::LATEST),
+        &research_record::read(project, &records, research_record::ReportsToRead::LATEST),
     );
     if let Some(e) = &experiment {
         view.other_engine = other_engine(project, chapter, &records, &e.run);

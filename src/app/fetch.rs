@@ -105,7 +105,7 @@ fn fetch_noting(
         }
     };
     // Credentials in a URL are used for the request, never stored or shown.
-    let shown = crate::text::redact_url(&url);
+    let shown = crate::text::redact::redact_url(&url);
     // Validators are only meaningful for the URL that issued them.
     let same_url = m.fetch.url.as_deref() == Some(shown.as_str());
     let sent = "sent (the whole text is fetched again)";

@@ -17,10 +17,10 @@ use crate::yaml_io;
 fn record_links(chapter: &Chapter, site_url: Option<&str>) -> publish::RecordLinks {
     match (site_url, &chapter.manifest.chapter.research_pack_url) {
         (Some(base), _) => publish::RecordLinks::Site {
-            base: crate::text::redact_url(base),
+            base: crate::text::redact::redact_url(base),
             page: super::site::page_path(chapter),
         },
-        (None, Some(page)) => publish::RecordLinks::Page(crate::text::redact_url(page)),
+        (None, Some(page)) => publish::RecordLinks::Page(crate::text::redact::redact_url(page)),
         (None, None) => publish::RecordLinks::None,
     }
 }
@@ -46,7 +46,7 @@ pub fn site_data(
     let research = super::research_record::read(
         project,
         &records,
-        super::research_record::Reading {
+        super::research_record::ReportsToRead {
             listed: &[],
             complete: PUBLISH_LEDGERS,
         },
@@ -56,7 +56,7 @@ pub fn site_data(
             "{} record(s) of {} cannot be read; fix or remove them before publishing: {}",
             broken.len() + research.unreadable.len(),
             chapter.key,
-            crate::text::list(
+            crate::text::format::list(
                 broken
                     .iter()
                     .map(|b| b.error.clone())
@@ -183,13 +183,13 @@ pub fn check_replaceable(path: &Path) -> Result<()> {
                 path,
                 format!(
                     "{}, not a regular file this tool wrote; refusing to replace it",
-                    crate::text::file_kind(&m.file_type())
+                    crate::text::read::file_kind(&m.file_type())
                 ),
             ));
         }
         Ok(_) => {}
     }
-    match crate::text::read_at_most(path, crate::text::MAX_FILE_BYTES) {
+    match crate::text::read::read_at_most(path, crate::text::read::MAX_FILE_BYTES) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io(path, e)),
         Ok(bytes) => match std::str::from_utf8(&bytes) {

@@ -201,7 +201,7 @@ pub fn run_file(
     incomparable: Incomparable,
 ) -> Result<Stored> {
     let run = BenchRun::load(file)?;
-    let bytes = crate::text::read_at_most(file, crate::text::MAX_FILE_BYTES)
+    let bytes = crate::text::read::read_at_most(file, crate::text::read::MAX_FILE_BYTES)
         .map_err(|e| Error::io(file, e))?;
     let basics = basics(project, chapter, notes, RunKind::Experiment)?;
     let what = file.display().to_string();

@@ -71,16 +71,16 @@ impl ResearchRecord {
 /// the newest complete ones up to a number (a report that cannot be read
 /// does not count, so the one before it is read instead).
 #[derive(Debug, Clone, Copy)]
-pub struct Reading<'a> {
+pub struct ReportsToRead<'a> {
     /// Runs whose reports are read whatever they are.
     pub listed: &'a [&'a crate::ids::RunId],
     /// How many complete reports that can be read are read, newest first.
     pub complete: usize,
 }
 
-impl Reading<'_> {
+impl ReportsToRead<'_> {
     /// Only the latest complete report.
-    pub const LATEST: Reading<'static> = Reading {
+    pub const LATEST: ReportsToRead<'static> = ReportsToRead {
         listed: &[],
         complete: 1,
     };
@@ -89,7 +89,7 @@ impl Reading<'_> {
 /// Reads the reports of the research runs among `records` (newest first)
 /// that `reading` asks for; the others are counted, not read, so 3,000
 /// research runs cost as much as the few a document shows.
-pub fn read(project: &Project, records: &[Record], reading: Reading<'_>) -> ResearchRecord {
+pub fn read(project: &Project, records: &[Record], reading: ReportsToRead<'_>) -> ResearchRecord {
     let mut out = ResearchRecord::default();
     let mut complete_read = 0;
     for r in records.iter().filter(|r| r.kind == RunKind::Research) {

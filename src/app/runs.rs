@@ -93,7 +93,9 @@ pub fn report_text(project: &Project, record: &Record) -> Result<Option<String>>
         &info.file,
         &info.sha256,
     )?;
-    Ok(Some(crate::text::redact_urls_in(&text).into_owned()))
+    Ok(Some(
+        crate::text::redact::redact_urls_in(&text).into_owned(),
+    ))
 }
 
 /// Which run a comparison is about.

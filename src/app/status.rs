@@ -165,15 +165,15 @@ pub fn departures(run: &crate::bench::BenchRun) -> Vec<String> {
     } else if let Some(factor) = run.calibrated_to_pytorch {
         out.push(format!(
             "the engine's Python costs at x{}, calibrated to PyTorch's Python on that machine",
-            crate::text::setting(factor)
+            crate::text::format::setting(factor)
         ));
     } else if !s.model_knobs_not_run().contains(&"python_cost_scale")
         && (s.python_cost_scale - defaults.python_cost_scale).abs() > 1e-9
     {
         out.push(format!(
             "the engine's Python costs at x{}, not the default (x{})",
-            crate::text::setting(s.python_cost_scale),
-            crate::text::setting(defaults.python_cost_scale)
+            crate::text::format::setting(s.python_cost_scale),
+            crate::text::format::setting(defaults.python_cost_scale)
         ));
     }
     out

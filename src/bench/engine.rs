@@ -19,7 +19,7 @@ use hdrhistogram::Histogram;
 use super::config::{PipelineConfig, WorkerKind};
 use super::dataset;
 use super::gil;
-use super::pool::{Finished, Pool, Sampler, WorkerPool, WorkerStats};
+use super::pool::{FinishedBatch, Pool, Sampler, WorkerPool, WorkerStats};
 use super::python_costs::PythonCosts;
 use crate::error::{EngineError, PoolError};
 use crate::sys;
@@ -143,7 +143,7 @@ fn drive<P: WorkerPool>(
     let costs = PythonCosts::of_config(cfg);
     let mut outstanding = sampler.handed_out() as usize;
     let mut max_outstanding = outstanding;
-    let mut stash: BTreeMap<u64, Finished> = BTreeMap::new();
+    let mut stash: BTreeMap<u64, FinishedBatch> = BTreeMap::new();
     let mut next_in_order: u64 = 0;
     let mut startup = Duration::ZERO;
     let mut digest: u64 = 0;
@@ -258,11 +258,11 @@ fn next_batch<P: WorkerPool>(
     pool: &mut P,
     in_order: bool,
     want: u64,
-    stash: &mut BTreeMap<u64, Finished>,
+    stash: &mut BTreeMap<u64, FinishedBatch>,
     stall_limit: Duration,
     clock: &impl Clock,
     interrupted: &dyn Fn() -> bool,
-) -> Result<Finished, RunError> {
+) -> Result<FinishedBatch, RunError> {
     let waiting_since = clock.now();
     loop {
         let ready = if in_order {
@@ -401,7 +401,7 @@ mod tests {
             Ok(())
         }
 
-        fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+        fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError> {
             if let Some((after, worker)) = self.dies_after
                 && self.finished >= after
             {
@@ -430,7 +430,7 @@ mod tests {
             self.cpu_log
                 .borrow_mut()
                 .push((Event::Finished(index), cpu));
-            Ok(Some(Finished {
+            Ok(Some(FinishedBatch {
                 index,
                 worker,
                 data: dataset::produce_batch(&self.spec, index),
@@ -843,7 +843,7 @@ mod tests {
             Ok(())
         }
 
-        fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+        fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError> {
             if self.done.is_empty() {
                 let busy: Vec<usize> = (0..self.queues.len())
                     .filter(|&w| !self.queues[w].is_empty())
@@ -865,7 +865,7 @@ mod tests {
                     }
                 }
             }
-            Ok(self.done.pop_front().map(|(worker, index)| Finished {
+            Ok(self.done.pop_front().map(|(worker, index)| FinishedBatch {
                 index,
                 worker,
                 data: dataset::produce_batch(&self.spec, index),

@@ -9,7 +9,7 @@ use super::ProducerKind;
 use super::run_file::{BenchRun, ConfigResult, Row};
 use super::table_layout::{Column, TableHeader};
 use crate::error::{Error, Result};
-use crate::text::{Align, aligned};
+use crate::text::table::{Align, aligned};
 
 /// Columns `--wide` adds after the chapter's.
 pub const WIDE_COLUMNS: [&str; 12] = [
@@ -65,7 +65,7 @@ pub fn cells(row: &Row, wide: bool) -> Vec<String> {
             row.verdict.to_string(),
             // A digest is hex; PyTorch's rows have none ("not computed").
             if row.data_digest.chars().all(|c| c.is_ascii_hexdigit()) {
-                crate::text::prefix(&row.data_digest, 8).to_string()
+                crate::text::format::prefix(&row.data_digest, 8).to_string()
             } else {
                 "-".to_string()
             },
@@ -335,7 +335,7 @@ pub fn load_summary(run: &BenchRun) -> String {
 
 fn base_footer(run: &BenchRun) -> String {
     let s = &run.settings;
-    let cpus = crate::text::list(&run.cpus_used);
+    let cpus = crate::text::format::list(&run.cpus_used);
     let env = crate::env::short_id(&run.environment.env_id);
     if let Some(reference) = &run.reference {
         // The harness ran the loop as PyTorch does: in order, with
@@ -372,16 +372,16 @@ fn base_footer(run: &BenchRun) -> String {
             super::WorkerKind::Process => format!(
                 " ({} hand-off, {} ms loop CPU to take in a batch{}{})",
                 s.transport,
-                crate::text::setting(s.receive_ms),
+                crate::text::format::setting(s.receive_ms),
                 if s.python_cost_scale > 0.0 {
                     format!(
                         ", Python costs x{}{}{}",
-                        crate::text::setting(s.python_cost_scale),
+                        crate::text::format::setting(s.python_cost_scale),
                         start_scales_text(s),
                         run.calibrated_to_pytorch
                             .map(|f| format!(
                                 " (calibrated to PyTorch's Python beside it, x{})",
-                                crate::text::setting(f)
+                                crate::text::format::setting(f)
                             ))
                             .unwrap_or_default()
                     )
@@ -393,11 +393,11 @@ fn base_footer(run: &BenchRun) -> String {
                 } else {
                     format!(
                         ", {} ms worker CPU to hand one off, interpreter lock {}",
-                        crate::text::setting(s.send_ms),
+                        crate::text::format::setting(s.send_ms),
                         if s.switch_interval_ms > 0.0 {
                             format!(
                                 "switching every {} ms",
-                                crate::text::setting(s.switch_interval_ms)
+                                crate::text::format::setting(s.switch_interval_ms)
                             )
                         } else {
                             "off".to_string()

@@ -50,7 +50,7 @@ pub struct Bounds {
 
 /// A harness that exited by itself.
 #[derive(Debug)]
-pub struct Finished {
+pub struct HarnessFinished {
     pub status: ExitStatus,
     pub stdout: Vec<u8>,
     /// The end of its standard error.
@@ -116,7 +116,7 @@ fn reader(mut pipe: impl Read + Send + 'static, limit: usize, tail: bool) -> Arc
 }
 
 /// Runs `cmd` (the harness) within `bounds`.
-pub fn run(mut cmd: Command, bounds: Bounds) -> Result<Finished, Stopped> {
+pub fn run(mut cmd: Command, bounds: Bounds) -> Result<HarnessFinished, Stopped> {
     cmd.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -163,7 +163,7 @@ pub fn run(mut cmd: Command, bounds: Bounds) -> Result<Finished, Stopped> {
     if out.over.load(Ordering::SeqCst) {
         return Err(Stopped::TooMuchOutput);
     }
-    Ok(Finished {
+    Ok(HarnessFinished {
         status,
         stdout: out.take(),
         stderr_tail: String::from_utf8_lossy(&err.take()).into_owned(),

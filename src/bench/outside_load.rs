@@ -159,7 +159,7 @@ pub fn busy_share(
 pub fn cpus_in_words(cpus: &[usize]) -> String {
     match cpus {
         [one] => format!("CPU {one}"),
-        many => format!("CPUs {}", crate::text::list(many)),
+        many => format!("CPUs {}", crate::text::format::list(many)),
     }
 }
 

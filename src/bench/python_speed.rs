@@ -165,8 +165,8 @@ impl ModelledCosts {
         self.start_apart().then(|| {
             format!(
                 "x{} for the fork and x{} for the set-up",
-                crate::text::setting(self.fork_cost_scale),
-                crate::text::setting(self.setup_cost_scale)
+                crate::text::format::setting(self.fork_cost_scale),
+                crate::text::format::setting(self.setup_cost_scale)
             )
         })
     }
@@ -207,7 +207,7 @@ impl PythonSpeed {
             .iter()
             .filter_map(|c| c.summary.outside)
             .collect();
-        let own = (!own.is_empty()).then(|| super::stats::median(own));
+        let own = (!own.is_empty()).then(|| super::stats::median(&own));
         speed.busy_elsewhere = match (own, reference.elsewhere_busy) {
             (Some(own), Some(elsewhere)) => elsewhere > own,
             (None, Some(_)) => true,
@@ -335,10 +335,10 @@ impl PythonSpeed {
              and a worker {} ms setting itself up ({} of {} ms), medians of {} worker starts: {} together{per_batch}",
             ms_text(self.measured.fork_ms),
             ratio_text(self.fork_ratio),
-            crate::text::setting(self.figures_fork_ms),
+            crate::text::format::setting(self.figures_fork_ms),
             ms_text(self.measured.setup_ms),
             ratio_text(self.setup_ratio),
-            crate::text::setting(self.figures_setup_ms),
+            crate::text::format::setting(self.figures_setup_ms),
             self.measured.workers,
             ratio_text(self.start_factor),
         )
@@ -359,7 +359,7 @@ fn two_places(x: f64) -> f64 {
 /// A CPU time as the line prints it: one place, or the value when smaller.
 fn ms_text(ms: f64) -> String {
     if ms > 0.0 && ms < 0.05 {
-        crate::text::setting(ms)
+        crate::text::format::setting(ms)
     } else {
         format!("{ms:.1}")
     }
@@ -368,7 +368,7 @@ fn ms_text(ms: f64) -> String {
 /// A ratio as the line prints it: `x0.68`, or `x0.00042` when tiny.
 fn ratio_text(x: f64) -> String {
     if x > 0.0 && x < 0.01 {
-        format!("x{}", crate::text::setting(x))
+        format!("x{}", crate::text::format::setting(x))
     } else {
         format!("x{x:.2}")
     }

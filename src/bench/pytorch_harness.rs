@@ -206,7 +206,7 @@ pub fn run(settings: &Settings, environment: Environment, python: &Path) -> Resu
         HarnessError::NotItsAnswer {
             python: python.to_path_buf(),
             reason,
-            start: crate::text::prefix(text.trim(), 60).to_string(),
+            start: crate::text::format::prefix(text.trim(), 60).to_string(),
         }
     })?;
     to_run(settings, environment, parsed)
@@ -241,7 +241,7 @@ pub fn timeout_from_env() -> Result<Option<Duration>> {
             Ok(Some(Duration::from_secs_f64(secs)))
         }
         _ => Err(HarnessError::BadTimeout {
-            value: crate::text::visible(&v).into_owned(),
+            value: crate::text::escape::visible(&v).into_owned(),
             min: MIN_TIMEOUT_S,
             max: MAX_TIMEOUT_S,
         }
@@ -481,9 +481,9 @@ fn python_start(runs: &[HarnessRun]) -> Option<PythonStart> {
         .map(|&ns| ns as f64 / 1e6)
         .collect();
     (!fork.is_empty() && !setup.is_empty()).then(|| PythonStart {
-        fork_ms: stats::median(fork),
+        fork_ms: stats::median(&fork),
         workers: setup.len(),
-        setup_ms: stats::median(setup),
+        setup_ms: stats::median(&setup),
     })
 }
 
@@ -514,8 +514,8 @@ pub fn per_batch_over_rounds(probes: &[PythonPerBatch]) -> Option<PythonPerBatch
     let first = probes.first()?;
     Some(PythonPerBatch {
         batch_size: first.batch_size,
-        loop_us: stats::median(probes.iter().map(|p| p.loop_us).collect()),
-        worker_us: stats::median(probes.iter().map(|p| p.worker_us).collect()),
+        loop_us: stats::median(&probes.iter().map(|p| p.loop_us).collect::<Vec<_>>()),
+        worker_us: stats::median(&probes.iter().map(|p| p.worker_us).collect::<Vec<_>>()),
         probes: probes.iter().map(|p| p.probes).sum(),
     })
 }
@@ -524,8 +524,8 @@ pub fn per_batch_over_rounds(probes: &[PythonPerBatch]) -> Option<PythonPerBatch
 /// the medians of theirs, every worker counted; None for none.
 pub fn start_over_rounds(starts: &[PythonStart]) -> Option<PythonStart> {
     (!starts.is_empty()).then(|| PythonStart {
-        fork_ms: stats::median(starts.iter().map(|s| s.fork_ms).collect()),
-        setup_ms: stats::median(starts.iter().map(|s| s.setup_ms).collect()),
+        fork_ms: stats::median(&starts.iter().map(|s| s.fork_ms).collect::<Vec<_>>()),
+        setup_ms: stats::median(&starts.iter().map(|s| s.setup_ms).collect::<Vec<_>>()),
         workers: starts.iter().map(|s| s.workers).sum(),
     })
 }

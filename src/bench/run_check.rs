@@ -73,14 +73,14 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
             return Err(format!(
                 "field '{at}.producer': {} is not among the run's producers ({})",
                 r.producer,
-                crate::text::list(&s.producers)
+                crate::text::format::list(&s.producers)
             ));
         }
         if !s.workers.contains(&r.workers) {
             return Err(format!(
                 "field '{at}.workers': {} is not among the run's worker counts ({})",
                 r.workers,
-                crate::text::list(&s.workers)
+                crate::text::format::list(&s.workers)
             ));
         }
         check_row(&r.summary, r.producer, r.workers, &format!("{at}.summary"))?;
@@ -133,7 +133,7 @@ pub fn check_run(run: &BenchRun) -> Result<(), String> {
     {
         return Err(format!(
             "field 'engine_model': {} is not a model's date (YYYY-MM-DD, or YYYY-MM-DD.N for the Nth that day)",
-            crate::text::visible(model)
+            crate::text::escape::visible(model)
         ));
     }
     if run.reference.is_some() && run.engine_model.is_some() {

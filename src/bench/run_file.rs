@@ -253,7 +253,7 @@ impl BenchRun {
             None => match self.calibrated_to_pytorch {
                 Some(f) => format!(
                     "the embedded engine (a model of the DataLoader, its Python costs calibrated to PyTorch's Python beside it, x{})",
-                    crate::text::setting(f)
+                    crate::text::format::setting(f)
                 ),
                 None => "the embedded engine (a model of the DataLoader)".into(),
             },

@@ -407,7 +407,7 @@ impl Settings {
             format!(
                 "{requested}: this process may use {} CPU(s) ({})",
                 available.len(),
-                crate::text::list(available)
+                crate::text::format::list(available)
             ),
         )
     }

@@ -66,7 +66,13 @@ pub fn repeat_result(cfg: &PipelineConfig, m: &engine::Measured, cpus: usize) ->
     }
 }
 
-pub(crate) fn median(mut v: Vec<f64>) -> f64 {
+/// The median of `values`, in any order (sorted here by `f64::total_cmp`):
+/// the middle value, or the mean of the two middle ones for an even count.
+/// The one median of the crate: the rows over repeats, the harness's
+/// figures, and `published`'s intervals, shifts and notebook claims. Every
+/// caller has at least one value; an empty slice panics.
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {
@@ -116,7 +122,7 @@ pub fn summarize(repeats: &[RepeatResult]) -> Row {
 /// digests come from the repeat whose ex/s is the median one.
 pub fn median_row(repeats: &[&RepeatResult]) -> Row {
     let rows: Vec<&Row> = repeats.iter().map(|r| &r.row).collect();
-    let med = |f: fn(&Row) -> f64| median(rows.iter().map(|r| f(r)).collect());
+    let med = |f: fn(&Row) -> f64| median(&rows.iter().map(|r| f(r)).collect::<Vec<_>>());
     let ex = med(|r| r.ex_per_s);
     let closest = rows
         .iter()
@@ -132,7 +138,7 @@ pub fn median_row(repeats: &[&RepeatResult]) -> Row {
     row.wait_frac = med(|r| r.wait_frac);
     row.startup_ms = med(|r| r.startup_ms);
     let start_cpu: Vec<f64> = rows.iter().filter_map(|r| r.start_cpu_ms).collect();
-    row.start_cpu_ms = (!start_cpu.is_empty()).then(|| median(start_cpu));
+    row.start_cpu_ms = (!start_cpu.is_empty()).then(|| median(&start_cpu));
     row.bound_ex_per_s = med(|r| r.bound_ex_per_s);
     row.efficiency = med(|r| r.efficiency);
     row.consumer_run_delay_ms = med(|r| r.consumer_run_delay_ms);
@@ -140,7 +146,7 @@ pub fn median_row(repeats: &[&RepeatResult]) -> Row {
     row.workers_cpu_ms = med(|r| r.workers_cpu_ms);
     row.window_ms = med(|r| r.window_ms);
     let outside: Vec<f64> = rows.iter().filter_map(|r| r.outside).collect();
-    row.outside = (!outside.is_empty()).then(|| median(outside));
+    row.outside = (!outside.is_empty()).then(|| median(&outside));
     row.disturbed = rows.iter().all(|r| r.disturbed);
     row.verdict = verdict(row.wait_frac, row.consumer_run_delay_ms, row.work_ms);
     if rows.len() > 1 {
@@ -161,6 +167,25 @@ pub fn median_row(repeats: &[&RepeatResult]) -> Row {
 mod tests {
     use super::*;
     use crate::bench::{PipelineVerdict, ProducerKind};
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_mean_of_the_two_middle_ones() {
+        assert_eq!(median(&[3.0]), 3.0);
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[1.0, 2.0]), 1.5);
+        // Sorted or not, the same value.
+        assert_eq!(
+            median(&[1.0, 2.0, 10.0, 20.0]),
+            median(&[20.0, 1.0, 10.0, 2.0])
+        );
+    }
+
+    #[test]
+    #[should_panic]
+    fn no_median_of_nothing() {
+        median(&[]);
+    }
 
     #[test]
     fn summaries_take_medians_and_the_spread_of_ex_s() {

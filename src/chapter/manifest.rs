@@ -131,13 +131,13 @@ pub struct ChapterInfo {
     #[serde(default)]
     pub stable_id: Option<String>,
     /// The chapter's public page.
-    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
+    #[serde(default, serialize_with = "crate::text::redact::serialize_redacted")]
     pub url: Option<String>,
     /// The chapter's research page.
-    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
+    #[serde(default, serialize_with = "crate::text::redact::serialize_redacted")]
     pub research_pack_url: Option<String>,
     /// Where `fetch` gets the chapter's text.
-    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
+    #[serde(default, serialize_with = "crate::text::redact::serialize_redacted")]
     pub snapshot_url: Option<String>,
     /// Which redirects `fetch` follows from the snapshot URL [default:
     /// `same-origin`].
@@ -174,7 +174,7 @@ pub struct PublishedFingerprint {
 #[serde(deny_unknown_fields)]
 pub struct Material {
     pub kind: String,
-    #[serde(serialize_with = "crate::text::serialize_redacted_str")]
+    #[serde(serialize_with = "crate::text::redact::serialize_redacted_str")]
     pub url: String,
     /// What the page says about the resource's state.
     pub note: String,
@@ -192,7 +192,7 @@ pub struct Reference {
     pub authors: Vec<String>,
     #[serde(default)]
     pub year: Option<i32>,
-    #[serde(default, serialize_with = "crate::text::serialize_redacted")]
+    #[serde(default, serialize_with = "crate::text::redact::serialize_redacted")]
     pub url: Option<String>,
 }
 
@@ -226,7 +226,7 @@ impl Fingerprint {
 
     /// The first 12 hex digits, for listings.
     pub fn short(&self) -> &str {
-        crate::text::prefix(&self.value, 12)
+        crate::text::format::prefix(&self.value, 12)
     }
 }
 
@@ -245,7 +245,7 @@ pub struct SnapshotEntry {
     pub fingerprint: Fingerprint,
     pub captured_at: DateTime<Utc>,
     /// Where the text came from (a URL is written without its secrets).
-    #[serde(serialize_with = "crate::text::serialize_redacted_str")]
+    #[serde(serialize_with = "crate::text::redact::serialize_redacted_str")]
     pub source: String,
     pub scope: Scope,
     /// Size of the stored file in bytes.
@@ -260,7 +260,7 @@ pub struct FetchState {
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
-        serialize_with = "crate::text::serialize_redacted"
+        serialize_with = "crate::text::redact::serialize_redacted"
     )]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

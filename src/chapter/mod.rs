@@ -56,7 +56,7 @@ impl Chapter {
 
 /// Fingerprints a file with `prose-v1`, turning errors into ones that name it.
 pub fn fingerprint_file(path: &std::path::Path) -> Result<Fingerprint> {
-    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::read::open_regular(path).map_err(|e| Error::io(path, e))?;
     normalize::fingerprint_reader(std::io::BufReader::new(file))
         .map(Fingerprint::prose_v1)
         .map_err(|e| normalize_error(path, e))
@@ -97,7 +97,7 @@ pub fn refuse_empty(fingerprint: &Fingerprint, source: &str) -> Result<()> {
     if fingerprint.value == EMPTY_PROSE_SHA256 {
         return Err(Error::Other(format!(
             "{}: the chapter text is empty once normalized (white space or invisible characters only); nothing stored",
-            crate::text::redact_url(source)
+            crate::text::redact::redact_url(source)
         )));
     }
     Ok(())
@@ -141,13 +141,13 @@ pub fn add_snapshot(
     }
     // The text is named by where it came from (a file, or a URL). A file
     // was read within the limit; a fetched body may have been allowed more.
-    if new.text.len() as u64 > crate::text::MAX_FILE_BYTES {
+    if new.text.len() as u64 > crate::text::read::MAX_FILE_BYTES {
         return Err(Error::invalid(
             &new.source,
             format!(
                 "the chapter text is {} bytes, larger than the {}-byte limit for chapter text",
                 new.text.len(),
-                crate::text::MAX_FILE_BYTES
+                crate::text::read::MAX_FILE_BYTES
             ),
         ));
     }
@@ -355,7 +355,7 @@ pub fn verify(layout: &Layout, chapter: &Chapter) -> ChapterCheck {
                     Some(format!("{} does not exist", path.display())),
                 )
             } else {
-                let checked = crate::text::check_owned(&path, &layout.snapshots_root());
+                let checked = crate::text::owned::check_owned(&path, &layout.snapshots_root());
                 match checked.and_then(|()| fingerprint_file(&path)) {
                     Ok(fp) if fp == s.fingerprint => (Integrity::Intact, Some(fp.value), None),
                     Ok(fp) => (Integrity::Altered, Some(fp.value), None),

@@ -30,7 +30,7 @@ pub use self::references::MAX_REFERENCE_BODY;
 use self::references::decode_reference;
 use self::scan::{Ends, WhitespaceFolder, last_stable_start, may_need_nfc, next_special};
 
-use crate::text::hex;
+use crate::text::format::hex;
 
 mod references;
 mod scan;

@@ -173,7 +173,7 @@ impl Registry {
                 "missing: the chapter folder has no chapter.yaml (it says who the chapter is)",
             ));
         }
-        crate::text::check_owned(&path, &folder)?;
+        crate::text::owned::check_owned(&path, &folder)?;
         let text = yaml_io::read_text(&path)?;
         #[derive(serde::Deserialize)]
         struct Head {
@@ -199,7 +199,7 @@ impl Registry {
                     "missing: it lists the chapter's stored snapshots (create a chapter with `research_companion chapter new`)",
                 ));
             }
-            crate::text::check_owned(&state_path, &folder)?;
+            crate::text::owned::check_owned(&state_path, &folder)?;
             let state: SnapshotState = yaml_io::read(&state_path)?;
             (manifest, state)
         };

@@ -36,7 +36,7 @@ fn kernel_name(text: &str) -> Result<String, String> {
     match text.chars().find(|c| !ok(*c)) {
         Some(c) => Err(format!(
             "'{}' holds {c:?}; a kernelspec name holds only letters, digits, '.', '_' and '-'",
-            crate::text::visible(text)
+            crate::text::escape::visible(text)
         )),
         None => Ok(text.to_string()),
     }

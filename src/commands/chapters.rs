@@ -6,7 +6,7 @@ use crate::chapter::{Chapter, ChapterManifest, Scope};
 use crate::cli::{ChapterCommand, ChaptersArgs};
 use crate::error::{Outcome, Result};
 use crate::output::{self, Out, Render};
-use crate::text::visible;
+use crate::text::escape::visible;
 
 impl Render for ChapterLine {
     fn text(&self) -> Result<String> {
@@ -120,7 +120,7 @@ fn new(out: &mut Out, project: &Project, args: crate::cli::NewChapterArgs) -> Re
     let secret = [&new.url, &new.research_pack_url, &new.snapshot_url]
         .into_iter()
         .flatten()
-        .any(|u| crate::text::carries_secret(u));
+        .any(|u| crate::text::redact::carries_secret(u));
     let (created, notebook) = match &args.notebook {
         None => (chapters::create(project, new, &args.file)?, None),
         Some(nb) => {
@@ -249,7 +249,7 @@ fn identity_text(ch: &Chapter) -> String {
     kv("Stable id:", &m.stable_id());
     let url = |u: &Option<String>| {
         u.as_deref()
-            .map_or("none given".to_string(), crate::text::redact_url)
+            .map_or("none given".to_string(), crate::text::redact::redact_url)
     };
     kv("Chapter URL:", &url(&c.url));
     kv("Research pack:", &url(&c.research_pack_url));
@@ -298,7 +298,7 @@ fn research_text(m: &ChapterManifest) -> String {
         s.push_str(&format!(
             "  - {}: {}\n    {}\n",
             visible(&a.kind),
-            visible(&crate::text::redact_url(&a.url)),
+            visible(&crate::text::redact::redact_url(&a.url)),
             visible(&a.note)
         ));
         if let Some(c) = &a.caveat {
@@ -317,7 +317,7 @@ fn research_text(m: &ChapterManifest) -> String {
             visible(
                 &r.url
                     .as_deref()
-                    .map(crate::text::redact_url)
+                    .map(crate::text::redact::redact_url)
                     .unwrap_or_default()
             )
         ));
@@ -342,7 +342,7 @@ fn snapshots_text(ch: &Chapter) -> String {
             snap.scope,
             snap.bytes,
             snap.captured_at.format("%Y-%m-%dT%H:%M:%SZ"),
-            visible(&crate::text::redact_url(&snap.source))
+            visible(&crate::text::redact::redact_url(&snap.source))
         ));
     }
     s.push_str("  (* = current)\n");

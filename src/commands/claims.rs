@@ -9,7 +9,7 @@ use crate::cli::ClaimsCommand;
 use crate::error::{Outcome, Result};
 use crate::notebook::stated::{StatedFinding, StatedReading};
 use crate::output::{Out, Render};
-use crate::text::visible;
+use crate::text::escape::visible;
 
 impl Render for ClaimsCheck {
     fn text(&self) -> Result<String> {

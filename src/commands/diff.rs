@@ -54,7 +54,7 @@ impl Render for AcrossEnvironments {
         for e in &self.environments {
             s.push_str(&format!(
                 "  env {} ({} CPUs): {} on {}\n",
-                crate::text::visible(&e.env_id),
+                crate::text::escape::visible(&e.env_id),
                 e.logical_cpus,
                 e.run_id,
                 e.recorded_at.format("%Y-%m-%d")
@@ -67,7 +67,7 @@ impl Render for AcrossEnvironments {
             for e in &self.earlier_measurements {
                 s.push_str(&format!(
                     "  env {} ({} CPUs): {} on {}: {}; {} of {} claims held then\n",
-                    crate::text::visible(&e.env_id),
+                    crate::text::escape::visible(&e.env_id),
                     e.logical_cpus,
                     e.run_id,
                     e.recorded_at.format("%Y-%m-%d"),
@@ -80,13 +80,13 @@ impl Render for AcrossEnvironments {
         for c in &self.claims {
             s.push_str(&format!(
                 "\n{}: {}\n",
-                crate::text::visible(&c.claim),
+                crate::text::escape::visible(&c.claim),
                 c.summary_painted(&Colours)
             ));
             for (env, v) in &c.verdicts {
                 s.push_str(&format!(
                     "  env {}: {}\n",
-                    crate::text::visible(env),
+                    crate::text::escape::visible(env),
                     v.painted(&Colours)
                 ));
             }
@@ -167,7 +167,7 @@ fn refuse_a_chapter_for_a_file(project: &Project, file: &std::path::Path) -> Res
     }
     Err(Error::Usage(format!(
         "'{}' is a chapter, not a run file: name it with --chapter, as in diff --latest --chapter {0} or diff FILE --chapter {0}",
-        crate::text::visible(name)
+        crate::text::escape::visible(name)
     )))
 }
 

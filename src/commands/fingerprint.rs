@@ -49,6 +49,6 @@ fn open(file: &Path) -> Result<Box<dyn Read>> {
     }
     // A named file must be a regular one (a FIFO would wait for a writer,
     // a device never ends); `-` streams standard input, whatever it is.
-    let f = crate::text::open_regular(file).map_err(|e| Error::io(file, e))?;
+    let f = crate::text::read::open_regular(file).map_err(|e| Error::io(file, e))?;
     Ok(Box::new(f))
 }

@@ -6,7 +6,7 @@ use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render};
 use crate::records::status::RunCurrency;
-use crate::text::visible;
+use crate::text::escape::visible;
 
 impl Render for status::ChapterHistory {
     fn text(&self) -> Result<String> {

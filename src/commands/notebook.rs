@@ -19,7 +19,7 @@ use crate::notebook::NotebookVerdict;
 use crate::notebook::run::{CellOutcome, cell_name, failure_words};
 use crate::notebook::store::NotebookAdded;
 use crate::output::{Out, Render};
-use crate::text::visible;
+use crate::text::escape::visible;
 
 /// `notebook ...`
 pub fn run(out: &mut Out, layout: &Layout, cmd: NotebookCommand) -> Result<Outcome> {
@@ -170,7 +170,7 @@ fn run_text(c: &ChapterRun) -> String {
             format!("{}{rate}", cell.verdict),
             cell_name(cell.index, cell.id.as_deref()),
             run.map_or(0.0, |x| x.seconds),
-            visible(crate::text::prefix(&cell.first_line, 60))
+            visible(crate::text::format::prefix(&cell.first_line, 60))
         ));
     }
     s.push_str(&claim_lines(c));

@@ -75,7 +75,7 @@ fn research(
         warn(format!(
             "{}: the claim audit names `{}`, which is not a claim of {} (they are in {}); readers keep the row as a lead",
             report.display(),
-            crate::text::visible(id),
+            crate::text::escape::visible(id),
             chapter.key,
             project.layout().claims_file(&chapter.key).display()
         ));
@@ -111,7 +111,10 @@ fn retract(
         done.record.recorded_at.format("%Y-%m-%d")
     ))?;
     out.line(format!("  file:     {}", done.path.display()))?;
-    out.line(format!("  reason:   {}", crate::text::visible(reason)))?;
+    out.line(format!(
+        "  reason:   {}",
+        crate::text::escape::visible(reason)
+    ))?;
     out.line(
         "  status, prompt, report, publish and site no longer read the run; history shows it retracted",
     )?;

@@ -29,7 +29,7 @@ use crate::published::diff::PublishedDiff;
 use crate::published::verdict::ClaimVerdict;
 use crate::published::verdict::Plain;
 use crate::published::{plot, render};
-use crate::text::list;
+use crate::text::format::list;
 
 /// `reproduce`
 pub fn run(out: &mut Out, project: &Project, args: ReproduceArgs) -> Result<Outcome> {
@@ -337,7 +337,7 @@ impl Render for ReproduceView<'_> {
             }
         }
         for s in &self.done.skipped {
-            summary.push(format!("skipped: {}", crate::text::visible(s)));
+            summary.push(format!("skipped: {}", crate::text::escape::visible(s)));
         }
         summary.extend(evidence_lines(&self.done.evidence));
         let diffs: Vec<&PublishedDiff> = self
@@ -395,7 +395,7 @@ fn notebook_lines(c: &ReproducedChapter, n: &NotebookOutcome) -> Vec<String> {
     };
     if n.run.is_none() {
         let why = n.claims.iter().find_map(|x| x.reason.clone());
-        lines.extend(why.map(|w| format!("{indent}{}", crate::text::visible(&w))));
+        lines.extend(why.map(|w| format!("{indent}{}", crate::text::escape::visible(&w))));
         lines.extend(
             n.claims
                 .iter()
@@ -463,7 +463,7 @@ fn summary_line(chapter: &Chapter, r: &EngineRun) -> String {
         (ReproduceEngine::Embedded, None) => String::new(),
         (ReproduceEngine::Embedded, Some(f)) => format!(
             " on the engine calibrated to PyTorch's Python (x{})",
-            crate::text::setting(f)
+            crate::text::format::setting(f)
         ),
         (ReproduceEngine::Pytorch, _) => " on PyTorch".to_string(),
     };

@@ -23,7 +23,7 @@ impl Render for changes::ProseChange {
             );
         }
         for p in &self.passages {
-            s.push_str(&format!("  … {} …\n", crate::text::visible(p)));
+            s.push_str(&format!("  … {} …\n", crate::text::escape::visible(p)));
         }
         Ok(s)
     }

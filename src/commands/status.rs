@@ -7,7 +7,7 @@ use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Colours, Out, Render};
 use crate::records::status::ChapterStatus;
-use crate::text::visible;
+use crate::text::escape::visible;
 
 impl Render for ChapterStatus {
     fn text(&self) -> Result<String> {

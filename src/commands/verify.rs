@@ -5,7 +5,7 @@ use crate::chapter::{ChapterCheck, SnapshotCurrency};
 use crate::cli::VerifyArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render, currency_phrase, integrity_word};
-use crate::text::visible;
+use crate::text::escape::visible;
 
 /// The checks of every chapter verified, and what they add up to.
 #[derive(serde::Serialize)]
@@ -165,7 +165,7 @@ fn check_lines(c: &ChapterCheck) -> Vec<String> {
         lines.push(format!(
             "  research runs STALE against the current snapshot ({}): {}",
             c.stale_research.len(),
-            crate::text::list(&c.stale_research)
+            crate::text::format::list(&c.stale_research)
         ));
     }
     lines

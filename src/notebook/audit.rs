@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::format::{Cell, Notebook, validate};
+use super::format::{Notebook, NotebookCell, validate};
 use super::scrub::{GENERIC_USERS, LocalFacts};
 
 /// What kind of thing a finding is.
@@ -51,7 +51,7 @@ impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // One line: a cell id or a detail quoting one may hold a line feed.
         let line = format!("{}: {}: {}", self.cell, self.kind, self.detail);
-        f.write_str(&crate::text::visible(&line))
+        f.write_str(&crate::text::escape::visible(&line))
     }
 }
 
@@ -63,7 +63,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         Some(i) => nb
             .cells
             .get(i)
-            .map_or_else(|| format!("cell #{i}"), Cell::label),
+            .map_or_else(|| format!("cell #{i}"), NotebookCell::label),
         None => "notebook".to_string(),
     };
     for p in validate(nb) {
@@ -90,7 +90,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
         for s in secrets(&cell.source) {
             add(FindingKind::Secret, format!("{s} in the source"));
         }
-        for url in crate::text::urls_with_secrets(&cell.source) {
+        for url in crate::text::redact::urls_with_secrets(&cell.source) {
             add(
                 FindingKind::Secret,
                 format!("{} in the source", url_finding(url)),
@@ -129,7 +129,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
             for s in secrets(&text) {
                 add(FindingKind::Secret, format!("{s} in a saved output"));
             }
-            for url in crate::text::urls_with_secrets(&text) {
+            for url in crate::text::redact::urls_with_secrets(&text) {
                 add(
                     FindingKind::Secret,
                     format!("{} in a saved output", url_finding(url)),
@@ -145,7 +145,7 @@ pub fn audit(nb: &Notebook, facts: &LocalFacts) -> Vec<Finding> {
 fn url_finding(url: &str) -> String {
     format!(
         "URL with credentials or a secret parameter: {}",
-        crate::text::prefix(&crate::text::redact_url(url), 80)
+        crate::text::format::prefix(&crate::text::redact::redact_url(url), 80)
     )
 }
 
@@ -274,7 +274,7 @@ fn local_paths(text: &str) -> Vec<String> {
         if !PATH_MARKS.iter().any(|m| token.contains(m)) {
             continue;
         }
-        let shown = crate::text::prefix(token, 80).to_string();
+        let shown = crate::text::format::prefix(token, 80).to_string();
         if seen.insert(shown.clone()) {
             found.push(shown);
         }
@@ -455,7 +455,7 @@ pub fn secrets(text: &str) -> Vec<String> {
     for (what, token) in secret_tokens(text) {
         let line = format!(
             "{what} {}... ({} characters)",
-            crate::text::prefix(&token, 4),
+            crate::text::format::prefix(&token, 4),
             token.chars().count()
         );
         if seen.insert(line.clone()) {

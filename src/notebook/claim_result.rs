@@ -38,7 +38,7 @@ pub struct NotebookClaimResult {
     /// Where the value varied across kernels: the range it took (fewer
     /// than six kernels) or the 95% interval of its median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spread: Option<Spread>,
+    pub spread: Option<KernelSpread>,
     /// measured / stated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
@@ -61,7 +61,7 @@ pub struct NotebookClaimResult {
 
 /// How a value varied across kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
+pub struct KernelSpread {
     pub low: f64,
     pub high: f64,
     /// `range` (the lowest and highest value) or `interval` (the 95%
@@ -70,7 +70,7 @@ pub struct Spread {
     pub kernels: usize,
 }
 
-/// What a [`Spread`] is.
+/// What a [`KernelSpread`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -95,7 +95,7 @@ impl NotebookClaimResult {
         let printed = self
             .printed
             .iter()
-            .map(|l| format!("`{}`", crate::text::visible(l)))
+            .map(|l| format!("`{}`", crate::text::escape::visible(l)))
             .collect::<Vec<_>>()
             .join(", ");
         let all = self.kernels.len();

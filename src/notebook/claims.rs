@@ -16,17 +16,17 @@
 
 use std::collections::BTreeMap;
 
-pub use super::claim_result::{KernelValue, NotebookClaimResult, Spread, SpreadKind};
+pub use super::claim_result::{KernelSpread, KernelValue, NotebookClaimResult, SpreadKind};
 use super::run::{CellOutcome, NotebookRunFile};
 use crate::published::claims::Criterion;
-use crate::published::interval::{self, Reading};
+use crate::published::interval::{self, IntervalReading};
 use crate::published::notebook_reads::{self, NotebookClaim, NotebookRead, Taker};
 use crate::published::verdict::ClaimVerdict;
 
 /// What one read took from one cell's printed text: the number and the
 /// line it was on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Taken {
+pub struct TakenValue {
     pub value: f64,
     pub line: String,
 }
@@ -77,7 +77,7 @@ pub fn parse_number(text: &str) -> Option<f64> {
 }
 
 /// Takes one number from a cell's printed text as `read` says.
-pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, ReadError> {
+pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<TakenValue, ReadError> {
     if printed.trim().is_empty() {
         return Err(ReadError::new(
             "cell",
@@ -99,7 +99,7 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
                     format!("matches nothing cell '{}' printed", read.cell),
                 )),
                 [(group, line)] => match parse_number(group) {
-                    Some(value) => Ok(Taken {
+                    Some(value) => Ok(TakenValue {
                         value,
                         line: line.trim().to_string(),
                     }),
@@ -107,7 +107,7 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
                         "pattern",
                         format!(
                             "captured '{}' from cell '{}', which is not a number",
-                            crate::text::prefix(group, 80),
+                            crate::text::format::prefix(group, 80),
                             read.cell
                         ),
                     )),
@@ -149,7 +149,7 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
             let rest = &line.trim_start()[label.len()..];
             let found: Vec<&str> = numbers().find_iter(rest).map(|m| m.as_str()).collect();
             match found.get(nth - 1) {
-                Some(n) => Ok(Taken {
+                Some(n) => Ok(TakenValue {
                     value: parse_number(n).ok_or_else(|| {
                         ReadError::new("nth", format!("'{n}' on the line is not a number"))
                     })?,
@@ -159,14 +159,14 @@ pub fn take(read: &NotebookRead, taker: &Taker, printed: &str) -> Result<Taken, 
                     "label",
                     format!(
                         "the line '{}' has no number after the label",
-                        crate::text::prefix(line.trim(), 120)
+                        crate::text::format::prefix(line.trim(), 120)
                     ),
                 )),
                 None => Err(ReadError::new(
                     "nth",
                     format!(
                         "asks for number {nth} but the line '{}' has {} after the label",
-                        crate::text::prefix(line.trim(), 120),
+                        crate::text::format::prefix(line.trim(), 120),
                         found.len()
                     ),
                 )),
@@ -319,17 +319,17 @@ fn judge(claim: &NotebookClaim, r: &mut NotebookClaimResult) {
     if !values.is_empty() {
         let mut sorted = values.clone();
         sorted.sort_by(f64::total_cmp);
-        r.measured = Some(interval::median_of_sorted(&sorted));
+        r.measured = Some(crate::bench::stats::median(&sorted));
         let (low, high) = (sorted[0], sorted[sorted.len() - 1]);
         if high > low {
             r.spread = Some(match interval::median_interval(&values) {
-                Some(i) if failures.is_empty() => Spread {
+                Some(i) if failures.is_empty() => KernelSpread {
                     low: i.low,
                     high: i.high,
                     kind: SpreadKind::Interval,
                     kernels: values.len(),
                 },
-                _ => Spread {
+                _ => KernelSpread {
                     low,
                     high,
                     kind: SpreadKind::Range,
@@ -365,9 +365,9 @@ fn judge(claim: &NotebookClaim, r: &mut NotebookClaimResult) {
         |s| (s.low, s.high),
     );
     r.verdict = match interval::against_criterion(&claim.reproduce, low, high) {
-        Reading::Inside => ClaimVerdict::Reproduced,
-        Reading::Outside => ClaimVerdict::NotReproduced,
-        Reading::Straddles => {
+        IntervalReading::Inside => ClaimVerdict::Reproduced,
+        IntervalReading::Outside => ClaimVerdict::NotReproduced,
+        IntervalReading::Straddles => {
             r.reason = Some(format!(
                 "the value varies across the kernels, partly inside and partly outside {}",
                 criterion_words(&claim.reproduce)
@@ -379,7 +379,7 @@ fn judge(claim: &NotebookClaim, r: &mut NotebookClaimResult) {
         && let (Some(m), Some(ratio)) = (claim.magnitude, r.ratio)
         && claim.stated.value != 0.0
         && interval::against_band(&m, low / claim.stated.value, high / claim.stated.value)
-            == Reading::Outside
+            == IntervalReading::Outside
     {
         r.magnitude_differs = Some(ratio);
     }

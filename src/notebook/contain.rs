@@ -100,7 +100,7 @@ fn new_mark() -> Result<String> {
     let mut buf = [0u8; 8];
     getrandom::fill(&mut buf)
         .map_err(|e| Error::Other(format!("cannot get random bytes for a notebook run: {e}")))?;
-    Ok(crate::text::hex(&buf))
+    Ok(crate::text::format::hex(&buf))
 }
 
 /// Whether `mark` is one [`new_mark`] makes.

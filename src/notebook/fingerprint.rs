@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::format::Notebook;
 use crate::chapter::Fingerprint;
-use crate::text::hex;
+use crate::text::format::hex;
 
 /// The name of the rules, stored beside every notebook fingerprint.
 pub const NB_V1: &str = "nb-v1";

@@ -26,7 +26,7 @@ pub struct Notebook {
     /// The whole document.
     pub document: Value,
     /// Its cells, in order.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<NotebookCell>,
     pub nbformat_minor: Option<u64>,
     /// Size of the file in bytes.
     pub bytes: u64,
@@ -34,7 +34,7 @@ pub struct Notebook {
 
 /// One cell, taken out of the document.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
+pub struct NotebookCell {
     /// Position among all cells, from 0.
     pub index: usize,
     /// `code`, `markdown` or `raw` (anything else is a validation finding).
@@ -49,7 +49,7 @@ pub struct Cell {
     pub tags: Vec<String>,
 }
 
-impl Cell {
+impl NotebookCell {
     /// Whether this is a code cell.
     pub fn is_code(&self) -> bool {
         self.cell_type == "code"
@@ -58,7 +58,7 @@ impl Cell {
     /// How findings and listings name the cell: its id, else its position.
     pub fn label(&self) -> String {
         match &self.id {
-            Some(id) => crate::text::visible(id).into_owned(),
+            Some(id) => crate::text::escape::visible(id).into_owned(),
             None => format!("cell #{}", self.index),
         }
     }
@@ -93,7 +93,7 @@ pub fn read_file(path: &Path) -> Result<(Vec<u8>, Notebook)> {
 
 /// A notebook file's bytes, at most [`MAX_NOTEBOOK_BYTES`] of them.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let file = crate::text::open_regular(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::text::read::open_regular(path).map_err(|e| Error::io(path, e))?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if size > MAX_NOTEBOOK_BYTES {
         return Err(too_large(path, size));
@@ -172,7 +172,7 @@ fn multiline(v: &Value) -> Option<String> {
     }
 }
 
-fn cell(index: usize, v: &Value) -> std::result::Result<Cell, String> {
+fn cell(index: usize, v: &Value) -> std::result::Result<NotebookCell, String> {
     let o = v.as_object().ok_or("is not an object")?;
     let cell_type = o
         .get("cell_type")
@@ -194,7 +194,7 @@ fn cell(index: usize, v: &Value) -> std::result::Result<Cell, String> {
                 .collect()
         })
         .unwrap_or_default();
-    Ok(Cell {
+    Ok(NotebookCell {
         index,
         cell_type,
         id: o.get("id").and_then(Value::as_str).map(String::from),
@@ -221,7 +221,7 @@ const TOP_KEYS: [&str; 4] = ["metadata", "nbformat", "nbformat_minor", "cells"];
 
 /// Checks the essentials of the nbformat v4 schema (4.0 to 4.5): required
 /// and allowed keys, the types of their values, cell types and the shape of
-/// outputs. Cell ids are the audit's to judge (missing, duplicate,
+/// outputs. NotebookCell ids are the audit's to judge (missing, duplicate,
 /// malformed), so they are not reported here.
 pub fn validate(nb: &Notebook) -> Vec<SchemaProblem> {
     let mut found = Vec::new();

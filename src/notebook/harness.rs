@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::contain::{self, RUN_MARK, RunFolder};
 use super::run::{CellOutcome, CellRun, KernelRun, Versions};
 use super::scrub::{LocalFacts, Scrubber, bounded, plain_text};
-use crate::bounded_child::{self, Ended, Limits};
+use crate::bounded_child::{self, ChildLimits, Ended};
 use crate::error::{Error, Result};
 
 /// The harness, as shipped.
@@ -165,7 +165,7 @@ pub fn run_once(
     // This thread lives until the harness has been reaped (the caller's
     // worker), so the harness dies with it only if this tool does.
     crate::sys::die_with_this_thread(&mut cmd);
-    let limits = Limits {
+    let limits = ChildLimits {
         deadline: call.deadline(),
         max_stdout: (call.code_cells + 1) * (HARNESS_MAX_CHARS * 4 + 4096) + (1 << 20),
         stderr_tail: 4096,
@@ -272,7 +272,7 @@ pub fn run_once(
         let text = String::from_utf8_lossy(&finished.printed.stdout);
         Error::Other(format!(
             "the notebook harness printed something that is not its result ({e}): '{}'",
-            crate::text::prefix(text.trim(), 60)
+            crate::text::format::prefix(text.trim(), 60)
         ))
     })?;
     if answer.harness != HARNESS_VERSION {
@@ -326,7 +326,7 @@ fn to_run(
                 index: c.index,
                 outcome: c.outcome,
                 ename: c.ename.as_deref().map(|n| {
-                    crate::text::prefix(&clean(n), super::run::MAX_ENAME_CHARS).to_string()
+                    crate::text::format::prefix(&clean(n), super::run::MAX_ENAME_CHARS).to_string()
                 }),
                 evalue: c.evalue.as_deref().map(|v| bounded(&clean(v), 500).0),
                 seconds: c.seconds,
@@ -335,8 +335,11 @@ fn to_run(
                 // Cleaned as the outputs are, then cut as a first line is.
                 failed_line: c.failed_line.as_ref().map(|l| super::run::FailedLine {
                     line: l.line,
-                    text: crate::text::prefix(&clean(&l.text), super::run::FIRST_LINE_CHARS)
-                        .to_string(),
+                    text: crate::text::format::prefix(
+                        &clean(&l.text),
+                        super::run::FIRST_LINE_CHARS,
+                    )
+                    .to_string(),
                 }),
             }
         })

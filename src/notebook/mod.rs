@@ -29,6 +29,6 @@ pub mod stated;
 pub mod store;
 
 pub use fingerprint::NB_V1;
-pub use format::{Cell, Notebook};
+pub use format::{Notebook, NotebookCell};
 pub use run::{NotebookInfo, NotebookRunFile, NotebookVerdict};
 pub use store::{NotebookEntry, StoredNotebooks};

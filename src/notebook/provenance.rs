@@ -82,10 +82,10 @@ fn downloaded_from(e: &NotebookEntry, url: &str) -> bool {
         return false;
     }
     let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
-    let shown = crate::text::redact_url(url);
+    let shown = crate::text::redact::redact_url(url);
     same(&e.source, &shown)
         || super::source::download_url(url)
-            .is_ok_and(|d| same(&e.source, &crate::text::redact_url(&d)))
+            .is_ok_and(|d| same(&e.source, &crate::text::redact::redact_url(&d)))
 }
 
 /// Where the stored notebook `file` came from; `published_url` is the URL
@@ -109,7 +109,7 @@ pub fn provenance(
             .iter()
             .rev()
             .find(|e| downloaded_from(e, url));
-        let shown = crate::text::redact_url(url);
+        let shown = crate::text::redact::redact_url(url);
         return if latest.is_some_and(|l| l.fingerprint == entry.fingerprint) {
             NotebookProvenance::Published { url: shown }
         } else {

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::format::Cell;
+use super::format::NotebookCell;
 use crate::chapter::Fingerprint;
 use crate::env::Environment;
 use crate::error::Result;
@@ -78,7 +78,7 @@ pub struct FailedLine {
 
 impl CellRun {
     /// The line that raised: the one the run kept, else the one the kept
-    /// traceback names (`Cell In[3], line 4` and its `----> 4` marker), for
+    /// traceback names (`NotebookCell In[3], line 4` and its `----> 4` marker), for
     /// runs recorded before the line was kept.
     pub fn failing_line(&self) -> Option<FailedLine> {
         if self.outcome != CellOutcome::Error {
@@ -90,7 +90,7 @@ impl CellRun {
     }
 }
 
-/// The first `Cell In[k], line N` of a plain-text traceback, with the text
+/// The first `NotebookCell In[k], line N` of a plain-text traceback, with the text
 /// after its `----> N` marker (empty when the marker is not kept).
 pub fn failed_line_in_traceback(output: &str) -> Option<FailedLine> {
     let at = output.find("Cell In[")?;
@@ -106,14 +106,14 @@ pub fn failed_line_in_traceback(output: &str) -> Option<FailedLine> {
             let marked = l.trim_start().strip_prefix("---->")?.trim_start();
             marked.strip_prefix(digits.as_str())
         })
-        .map(|t| crate::text::prefix(t.trim(), FIRST_LINE_CHARS).to_string())
+        .map(|t| crate::text::format::prefix(t.trim(), FIRST_LINE_CHARS).to_string())
         .unwrap_or_default();
     Some(FailedLine { line, text })
 }
 
 /// `line 4 `assert o1 == o3``: where a cell raised, for its failure words.
 pub fn failing_line_words(l: &FailedLine) -> String {
-    let text = crate::text::visible(&l.text);
+    let text = crate::text::escape::visible(&l.text);
     if text.is_empty() {
         format!("line {}", l.line)
     } else {
@@ -303,13 +303,13 @@ pub const FIRST_LINE_CHARS: usize = 120;
 /// through before a record keeps it or a reader shows it (a cell's first
 /// line, its id, an exception's name and message, what a cell printed):
 /// each URL without its credentials and secret parameters
-/// ([`crate::text::redact_urls_in`]), then every secret-like string the
+/// ([`crate::text::redact::redact_urls_in`]), then every secret-like string the
 /// audit finds as `<secret>` ([`super::audit::redact_secrets`]). Applying
 /// it again changes nothing, so runs stored before a rule was added are
 /// put through it again when they are read.
 pub fn redact_run_text(text: &str) -> String {
     super::audit::redact_secrets(&without_placeholder_passwords(
-        &crate::text::redact_urls_in(text),
+        &crate::text::redact::redact_urls_in(text),
     ))
 }
 
@@ -405,7 +405,7 @@ impl NotebookInfo {
 /// ([`redact_run_text`]), then put through `scrub` (the machine's facts
 /// replaced, as in the run's outputs), then cut to [`FIRST_LINE_CHARS`].
 pub fn summarize(
-    cells: &[Cell],
+    cells: &[NotebookCell],
     runs: &[KernelRun],
     scrub: &dyn Fn(&str) -> String,
 ) -> (Vec<CellSummary>, Totals, NotebookVerdict) {
@@ -446,7 +446,7 @@ pub fn summarize(
             // Redacted whole, then cut: a secret cut short is no longer
             // found. Redacted before it is scrubbed: a user's name replaced
             // inside a URL would hide the URL's password.
-            first_line: crate::text::prefix(
+            first_line: crate::text::format::prefix(
                 &scrub(&redact_run_text(cell.first_line())),
                 FIRST_LINE_CHARS,
             )
@@ -471,7 +471,7 @@ pub fn summarize(
 pub fn cell_name(index: usize, id: Option<&str>) -> String {
     id.map_or_else(
         || format!("cell #{index}"),
-        |id| crate::text::visible(id).into_owned(),
+        |id| crate::text::escape::visible(id).into_owned(),
     )
 }
 
@@ -526,7 +526,7 @@ pub fn failure_words(c: &CellRun) -> String {
         CellOutcome::Error => {
             let name = c.ename.as_deref().unwrap_or("error");
             match c.evalue.as_deref().filter(|v| !v.is_empty()) {
-                Some(v) => format!("{name}: {}", crate::text::prefix(v, 160)),
+                Some(v) => format!("{name}: {}", crate::text::format::prefix(v, 160)),
                 None => name.to_string(),
             }
         }
@@ -538,15 +538,15 @@ pub fn failure_words(c: &CellRun) -> String {
         None => words,
     };
     // One line, whatever the exception's name and message hold.
-    crate::text::visible(&words).into_owned()
+    crate::text::escape::visible(&words).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cells() -> Vec<Cell> {
-        let cell = |index, kind: &str, source: &str| Cell {
+    fn cells() -> Vec<NotebookCell> {
+        let cell = |index, kind: &str, source: &str| NotebookCell {
             index,
             cell_type: kind.into(),
             id: Some(format!("c{index}")),

@@ -18,7 +18,7 @@ use crate::chapter::manifest::{ChapterManifest, FetchState, Material, is_sha256_
 use crate::error::{Error, Result};
 use crate::ids::{ChapterKey, Id};
 use crate::layout::Layout;
-use crate::text::hex;
+use crate::text::format::hex;
 use crate::yaml_io;
 
 /// Schema of notebooks.yaml.
@@ -140,7 +140,7 @@ pub fn load(layout: &Layout, key: &ChapterKey) -> Result<Option<StoredNotebooks>
     if !path.exists() {
         return Ok(None);
     }
-    crate::text::check_owned(&path, &layout.snapshots_root())?;
+    crate::text::owned::check_owned(&path, &layout.snapshots_root())?;
     let state: StoredNotebooks = yaml_io::read(&path)?;
     state.check().map_err(|m| Error::invalid(&path, m))?;
     Ok(Some(state))

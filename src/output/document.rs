@@ -41,6 +41,6 @@ pub fn emit_document(
         }
         // A file gets the document as rendered; a terminal, nothing that
         // could drive it.
-        None => out.write(&crate::text::visible_lines(&text)),
+        None => out.write(&crate::text::escape::visible_lines(&text)),
     }
 }

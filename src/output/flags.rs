@@ -219,14 +219,14 @@ pub fn calibrated_to(pytorch: &BenchRun, settings: &Settings) -> Result<(Setting
     let scaled = speed.scaled(settings).ok_or_else(|| {
         Error::Usage(format!(
             "--calibrate-to-pytorch: PyTorch's Python here was x{} of the engine's figures, and {}; the embedded half did not run",
-            crate::text::setting(speed.factor),
+            crate::text::format::setting(speed.factor),
             super::run_comparison::no_setting_models(&speed),
         ))
     })?;
     if let Some(busy) = speed.busy_text() {
         eprintln!(
             "research_companion: --calibrate-to-pytorch: {busy}, which slows Python's start: the factor x{} may read the load as well as this machine",
-            crate::text::setting(speed.factor)
+            crate::text::format::setting(speed.factor)
         );
     }
     Ok((scaled, speed.factor))

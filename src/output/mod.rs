@@ -209,7 +209,7 @@ impl<T: Render> Render for Vec<T> {
 pub fn warn(message: impl std::fmt::Display) {
     eprintln!(
         "research_companion: warning: {}",
-        crate::text::visible(&message.to_string())
+        crate::text::escape::visible(&message.to_string())
     );
 }
 

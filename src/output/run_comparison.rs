@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::Render;
 use crate::app::compare::{
-    Agreement, Bands, Judged, Pair, PairedRow, PythonSpeedNote, RunComparison, Spread,
+    Agreement, Bands, Judged, Pair, PairedRow, PythonSpeedNote, RunComparison, SpreadOverlap,
 };
 use crate::error::{Error, Result};
 
@@ -43,16 +43,16 @@ impl Render for RunComparison {
             s,
             "\n{} configuration(s) compared, {apart} differ (ex/s or wait/work beyond x{}, wait_frac by more than {}, or ex/s beyond both runs' spread over their rounds)",
             self.rows.len(),
-            crate::text::setting(self.bands.ratio),
-            crate::text::setting(self.bands.wait_frac)
+            crate::text::format::setting(self.bands.ratio),
+            crate::text::format::setting(self.bands.wait_frac)
         );
-        let count = |w: Spread| self.rows.iter().filter(|r| r.spread == w).count();
+        let count = |w: SpreadOverlap| self.rows.iter().filter(|r| r.spread == w).count();
         let _ = writeln!(
             s,
             "spread over rounds: ex/s beyond both runs' spread in {}, within it in {}, unknown in {} (a run with fewer than two undisturbed runs of it)",
-            count(Spread::Beyond),
-            count(Spread::Within),
-            count(Spread::Unknown)
+            count(SpreadOverlap::Beyond),
+            count(SpreadOverlap::Within),
+            count(SpreadOverlap::Unknown)
         );
         s.push_str(&over_rounds_summary(self));
         Ok(s)
@@ -243,7 +243,7 @@ fn over_rounds_line(r: &PairedRow, bands: Bands, any: bool) -> Option<String> {
             o.wait_frac_difference,
             "wait_frac B-A",
             difference_interval_text,
-            format!("\u{b1}{}", crate::text::setting(bands.wait_frac))
+            format!("\u{b1}{}", crate::text::format::setting(bands.wait_frac))
         ),
     ))
 }
@@ -253,7 +253,11 @@ const ROUNDS_NEEDED: &str = "a configuration needs 4 undisturbed rounds in each 
 
 /// A ratio band as its two edges: `x0.91 to x1.1`.
 fn ratio_band_text(ratio: f64) -> String {
-    format!("x{:.2} to x{}", 1.0 / ratio, crate::text::setting(ratio))
+    format!(
+        "x{:.2} to x{}",
+        1.0 / ratio,
+        crate::text::format::setting(ratio)
+    )
 }
 
 /// How many rows each interval reads within its band, apart from it, or
@@ -289,7 +293,7 @@ fn over_rounds_summary(c: &RunComparison) -> String {
         c.interval_method,
         ratio_band_text(c.bands.ratio),
         counts(|r| r.over_rounds.ex_per_s_ratio),
-        crate::text::setting(c.bands.wait_frac),
+        crate::text::format::setting(c.bands.wait_frac),
         counts(|r| r.over_rounds.wait_frac_difference),
     )
 }
@@ -316,10 +320,10 @@ fn runs_text(c: &RunComparison) -> String {
         let _ = writeln!(
             s,
             "{name}: {} ({}; env {}; CPUs {}; {})",
-            crate::text::visible(&l.source),
-            crate::text::visible(&l.engine),
+            crate::text::escape::visible(&l.source),
+            crate::text::escape::visible(&l.engine),
             crate::env::short_id(&l.env_id),
-            crate::text::list(&l.cpus_used),
+            crate::text::format::list(&l.cpus_used),
             l.created_at.format("%Y-%m-%d %H:%M UTC")
         );
         let _ = writeln!(s, "   {}", l.load);
@@ -334,7 +338,7 @@ fn runs_text(c: &RunComparison) -> String {
     } else {
         s.push_str("the runs differ in:\n");
         for d in &c.run_differences {
-            let _ = writeln!(s, "  {}", crate::text::visible(d));
+            let _ = writeln!(s, "  {}", crate::text::escape::visible(d));
         }
     }
     if let Some(note) = &c.python_speed {
@@ -356,7 +360,7 @@ fn start_text(ran: &crate::bench::ModelledCosts) -> String {
 /// not, and a warning where a busy machine may have moved the factor.
 fn python_speed_text(note: &PythonSpeedNote) -> String {
     let s = &note.speed;
-    let setting = crate::text::setting;
+    let setting = crate::text::format::setting;
     let ran = &note.engine_ran;
     let mut text = format!(
         "Python here: {}; the engine ran its Python costs at x{}{}, {} ms loop CPU to take in a batch{}",
@@ -419,21 +423,21 @@ pub fn no_setting_models(speed: &crate::bench::PythonSpeed) -> String {
         return format!(
             "no setting models a start at x{} for the fork and x{} for the set-up, above the x{} \
              --fork-cost-scale and --setup-cost-scale take at most",
-            crate::text::setting(speed.fork_ratio),
-            crate::text::setting(speed.setup_ratio),
-            crate::text::setting(max)
+            crate::text::format::setting(speed.fork_ratio),
+            crate::text::format::setting(speed.setup_ratio),
+            crate::text::format::setting(max)
         );
     }
     if factor < crate::bench::python_speed::LEAST_FACTOR {
         format!(
             "no setting models a factor below x{}: at the two places --receive-ms and --send-ms take, the hand-off's costs would be 0",
-            crate::text::setting(crate::bench::python_speed::LEAST_FACTOR)
+            crate::text::format::setting(crate::bench::python_speed::LEAST_FACTOR)
         )
     } else {
         format!(
             "no setting models a factor of x{}, above the x{} --python-cost-scale takes at most",
-            crate::text::setting(factor),
-            crate::text::setting(crate::bench::settings::MAX_PYTHON_COST_SCALE)
+            crate::text::format::setting(factor),
+            crate::text::format::setting(crate::bench::settings::MAX_PYTHON_COST_SCALE)
         )
     }
 }

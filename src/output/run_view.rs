@@ -35,6 +35,6 @@ impl Render for RunView<'_> {
 pub fn evidence_line(run: &BenchRun) -> String {
     format!(
         "Evidence from {}\n\n",
-        crate::text::visible(&run.evidence())
+        crate::text::escape::visible(&run.evidence())
     )
 }

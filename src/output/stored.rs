@@ -24,7 +24,10 @@ pub fn print_stored(out: &mut Out, stored: &Stored) -> Result<()> {
         ))?;
     }
     if let Some(e) = &record.experiment {
-        out.line(format!("  result:   {}", crate::text::visible(&e.summary)))?;
+        out.line(format!(
+            "  result:   {}",
+            crate::text::escape::visible(&e.summary)
+        ))?;
     }
     if !record.git.available {
         out.line(format!(

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use super::tables::{Cell, Location, Table};
+use super::tables::{Location, PrintedNumber, Table};
 use crate::bench::{Column, WindowKind};
 
 /// Extra relative slack for ex/s, beyond the rounding of the printed
@@ -123,7 +123,7 @@ pub fn audit(table: &Table) -> Vec<Discrepancy> {
     for row in &table.rows {
         let get = |c: Column| table.column(&c).map(|i| row[i]);
         let workers = get(Column::Workers).map_or(0, |w| w.value as usize);
-        let mut report = |column: Column, stated: Cell, implied: String, rule: &str| {
+        let mut report = |column: Column, stated: PrintedNumber, implied: String, rule: &str| {
             found.push(Discrepancy {
                 table: table.header.to_string(),
                 location: table.location,
@@ -208,7 +208,7 @@ pub fn audit(table: &Table) -> Vec<Discrepancy> {
     found
 }
 
-fn overlaps(stated: Cell, lo: f64, hi: f64) -> bool {
+fn overlaps(stated: PrintedNumber, lo: f64, hi: f64) -> bool {
     stated.value + stated.half_ulp() >= lo && stated.value - stated.half_ulp() <= hi
 }
 

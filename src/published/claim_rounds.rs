@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::claims::{self, Claim, TableSet};
-use super::interval::{self, Interval, Reading, RoundValue, RoundsJudgement};
+use super::interval::{self, Interval, IntervalReading, RoundValue, RoundsJudgement};
 use super::verdict::ClaimVerdict;
 use crate::bench::outside_load::cpus_in_words;
 use crate::bench::stats::round_row;
@@ -150,9 +150,9 @@ pub fn judge_claim(
                     (c.magnitude, interval::ratio_interval(&interval, published))
             {
                 match interval::against_band(&m, lo, hi) {
-                    Reading::Inside => {}
-                    Reading::Outside => out.magnitude_outside = true,
-                    Reading::Straddles => out.magnitude_uncertain = Some((lo, hi)),
+                    IntervalReading::Inside => {}
+                    IntervalReading::Outside => out.magnitude_outside = true,
+                    IntervalReading::Straddles => out.magnitude_uncertain = Some((lo, hi)),
                 }
             }
         }

@@ -52,7 +52,7 @@ fn difference(
     if tables.is_empty() {
         return Some("the chapter's snapshot publishes no tables to compare it with".into());
     }
-    let num = crate::text::number;
+    let num = crate::text::format::number;
     for t in tables {
         let h = &t.header;
         let which = format!("the chapter's {} table", h.producer);
@@ -91,8 +91,8 @@ fn difference(
         if !missing.is_empty() {
             return Some(format!(
                 "workers: the run did not measure {} of {which}'s {}",
-                crate::text::list(&missing),
-                crate::text::list(&workers)
+                crate::text::format::list(&missing),
+                crate::text::format::list(&workers)
             ));
         }
     }

@@ -21,7 +21,7 @@ pub struct IntervalWords<'a> {
 
 /// How a measured value was taken.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Spread<'a> {
+pub enum SpreadWords<'a> {
     /// With an interval.
     Interval(IntervalWords<'a>),
     /// Rounds, but too few of them undisturbed for an interval.
@@ -30,40 +30,40 @@ pub enum Spread<'a> {
     Runs(usize),
 }
 
-impl<'a> Spread<'a> {
+impl<'a> SpreadWords<'a> {
     /// How `c`'s value was taken: its rounds' interval when the run gave
     /// one, else from `runs` runs of each configuration (a run file made
     /// before rounds: `--repeat`).
-    pub fn of(c: &'a ClaimResult, runs: usize) -> Spread<'a> {
+    pub fn of(c: &'a ClaimResult, runs: usize) -> SpreadWords<'a> {
         match &c.rounds {
             Some(r) => match &r.interval {
-                Some(i) => Spread::Interval(IntervalWords {
+                Some(i) => SpreadWords::Interval(IntervalWords {
                     low: i.low,
                     high: i.high,
                     method: r.method,
                 }),
-                None => Spread::Rounds {
+                None => SpreadWords::Rounds {
                     rounds: r.rounds,
                     counted: r.values.len(),
                 },
             },
-            None => Spread::Runs(runs),
+            None => SpreadWords::Runs(runs),
         }
     }
 
     fn words(&self) -> String {
         match self {
-            Spread::Interval(i) => format!(
+            SpreadWords::Interval(i) => format!(
                 "95% interval {} to {} ({})",
                 figures(i.low),
                 figures(i.high),
                 i.method
             ),
-            Spread::Rounds { rounds, counted } => {
+            SpreadWords::Rounds { rounds, counted } => {
                 format!("{counted} of {rounds} rounds undisturbed, too few for an interval")
             }
-            Spread::Runs(n) if *n <= 1 => "single run".to_string(),
-            Spread::Runs(n) => format!("median of {n} runs, no interval"),
+            SpreadWords::Runs(n) if *n <= 1 => "single run".to_string(),
+            SpreadWords::Runs(n) => format!("median of {n} runs, no interval"),
         }
     }
 }
@@ -115,13 +115,13 @@ pub fn figures(x: f64) -> String {
 
 /// One cell a metric reads: `spin.w8.wait_mean`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Cell<'a> {
+struct MetricCell<'a> {
     producer: &'a str,
     workers: &'a str,
     column: &'a str,
 }
 
-fn cell(text: &str) -> Option<Cell<'_>> {
+fn cell(text: &str) -> Option<MetricCell<'_>> {
     let mut parts = text.trim().split('.');
     let (producer, w, column) = (parts.next()?, parts.next()?, parts.next()?);
     let workers = w.strip_prefix('w')?;
@@ -129,7 +129,7 @@ fn cell(text: &str) -> Option<Cell<'_>> {
         && !workers.is_empty()
         && workers.chars().all(|c| c.is_ascii_digit())
         && !producer.is_empty())
-    .then_some(Cell {
+    .then_some(MetricCell {
         producer,
         workers,
         column,
@@ -233,7 +233,7 @@ pub fn measurement_in_words(c: &ClaimResult) -> String {
 /// The claim's verdict in words: the verdict with its flags, the
 /// measurement beside the chapter's value, the criterion, how the value was
 /// taken and by which engine.
-pub fn verdict_in_words(c: &ClaimResult, spread: Spread<'_>, engine: &str) -> String {
+pub fn verdict_in_words(c: &ClaimResult, spread: SpreadWords<'_>, engine: &str) -> String {
     let mut s = format!("{}: ", c.flagged());
     match c.verdict {
         ClaimVerdict::Unrun => s.push_str(&format!(
@@ -344,10 +344,10 @@ mod tests {
     fn a_verdict_reads_with_its_flags_its_spread_and_its_engine() {
         let wait = claim("spin.w8.wait_mean / spin.w0.wait_mean", Some(0.225), 0.447);
         assert_eq!(
-            verdict_in_words(&wait, Spread::Runs(1), "the embedded engine"),
+            verdict_in_words(&wait, SpreadWords::Runs(1), "the embedded engine"),
             "REPRODUCED, model limit (spin, 8 workers on 1 CPU): spin at 8 workers waits 0.225x as long as at 0 (the chapter: 0.447x); the claim needs <= 0.75; single run, measured by the embedded engine"
         );
-        let interval = Spread::Interval(IntervalWords {
+        let interval = SpreadWords::Interval(IntervalWords {
             low: 0.21,
             high: 0.24,
             method: "bootstrap over 5 rounds",
@@ -357,7 +357,8 @@ mod tests {
                 .ends_with("; 95% interval 0.21 to 0.24 (bootstrap over 5 rounds), measured by e")
         );
         assert!(
-            verdict_in_words(&wait, Spread::Runs(3), "e").contains("median of 3 runs, no interval")
+            verdict_in_words(&wait, SpreadWords::Runs(3), "e")
+                .contains("median of 3 runs, no interval")
         );
     }
 }

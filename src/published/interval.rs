@@ -71,7 +71,7 @@ pub fn median_interval(values: &[f64]) -> Option<Interval> {
     let k = interval_rank(n)?;
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = median_of_sorted(&sorted);
+    let median = crate::bench::stats::median(&sorted);
     Some(Interval {
         low: sorted[k - 1],
         high: sorted[n - k],
@@ -81,19 +81,9 @@ pub fn median_interval(values: &[f64]) -> Option<Interval> {
     })
 }
 
-/// The median of values already sorted (not empty).
-pub(crate) fn median_of_sorted(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
 /// How an interval stands against a set of acceptable values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
+pub enum IntervalReading {
     /// Every value of the interval is acceptable.
     Inside,
     /// None is.
@@ -104,7 +94,7 @@ pub enum Reading {
 
 /// An interval [low, high] against a criterion (a bound or a range: a
 /// convex set, so its ends decide).
-pub fn against_criterion(c: &Criterion, low: f64, high: f64) -> Reading {
+pub fn against_criterion(c: &Criterion, low: f64, high: f64) -> IntervalReading {
     let (lo, hi) = match c {
         Criterion::AtLeast(x) => (*x, f64::INFINITY),
         Criterion::AtMost(x) => (f64::NEG_INFINITY, *x),
@@ -114,18 +104,18 @@ pub fn against_criterion(c: &Criterion, low: f64, high: f64) -> Reading {
 }
 
 /// An interval of ratios [low, high] against a size band [1/W, W].
-pub fn against_band(m: &Magnitude, low: f64, high: f64) -> Reading {
+pub fn against_band(m: &Magnitude, low: f64, high: f64) -> IntervalReading {
     against_range(1.0 / m.within, m.within, low, high)
 }
 
 /// An interval [low, high] against the acceptable values lo..=hi.
-pub(crate) fn against_range(lo: f64, hi: f64, low: f64, high: f64) -> Reading {
+pub(crate) fn against_range(lo: f64, hi: f64, low: f64, high: f64) -> IntervalReading {
     if low >= lo && high <= hi {
-        Reading::Inside
+        IntervalReading::Inside
     } else if high < lo || low > hi {
-        Reading::Outside
+        IntervalReading::Outside
     } else {
-        Reading::Straddles
+        IntervalReading::Straddles
     }
 }
 
@@ -182,15 +172,15 @@ pub fn judge(rounds: &[RoundValue], criterion: &Criterion) -> RoundsJudgement {
         };
     };
     match against_criterion(criterion, interval.low, interval.high) {
-        Reading::Inside => RoundsJudgement::Decided {
+        IntervalReading::Inside => RoundsJudgement::Decided {
             holds: true,
             interval,
         },
-        Reading::Outside => RoundsJudgement::Decided {
+        IntervalReading::Outside => RoundsJudgement::Decided {
             holds: false,
             interval,
         },
-        Reading::Straddles => RoundsJudgement::Straddles { interval },
+        IntervalReading::Straddles => RoundsJudgement::Straddles { interval },
     }
 }
 
@@ -241,19 +231,40 @@ mod tests {
     #[test]
     fn an_interval_reads_inside_outside_or_straddling() {
         let at_least = Criterion::AtLeast(5.0);
-        assert_eq!(against_criterion(&at_least, 5.0, 6.0), Reading::Inside);
-        assert_eq!(against_criterion(&at_least, 4.1, 5.6), Reading::Straddles);
-        assert_eq!(against_criterion(&at_least, 3.0, 4.9), Reading::Outside);
+        assert_eq!(
+            against_criterion(&at_least, 5.0, 6.0),
+            IntervalReading::Inside
+        );
+        assert_eq!(
+            against_criterion(&at_least, 4.1, 5.6),
+            IntervalReading::Straddles
+        );
+        assert_eq!(
+            against_criterion(&at_least, 3.0, 4.9),
+            IntervalReading::Outside
+        );
         let flat = Criterion::Between([0.95, 1.05]);
-        assert_eq!(against_criterion(&flat, 0.96, 0.99), Reading::Inside);
-        assert_eq!(against_criterion(&flat, 0.90, 1.10), Reading::Straddles);
-        assert_eq!(against_criterion(&flat, 1.06, 1.2), Reading::Outside);
+        assert_eq!(
+            against_criterion(&flat, 0.96, 0.99),
+            IntervalReading::Inside
+        );
+        assert_eq!(
+            against_criterion(&flat, 0.90, 1.10),
+            IntervalReading::Straddles
+        );
+        assert_eq!(
+            against_criterion(&flat, 1.06, 1.2),
+            IntervalReading::Outside
+        );
         let at_most = Criterion::AtMost(0.75);
-        assert_eq!(against_criterion(&at_most, 0.8, 0.9), Reading::Outside);
+        assert_eq!(
+            against_criterion(&at_most, 0.8, 0.9),
+            IntervalReading::Outside
+        );
         let band = Magnitude { within: 2.0 };
-        assert_eq!(against_band(&band, 0.45, 0.55), Reading::Straddles);
-        assert_eq!(against_band(&band, 0.2, 0.4), Reading::Outside);
-        assert_eq!(against_band(&band, 0.6, 1.9), Reading::Inside);
+        assert_eq!(against_band(&band, 0.45, 0.55), IntervalReading::Straddles);
+        assert_eq!(against_band(&band, 0.2, 0.4), IntervalReading::Outside);
+        assert_eq!(against_band(&band, 0.6, 1.9), IntervalReading::Inside);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub fn read_tables(
     snapshot_file: &str,
 ) -> Result<tables::Parsed> {
     let path = layout.snapshot_file(&chapter.key, snapshot_file);
-    let text = crate::text::read_owned(&path, &layout.snapshots_root())?;
+    let text = crate::text::owned::read_owned(&path, &layout.snapshots_root())?;
     Ok(tables::parse(&text))
 }
 
@@ -44,7 +44,7 @@ pub fn read_tables(
 /// quotes are looked up.
 pub fn read_prose(layout: &Layout, chapter: &Chapter, snapshot_file: &str) -> Result<String> {
     let path = layout.snapshot_file(&chapter.key, snapshot_file);
-    let text = crate::text::read_owned(&path, &layout.snapshots_root())?;
+    let text = crate::text::owned::read_owned(&path, &layout.snapshots_root())?;
     crate::chapter::normalize::normalize(&text)
         .map_err(|e| crate::chapter::normalize_error(&path, e))
 }
@@ -60,7 +60,7 @@ pub fn read_claims(
     if !path.exists() {
         return Ok(None);
     }
-    crate::text::check_owned(&path, &layout.snapshots_root())?;
+    crate::text::owned::check_owned(&path, &layout.snapshots_root())?;
     let set = claims::TableSet::from_published(&parsed.tables);
     let file = claims::load(&path, &set)?;
     if file.chapter != chapter.key.to_string() {

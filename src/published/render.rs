@@ -1,12 +1,12 @@
 //! `diff` output as text tables and Markdown; JSON and YAML are the
 //! comparison's own serialization.
 
-use crate::text::visible;
+use crate::text::escape::visible;
 use std::fmt::Write as _;
 
 use super::diff::{ClaimResult, PublishedDiff, short_step};
 use super::verdict::{ClaimVerdict, FlaggedVerdict, Paint, Plain, VerdictFlag, short_ratio};
-use crate::text::{Align, aligned};
+use crate::text::table::{Align, aligned};
 
 fn fmt_num(x: f64) -> String {
     if !x.is_finite() {
@@ -396,7 +396,7 @@ pub fn cells_text(c: &PublishedDiff) -> String {
             let _ = writeln!(
                 s,
                 "  not measured: workers {}",
-                crate::text::list(&t.unmeasured_workers)
+                crate::text::format::list(&t.unmeasured_workers)
             );
         }
     }

@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use super::interval::{CONFIDENCE, Reading};
+use super::interval::{CONFIDENCE, IntervalReading};
 
 /// How the interval is made, in words, for the output.
 pub const METHOD: &str = "the Hodges-Lehmann shift and its distribution-free Mann-Whitney interval";
@@ -102,7 +102,7 @@ pub fn shift_interval(a: &[f64], b: &[f64]) -> Option<Shift> {
     Some(Shift {
         low: d[k - 1],
         high: d[n - k],
-        estimate: super::interval::median_of_sorted(&d),
+        estimate: crate::bench::stats::median(&d),
         coverage,
         rounds_a: a.len(),
         rounds_b: b.len(),
@@ -127,7 +127,7 @@ pub fn ratio_interval(a: &[f64], b: &[f64]) -> Option<Shift> {
 
 impl Shift {
     /// How the interval stands against the acceptable values `lo..=hi`.
-    pub fn against(&self, lo: f64, hi: f64) -> Reading {
+    pub fn against(&self, lo: f64, hi: f64) -> IntervalReading {
         super::interval::against_range(lo, hi, self.low, self.high)
     }
 }
@@ -191,14 +191,14 @@ mod tests {
         let s = shift_interval(&a, &shifted).unwrap();
         assert!((s.estimate - 0.10).abs() < 1e-12);
         assert!(s.low > 0.05, "{s:?}");
-        assert_eq!(s.against(-0.05, 0.05), Reading::Outside);
+        assert_eq!(s.against(-0.05, 0.05), IntervalReading::Outside);
         let close: Vec<f64> = a.iter().map(|x| x + 0.01).collect();
         let s = shift_interval(&a, &close).unwrap();
-        assert_eq!(s.against(-0.05, 0.05), Reading::Inside);
+        assert_eq!(s.against(-0.05, 0.05), IntervalReading::Inside);
         // Spread as wide as the shift: the interval cannot tell.
         let wide = [0.30, 0.38, 0.45, 0.50, 0.55, 0.62];
         let s = shift_interval(&a, &wide).unwrap();
-        assert_eq!(s.against(-0.05, 0.05), Reading::Straddles);
+        assert_eq!(s.against(-0.05, 0.05), IntervalReading::Straddles);
     }
 
     #[test]

@@ -25,13 +25,13 @@ impl std::fmt::Display for Location {
 
 /// A number as printed, so rounding can be taken into account.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Cell {
+pub struct PrintedNumber {
     pub value: f64,
     /// Digits after the decimal point as printed.
     pub decimals: u32,
 }
 
-impl Cell {
+impl PrintedNumber {
     /// Half a unit in the last printed place.
     pub fn half_ulp(&self) -> f64 {
         0.5 * 10f64.powi(-(self.decimals as i32))
@@ -47,7 +47,7 @@ pub struct Table {
     #[serde(serialize_with = "column_names")]
     pub columns: Vec<Column>,
     /// Rows, each with one cell per column.
-    pub rows: Vec<Vec<Cell>>,
+    pub rows: Vec<Vec<PrintedNumber>>,
     pub location: Location,
 }
 
@@ -66,7 +66,7 @@ impl Table {
     }
 
     /// The row whose `workers` cell is `workers`.
-    pub fn row(&self, workers: usize) -> Option<&[Cell]> {
+    pub fn row(&self, workers: usize) -> Option<&[PrintedNumber]> {
         let w = self.column(&Column::Workers)?;
         self.rows
             .iter()
@@ -75,7 +75,7 @@ impl Table {
     }
 
     /// A cell by worker count and column.
-    pub fn cell(&self, workers: usize, column: &Column) -> Option<Cell> {
+    pub fn cell(&self, workers: usize, column: &Column) -> Option<PrintedNumber> {
         let c = self.column(column)?;
         self.row(workers).map(|r| r[c])
     }
@@ -153,7 +153,7 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
     out
 }
 
-fn number(text: &str) -> Option<Cell> {
+fn number(text: &str) -> Option<PrintedNumber> {
     let t = text.strip_suffix(',').unwrap_or(text);
     if t.is_empty()
         || !t
@@ -167,7 +167,7 @@ fn number(text: &str) -> Option<Cell> {
         return None;
     }
     let decimals = t.split_once('.').map_or(0, |(_, d)| d.len() as u32);
-    Some(Cell { value, decimals })
+    Some(PrintedNumber { value, decimals })
 }
 
 /// How many fragments that do not parse are described one by one; past it,
@@ -312,7 +312,7 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
             k,
         ));
     }
-    let rows: Vec<Vec<Cell>> = cells.chunks(n).map(|r| r.to_vec()).collect();
+    let rows: Vec<Vec<PrintedNumber>> = cells.chunks(n).map(|r| r.to_vec()).collect();
     check_values(&header, &columns, &rows).map_err(|problem| (problem, k))?;
     let table = Table {
         header,
@@ -331,7 +331,7 @@ fn parse_table(toks: &[Token<'_>], start: usize, location: Location) -> Step<Tab
 fn check_values(
     header: &TableHeader,
     columns: &[Column],
-    rows: &[Vec<Cell>],
+    rows: &[Vec<PrintedNumber>],
 ) -> Result<(), String> {
     let mut workers = Vec::new();
     for (i, row) in rows.iter().enumerate() {
@@ -375,7 +375,7 @@ fn check_values(
 
 /// Flattened layout: names up to the first number, then numbers until the
 /// first token that is not one.
-fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<Column>, Vec<Cell>) {
+fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<Column>, Vec<PrintedNumber>) {
     let mut columns = Vec::new();
     while let Some(t) = toks.get(*k) {
         if number(t.text).is_some() || t.text == "===" {
@@ -398,7 +398,7 @@ fn read_flat(toks: &[Token<'_>], k: &mut usize) -> (Vec<Column>, Vec<Cell>) {
 fn read_lines(
     toks: &[Token<'_>],
     k: &mut usize,
-) -> Result<(Vec<Column>, Vec<Cell>), (String, usize)> {
+) -> Result<(Vec<Column>, Vec<PrintedNumber>), (String, usize)> {
     let line_of = |i: usize| toks.get(i).map(|t| t.line);
     let mut columns = Vec::new();
     let names_line = line_of(*k);
@@ -411,7 +411,8 @@ fn read_lines(
         let end = (*k..toks.len())
             .find(|&i| toks[i].line != line)
             .unwrap_or(toks.len());
-        let row: Option<Vec<Cell>> = toks[*k..end].iter().map(|t| number(t.text)).collect();
+        let row: Option<Vec<PrintedNumber>> =
+            toks[*k..end].iter().map(|t| number(t.text)).collect();
         let Some(row) = row else { break };
         if row.len() != columns.len() {
             return Err((

@@ -88,7 +88,7 @@ pub fn stamps_in(dir: &Path) -> HashMap<String, Stamp> {
 }
 
 #[derive(Clone, Serialize, Deserialize)]
-struct Entry<T> {
+struct CacheEntry<T> {
     stamp: Stamp,
     value: T,
 }
@@ -97,15 +97,15 @@ struct Entry<T> {
 struct CacheFile<T> {
     schema: String,
     writer: String,
-    entries: HashMap<String, Entry<T>>,
+    entries: HashMap<String, CacheEntry<T>>,
 }
 
 /// One cache file of one chapter, as read at the start of a command, with
 /// what the command found since.
 pub struct Cache<T> {
     path: PathBuf,
-    read: HashMap<String, Entry<T>>,
-    kept: HashMap<String, Entry<T>>,
+    read: HashMap<String, CacheEntry<T>>,
+    kept: HashMap<String, CacheEntry<T>>,
     added: bool,
 }
 
@@ -146,7 +146,8 @@ impl<T: Serialize + DeserializeOwned + Clone> Cache<T> {
 
     /// Caches `value`, read from `name` when its file had `stamp`.
     pub fn put(&mut self, name: &str, stamp: Stamp, value: T) {
-        self.kept.insert(name.to_string(), Entry { stamp, value });
+        self.kept
+            .insert(name.to_string(), CacheEntry { stamp, value });
         self.added = true;
     }
 
@@ -188,7 +189,7 @@ impl<T> Cache<T> {
             writer: writer(),
             entries: entries
                 .into_iter()
-                .map(|(name, stamp, value)| (name, Entry { stamp, value }))
+                .map(|(name, stamp, value)| (name, CacheEntry { stamp, value }))
                 .collect(),
         };
         if let Ok(bytes) = serde_json::to_vec(&file) {
@@ -198,7 +199,7 @@ impl<T> Cache<T> {
 }
 
 /// A cache file's entries, when it is one this build wrote.
-fn read_entries<T: DeserializeOwned>(path: &Path) -> Option<HashMap<String, Entry<T>>> {
+fn read_entries<T: DeserializeOwned>(path: &Path) -> Option<HashMap<String, CacheEntry<T>>> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.file_type().is_file() || meta.len() > MAX_CACHE_BYTES {
         return None;

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::ids::RunId;
 use crate::layout::{Evidence, Layout};
 use crate::provenance::GitProvenance;
-use crate::text::hex;
+use crate::text::format::hex;
 
 /// The chapter's current snapshot as a revision.
 pub fn current_revision(chapter: &Chapter) -> Revision {
@@ -121,7 +121,7 @@ impl RunBasics {
 
 /// Reads a report that must exist, be UTF-8 and not be empty.
 pub fn read_report(path: &Path) -> Result<String> {
-    let text = crate::text::read_utf8(path)?;
+    let text = crate::text::read::read_utf8(path)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(path, "the report is empty"));
     }

@@ -79,7 +79,7 @@ pub fn notebook_status(
     let published_url = crate::notebook::store::published_notebook(&chapter.manifest)
         .map(|m| m.url.as_str())
         .filter(|u| u.contains("://"));
-    let published_at = published_url.map(crate::text::redact_url);
+    let published_at = published_url.map(crate::text::redact::redact_url);
     let origin = |file: &str| {
         stored.map_or(NotebookProvenance::Unlisted, |s| {
             provenance(s, published_url, file)

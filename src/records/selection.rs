@@ -10,7 +10,7 @@ use crate::chapter::Chapter;
 
 /// How many runs a selection keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct SelectionLimits {
     /// The newest research runs kept, whatever their revision.
     pub research: usize,
     /// The newest experiments kept.
@@ -23,7 +23,7 @@ pub struct Limits {
 }
 
 /// The research prompt's section 7.
-pub const PROMPT_HISTORY: Limits = Limits {
+pub const PROMPT_HISTORY: SelectionLimits = SelectionLimits {
     research: 5,
     experiments: 5,
     notebook: 3,
@@ -101,7 +101,7 @@ pub fn grouped(n: usize) -> String {
 pub fn select<'a>(
     chapter: &Chapter,
     records: &'a [Record],
-    limits: Limits,
+    limits: SelectionLimits,
 ) -> (Vec<&'a Record>, LeftOut) {
     let (mut research, mut experiments, mut notebook) =
         (limits.research, limits.experiments, limits.notebook);

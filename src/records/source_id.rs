@@ -96,7 +96,7 @@ pub fn source_id(row: &LedgerRow) -> String {
     let digest = Sha256::digest(source_key(row).to_string().as_bytes());
     format!(
         "src-{}",
-        crate::text::prefix(&crate::text::hex(&digest), 12)
+        crate::text::format::prefix(&crate::text::format::hex(&digest), 12)
     )
 }
 

@@ -15,7 +15,7 @@ use crate::atomic;
 use crate::error::{Error, Result};
 use crate::ids::{ChapterKey, RunId};
 use crate::layout::{Evidence, Layout, RECORD_SUFFIX, RETRACTION_SUFFIX};
-use crate::text::hex;
+use crate::text::format::hex;
 use crate::yaml_io;
 
 /// Temporary files older than this are left over from a killed writer.
@@ -58,8 +58,8 @@ pub fn read_evidence(
     sha256: &str,
 ) -> Result<Vec<u8>> {
     let path = layout.evidence_file(&record.run_id.chapter, file);
-    crate::text::check_owned(&path, &layout.records_root())?;
-    let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+    crate::text::owned::check_owned(&path, &layout.records_root())?;
+    let bytes = crate::text::read::read_at_most(&path, crate::text::read::MAX_FILE_BYTES)
         .map_err(|e| Error::io(&path, e))?;
     let found = hex(&Sha256::digest(&bytes));
     if found != sha256 {
@@ -68,8 +68,8 @@ pub fn read_evidence(
             format!(
                 "no longer matches run {}: its sha256 is {}..., the record holds {}...; the file was changed after it was recorded, so nothing reads it as evidence",
                 record.run_id,
-                crate::text::prefix(&found, 12),
-                crate::text::prefix(&crate::text::visible(sha256), 12),
+                crate::text::format::prefix(&found, 12),
+                crate::text::format::prefix(&crate::text::escape::visible(sha256), 12),
             ),
         ));
     }
@@ -262,7 +262,7 @@ fn read_retraction(
     key: &ChapterKey,
     path: &Path,
 ) -> std::result::Result<Retraction, String> {
-    crate::text::check_owned_in(path, root).map_err(|e| e.to_string())?;
+    crate::text::owned::check_owned_in(path, root).map_err(|e| e.to_string())?;
     let r: Retraction = yaml_io::read_finite(path).map_err(|e| e.to_string())?;
     let bad = |what: String| Err(format!("{}: {what}", path.display()));
     if r.schema != RETRACTION_SCHEMA {
@@ -429,7 +429,7 @@ fn parse_all(layout: &Layout, paths: &[PathBuf]) -> Vec<std::result::Result<Reco
 }
 
 fn parse_one(layout: &Layout, root: &Path, path: &Path) -> std::result::Result<Record, String> {
-    crate::text::check_owned_in(path, root).map_err(|e| e.to_string())?;
+    crate::text::owned::check_owned_in(path, root).map_err(|e| e.to_string())?;
     // The same finite-number check as run files and claims: a `.nan` or
     // `.inf` anywhere is refused with its field named.
     let mut record: Record = yaml_io::read_finite(path).map_err(|e| e.to_string())?;

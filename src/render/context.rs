@@ -10,7 +10,7 @@ use crate::published::verdict::ClaimVerdict;
 use crate::records::report::REQUIRED_SECTIONS;
 use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
-use crate::text::number;
+use crate::text::format::number;
 
 use super::record_view::{
     Carried, EvidenceView, FindingView, HistoryView, LeadView, LedgerCells, SourceView,
@@ -140,7 +140,7 @@ fn book_and_chapter(ch: &Chapter) -> (BookView, ChapterView) {
     let given = |u: &Option<String>| {
         u.as_deref()
             .filter(|u| !u.trim().is_empty())
-            .map(crate::text::redact_url)
+            .map(crate::text::redact::redact_url)
     };
     (
         BookView {

@@ -131,7 +131,7 @@ fn linked_text<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Ite
                     if start > copied {
                         out.push(Event::Text(CowStr::from(t[copied..start].to_string())));
                     }
-                    let url = crate::text::redact_url(&t[start..end]);
+                    let url = crate::text::redact::redact_url(&t[start..end]);
                     out.push(Event::Start(Tag::Link {
                         link_type: pulldown_cmark::LinkType::Autolink,
                         dest_url: CowStr::from(url.clone()),
@@ -155,7 +155,7 @@ fn linked_text<'a>(events: impl Iterator<Item = Event<'a>>) -> impl Iterator<Ite
 /// Where each http(s) address in `text` starts and ends, the punctuation
 /// that closes a sentence after it left out.
 fn web_urls(text: &str) -> Vec<(usize, usize)> {
-    crate::text::url_spans(text)
+    crate::text::redact::url_spans(text)
         .into_iter()
         .filter_map(|(start, end)| {
             let url = text[start..end].trim_end_matches(['.', ',', ';', ':', '!', '?']);
@@ -170,7 +170,7 @@ fn web_urls(text: &str) -> Vec<(usize, usize)> {
 /// `text` as HTML: escaped, with every http(s) address in it a link to
 /// itself (secrets in it taken out first, as every URL the tool shows).
 pub fn linkify(text: &str) -> String {
-    let text = crate::text::redact_urls_in(text);
+    let text = crate::text::redact::redact_urls_in(text);
     let escape = |s: &str| minijinja::HtmlEscape(s).to_string();
     let mut out = String::new();
     let mut copied = 0;

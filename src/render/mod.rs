@@ -178,8 +178,11 @@ impl Templates {
                         if !real.is_file() {
                             return Err(refuse(format!("template '{name}' is not a regular file")));
                         }
-                        let bytes = crate::text::read_at_most(&real, crate::text::MAX_FILE_BYTES)
-                            .map_err(|e| refuse(format!("{name}: {e}")))?;
+                        let bytes = crate::text::read::read_at_most(
+                            &real,
+                            crate::text::read::MAX_FILE_BYTES,
+                        )
+                        .map_err(|e| refuse(format!("{name}: {e}")))?;
                         return String::from_utf8(bytes).map(Some).map_err(|e| {
                             refuse(format!(
                                 "{name}: invalid UTF-8 at byte offset {}",
@@ -232,10 +235,10 @@ impl Templates {
 }
 
 /// How every value a template prints is written: text with its control
-/// and invisible formatting characters escaped (`text::visible_lines`), so
+/// and invisible formatting characters escaped (`text::escape::visible_lines`), so
 /// none reaches a terminal, a file or a page. In the Markdown and text
 /// templates (the prompt, the report), every line of a value that could
-/// pass for the document's own structure is marked too (`text::quoted`):
+/// pass for the document's own structure is marked too (`text::quote::quoted`):
 /// what a chapter, a notebook, a report or a ledger says is quoted
 /// material, and no line of it can look like a section heading. A
 /// template marks its own headings `| safe`, which skips the marking (not
@@ -249,14 +252,14 @@ fn format_value(
     let Some(text) = value.as_str() else {
         return minijinja::escape_formatter(out, state, value);
     };
-    let shown = crate::text::visible_lines(text);
+    let shown = crate::text::escape::visible_lines(text);
     let write = |out: &mut minijinja::Output, s: &str| {
         out.write_str(s)
             .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
     };
     match state.auto_escape() {
         minijinja::AutoEscape::None if value.is_safe() => write(out, &shown),
-        minijinja::AutoEscape::None => write(out, &crate::text::quoted(&shown)),
+        minijinja::AutoEscape::None => write(out, &crate::text::quote::quoted(&shown)),
         _ => minijinja::escape_formatter(
             out,
             state,

@@ -179,7 +179,7 @@ fn run_view(record: &Record, f: &NotebookRunFile, max_chars: usize) -> NotebookR
             let several = f.runs.len() > 1;
             CellView {
                 name: cell_name(c.index, c.id.as_deref()),
-                first_line: crate::text::visible(&c.first_line).into_owned(),
+                first_line: crate::text::escape::visible(&c.first_line).into_owned(),
                 has_assertions: c.has_assertions,
                 verdict: if several {
                     format!("{} ({} of {} runs passed)", c.verdict, c.passed, c.reached)

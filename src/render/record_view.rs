@@ -12,9 +12,9 @@ use crate::bench::BenchRun;
 use crate::chapter::Chapter;
 use crate::chapter::manifest::Reference;
 use crate::published::diff::ClaimResult;
-use crate::published::in_words::{Spread, figures, verdict_in_words};
+use crate::published::in_words::{SpreadWords, figures, verdict_in_words};
 use crate::published::verdict::ClaimVerdict;
-use crate::records::report_items::{FindingKind, LedgerRow, ReportItems};
+use crate::records::report_items::{LedgerRow, ReportFindingKind, ReportItems};
 use crate::records::status::{self, RunCurrency};
 use crate::records::{Record, RunKind};
 
@@ -48,11 +48,11 @@ impl SourceView {
             title: r.title.clone(),
             authors: r.authors.clone(),
             year: r.year.map(i64::from),
-            url: r.url.as_deref().map(crate::text::redact_url),
+            url: r.url.as_deref().map(crate::text::redact::redact_url),
             locator: r
                 .url
                 .as_deref()
-                .map(crate::text::redact_url)
+                .map(crate::text::redact::redact_url)
                 .unwrap_or_default(),
             reading: None,
             bears_on: None,
@@ -65,7 +65,7 @@ impl SourceView {
 
     /// A row of research run `run_id`'s source ledger.
     pub fn of_ledger(row: &LedgerRow, run_id: &str) -> Self {
-        let url = row.url.as_deref().map(crate::text::redact_url);
+        let url = row.url.as_deref().map(crate::text::redact::redact_url);
         let locator = url
             .clone()
             .or_else(|| row.arxiv.as_ref().map(|a| format!("arXiv:{a}")))
@@ -108,7 +108,7 @@ pub const LEAD_GAP_CHARS: usize = 1000;
 
 /// `s` cut to `n` characters, with `...` when it was cut.
 fn cut(s: &str, n: usize) -> String {
-    let head = crate::text::prefix(s, n);
+    let head = crate::text::format::prefix(s, n);
     if head.len() < s.len() {
         format!("{head}...")
     } else {
@@ -160,7 +160,7 @@ pub struct FindingView {
 /// [`LEAD_GAP_CHARS`]; and how many more leads it has.
 pub fn findings_and_leads(items: &ReportItems) -> (Vec<FindingView>, Vec<LeadView>, usize) {
     let mut findings = Vec::new();
-    for kind in FindingKind::ALL {
+    for kind in ReportFindingKind::ALL {
         findings.extend(
             items
                 .findings
@@ -232,10 +232,10 @@ pub fn run_result(record: &Record, items: Option<&ReportItems>) -> String {
         n => format!("{n} sources in its ledger"),
     });
     if let Some(items) = items.filter(|i| !i.findings.is_empty() || !i.findings_none.is_empty()) {
-        let count = |k: FindingKind| items.findings.iter().filter(|f| f.kind == k).count();
+        let count = |k: ReportFindingKind| items.findings.iter().filter(|f| f.kind == k).count();
         parts.push(format!(
             "findings: {}",
-            FindingKind::ALL
+            ReportFindingKind::ALL
                 .iter()
                 .map(|k| format!("{} {}", count(*k), k.name().to_lowercase()))
                 .collect::<Vec<_>>()
@@ -350,7 +350,7 @@ pub fn evidence_view(
                 said: format!(
                     "{}: {}",
                     c.id,
-                    verdict_in_words(c, Spread::of(c, run.settings.repeat), &run.evidence())
+                    verdict_in_words(c, SpreadWords::of(c, run.settings.repeat), &run.evidence())
                 ),
                 answered: None,
             })

@@ -195,7 +195,7 @@ fn reads_it(c: &NotebookClaim, f: &StatedFinding, outputs: &[PrintedCell]) -> bo
 fn prose_units(project: &Project, chapter: &Chapter, prose: &str) -> Vec<String> {
     let layout = project.layout();
     let path = layout.snapshot_file(&chapter.key, &chapter.state.current_snapshot);
-    let Ok(raw) = crate::text::read_owned(&path, &layout.snapshots_root()) else {
+    let Ok(raw) = crate::text::owned::read_owned(&path, &layout.snapshots_root()) else {
         return vec![prose.to_string()];
     };
     let apart = |l: &str| {

@@ -79,16 +79,16 @@ pub fn current_notebook(
 ) -> Result<(std::path::PathBuf, Notebook)> {
     let entry = state.current();
     let path = project.layout().notebook_file(&chapter.key, &entry.file);
-    crate::text::check_owned(&path, &project.layout().snapshots_root())?;
+    crate::text::owned::check_owned(&path, &project.layout().snapshots_root())?;
     let bytes = format::read_bytes(&path)?;
-    let sha = crate::text::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+    let sha = crate::text::format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
     if sha != entry.sha256 {
         return Err(Error::invalid(
             &path,
             format!(
                 "was altered since it was stored (sha256 {} found, {} recorded in notebooks.yaml)",
-                crate::text::prefix(&sha, 12),
-                crate::text::prefix(&entry.sha256, 12)
+                crate::text::format::prefix(&sha, 12),
+                crate::text::format::prefix(&entry.sha256, 12)
             ),
         ));
     }
@@ -131,7 +131,7 @@ pub fn obtain(
                 bytes,
                 notebook,
                 source: given_source
-                    .map(crate::text::redact_url)
+                    .map(crate::text::redact::redact_url)
                     .unwrap_or_else(|| layout.portable_source(path)),
                 downloaded_from: None,
                 fetch: None,
@@ -171,10 +171,10 @@ fn download_notebook(
     given_source: Option<&str>,
     download: Download,
 ) -> Result<Option<Obtained>> {
-    let shown = crate::text::redact_url(url);
+    let shown = crate::text::redact::redact_url(url);
     let target = crate::notebook::source::download_url(url)
         .map_err(|why| Error::Usage(format!("{shown}: {why}")))?;
-    let shown_target = crate::text::redact_url(&target);
+    let shown_target = crate::text::redact::redact_url(&target);
     let last = state
         .map(|s| &s.fetch)
         .filter(|f| f.url.as_deref() == Some(shown_target.as_str()));
@@ -212,7 +212,7 @@ fn download_notebook(
     Ok(Some(Obtained {
         bytes: text.into_bytes(),
         notebook,
-        source: given_source.map_or_else(|| shown.clone(), crate::text::redact_url),
+        source: given_source.map_or_else(|| shown.clone(), crate::text::redact::redact_url),
         downloaded_from: Some(final_url),
         fetch: Some(FetchState {
             url: Some(shown_target),

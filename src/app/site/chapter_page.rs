@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::records::Record;
 use crate::records::status::ChapterStatus;
 use crate::render::{SITE_CHAPTER_TEMPLATE, Templates};
-use crate::text::number;
+use crate::text::format::number;
 
 /// The newest experiment's claims counted as the page shows their
 /// verdicts, and the engine that measured it.
@@ -355,11 +355,12 @@ fn research_kit(
     let mut errors = Vec::new();
     let current = ch.state.current();
     let snapshot_path = project.layout().snapshot_file(&ch.key, &current.file);
-    let snapshot = crate::text::check_owned(&snapshot_path, &project.layout().snapshots_root())
-        .and_then(|()| {
-            crate::text::read_at_most(&snapshot_path, crate::text::MAX_FILE_BYTES)
-                .map_err(|e| Error::io(&snapshot_path, e))
-        });
+    let snapshot =
+        crate::text::owned::check_owned(&snapshot_path, &project.layout().snapshots_root())
+            .and_then(|()| {
+                crate::text::read::read_at_most(&snapshot_path, crate::text::read::MAX_FILE_BYTES)
+                    .map_err(|e| Error::io(&snapshot_path, e))
+            });
     // Only the bytes the fingerprint vouches for are offered.
     let snapshot = snapshot.and_then(|bytes| {
         let found = crate::chapter::normalize::fingerprint_str(&String::from_utf8_lossy(&bytes))
@@ -462,9 +463,9 @@ fn notebook_link(
     let file = view?.file.as_deref()?;
     let path = project.layout().notebook_file(&ch.key, file);
     if links.copies() {
-        let bytes = crate::text::check_owned(&path, &project.layout().snapshots_root())
+        let bytes = crate::text::owned::check_owned(&path, &project.layout().snapshots_root())
             .and_then(|()| {
-                crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+                crate::text::read::read_at_most(&path, crate::text::read::MAX_FILE_BYTES)
                     .map_err(|e| Error::io(&path, e))
             })
             .ok()?;
@@ -508,7 +509,11 @@ pub fn chapter_files(
         chapter_id: m.chapter.id.to_string(),
         title: m.chapter.title.clone(),
         stable_id: m.stable_id(),
-        url: m.chapter.url.as_deref().map(crate::text::redact_url),
+        url: m
+            .chapter
+            .url
+            .as_deref()
+            .map(crate::text::redact::redact_url),
         snapshot_file: current.file.clone(),
         scope: current.scope.to_string(),
         fingerprint: current.fingerprint.value.clone(),

@@ -70,14 +70,16 @@ pub fn copy_records(
     for r in records {
         for path in crate::records::store::record_files(layout, r) {
             // Checked first: a FIFO would hang the read.
-            crate::text::check_owned(&path, &layout.records_root())?;
-            let bytes = crate::text::read_at_most(&path, crate::text::MAX_FILE_BYTES)
+            crate::text::owned::check_owned(&path, &layout.records_root())?;
+            let bytes = crate::text::read::read_at_most(&path, crate::text::read::MAX_FILE_BYTES)
                 .map_err(|e| crate::error::Error::io(&path, e))?;
             let bytes = match String::from_utf8(bytes) {
                 Ok(text) if r.notebook.is_some() => {
                     crate::notebook::run::redact_run_text(&text).into_bytes()
                 }
-                Ok(text) => crate::text::redact_urls_in(&text).into_owned().into_bytes(),
+                Ok(text) => crate::text::redact::redact_urls_in(&text)
+                    .into_owned()
+                    .into_bytes(),
                 Err(e) => e.into_bytes(),
             };
             if let Some(rel) = from_root(project, &path) {

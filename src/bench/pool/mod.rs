@@ -61,7 +61,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use process_pool::ProcessPool;
-pub use result_queue::Finished;
+pub use result_queue::FinishedBatch;
 pub use sampler::Sampler;
 pub use thread_pool::ThreadPool;
 pub use wire::{WORKER_SUBCOMMAND, WorkerStats};
@@ -79,7 +79,7 @@ pub trait WorkerPool {
     fn send(&mut self, worker: usize, index: u64) -> Result<(), PoolError>;
 
     /// Waits up to `timeout` for any finished batch.
-    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError>;
+    fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError>;
 
     /// The worker batch `index` goes to (round robin), with its pid when it
     /// is a process.
@@ -133,7 +133,7 @@ impl WorkerPool for Pool {
         }
     }
 
-    fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+    fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError> {
         match self {
             Pool::Threads(p) => p.recv(timeout),
             Pool::Processes(p) => p.recv(timeout),

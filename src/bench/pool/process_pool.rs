@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::index_feeder::IndexPipe;
-use super::result_queue::{Broken, Finished, ResultPipes, ResultQueue, Taken};
+use super::result_queue::{Broken, FinishedBatch, ResultPipes, ResultQueue, TakenFromQueue};
 use super::sampler;
 use super::wire::{STOP, WORKER_SUBCOMMAND, WorkerMessage, WorkerStats};
 use crate::bench::config::{ProducerSpec, Transport};
@@ -197,11 +197,11 @@ impl ProcessPool {
     }
 
     /// Waits up to `timeout` for any finished batch.
-    pub fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+    pub fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError> {
         match self.results.take(timeout, &self.pids) {
-            Ok(Taken::Batch(finished)) => Ok(Some(finished)),
-            Ok(Taken::Stats) => Ok(None),
-            Ok(Taken::Nothing) => {
+            Ok(TakenFromQueue::Batch(finished)) => Ok(Some(finished)),
+            Ok(TakenFromQueue::Stats) => Ok(None),
+            Ok(TakenFromQueue::Nothing) => {
                 // Nothing ready: check that every worker is still alive.
                 for w in 0..self.children.len() {
                     if let Ok(Some(_)) = self.children[w].try_wait() {

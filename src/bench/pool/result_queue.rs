@@ -1,4 +1,4 @@
-//! Loop side: the result queue and the loop's receive path. Finished
+//! Loop side: the result queue and the loop's receive path. FinishedBatch
 //! batches come back through one pipe per worker (`pipe`) or through one
 //! pipe every worker writes into (`queue`, `shared-fd`), like the
 //! DataLoader's single result queue, so the loop takes batches in the order
@@ -23,7 +23,7 @@ use crate::sys;
 
 /// A batch a worker finished, as the loop has it.
 #[derive(Debug)]
-pub struct Finished {
+pub struct FinishedBatch {
     pub index: u64,
     pub worker: usize,
     pub data: Vec<f32>,
@@ -38,8 +38,8 @@ pub enum ResultPipes {
 }
 
 /// What the loop took off the queue.
-pub enum Taken {
-    Batch(Finished),
+pub enum TakenFromQueue {
+    Batch(FinishedBatch),
     /// A worker's final report, where batches were expected.
     Stats,
     /// Nothing within the timeout.
@@ -98,7 +98,7 @@ impl ResultQueue {
 
     /// Waits up to `timeout` for a message, the loop's lock let go, and
     /// takes it in; `pids` are the workers' process ids.
-    pub fn take(&mut self, timeout: Duration, pids: &[u32]) -> Result<Taken, Broken> {
+    pub fn take(&mut self, timeout: Duration, pids: &[u32]) -> Result<TakenFromQueue, Broken> {
         let gil = self.gil.clone();
         let read = blocking(gil.as_deref(), || match &mut self.pipes {
             ResultPipes::PerWorker(stdouts) => sys::first_readable(stdouts, timeout)
@@ -110,7 +110,7 @@ impl ResultQueue {
         })
         .map_err(Broken::Wait)?;
         let Some((from, message)) = read else {
-            return Ok(Taken::Nothing);
+            return Ok(TakenFromQueue::Nothing);
         };
         // On a shared pipe the batch's index says whose it is.
         let whose = |index: u64| from.unwrap_or(sampler::owner(index, pids.len()));
@@ -119,7 +119,7 @@ impl ResultQueue {
         let taken = match message {
             Ok(WorkerMessage::Batch { index, data }) => {
                 self.python_cpu(receive + self.release);
-                Ok(Taken::Batch(Finished {
+                Ok(TakenFromQueue::Batch(FinishedBatch {
                     index,
                     worker: whose(index),
                     data,
@@ -141,13 +141,13 @@ impl ResultQueue {
                 let data =
                     gil::compute_around(after, self.gil.as_deref(), || read_batch(&memory, floats))
                         .map_err(|_| Broken::Fetch { worker })?;
-                Ok(Taken::Batch(Finished {
+                Ok(TakenFromQueue::Batch(FinishedBatch {
                     index,
                     worker,
                     data,
                 }))
             }
-            Ok(WorkerMessage::Stats(_)) => return Ok(Taken::Stats),
+            Ok(WorkerMessage::Stats(_)) => return Ok(TakenFromQueue::Stats),
             Err(_) => Err(Broken::Message { from }),
         };
         self.last_in = Some(Instant::now());
@@ -222,7 +222,7 @@ mod tests {
         let taken = queue.take(Duration::from_secs(5), &[100, 101]);
         let spent = Duration::from_nanos(sys::thread_cpu_ns() - start);
         match taken {
-            Ok(Taken::Batch(f)) => {
+            Ok(TakenFromQueue::Batch(f)) => {
                 assert_eq!((f.index, f.worker, f.data), (4, 0, data.to_vec()));
             }
             _ => panic!("no batch taken"),
@@ -251,7 +251,7 @@ mod tests {
             let start = sys::thread_cpu_ns();
             assert!(matches!(
                 queue.take(Duration::from_secs(5), &[100]),
-                Ok(Taken::Batch(_))
+                Ok(TakenFromQueue::Batch(_))
             ));
             Duration::from_nanos(sys::thread_cpu_ns() - start)
         };

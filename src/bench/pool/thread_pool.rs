@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::result_queue::Finished;
+use super::result_queue::FinishedBatch;
 use super::sampler;
 use super::wire::{STOP, WorkerStats};
 use crate::bench::config::ProducerSpec;
@@ -15,7 +15,7 @@ use crate::error::{PoolError, WorkerEnd};
 use crate::sys;
 
 enum ThreadMsg {
-    Batch(Finished),
+    Batch(FinishedBatch),
     Stats(WorkerStats),
 }
 
@@ -45,7 +45,7 @@ impl ThreadPool {
                     }
                     let data = dataset::produce_batch(&spec, index);
                     if done
-                        .send(ThreadMsg::Batch(Finished {
+                        .send(ThreadMsg::Batch(FinishedBatch {
                             index,
                             worker,
                             data,
@@ -83,7 +83,7 @@ impl ThreadPool {
     }
 
     /// Waits up to `timeout` for any finished batch.
-    pub fn recv(&mut self, timeout: Duration) -> Result<Option<Finished>, PoolError> {
+    pub fn recv(&mut self, timeout: Duration) -> Result<Option<FinishedBatch>, PoolError> {
         match self.results.recv_timeout(timeout) {
             Ok(ThreadMsg::Batch(b)) => Ok(Some(b)),
             Ok(ThreadMsg::Stats(_)) => Ok(None),

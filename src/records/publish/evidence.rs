@@ -23,9 +23,9 @@ use super::schema::{
 };
 use super::sources::run_label;
 use crate::published::diff::ClaimResult;
-use crate::published::in_words::{Spread, verdict_in_words};
+use crate::published::in_words::{SpreadWords, verdict_in_words};
 use crate::published::verdict::{ClaimVerdict, FlaggedVerdict, VerdictFlag};
-use crate::records::report_items::{FindingKind, ReportFinding, ReportItems};
+use crate::records::report_items::{ReportFinding, ReportFindingKind, ReportItems};
 
 /// The latest experiment's claim verdicts, with where they come from.
 #[derive(Debug, Clone)]
@@ -115,22 +115,22 @@ fn measurement_backs(group: EvidenceGroup, c: &ClaimResult) -> bool {
 }
 
 /// The group and relation of a finding of the report.
-fn finding_relation(kind: FindingKind) -> (EvidenceGroup, &'static str) {
+fn finding_relation(kind: ReportFindingKind) -> (EvidenceGroup, &'static str) {
     match kind {
-        FindingKind::Supporting => (EvidenceGroup::Supporting, "SUPPORTS"),
-        FindingKind::Qualifying => (EvidenceGroup::Qualifying, "QUALIFIES"),
-        FindingKind::Contradictory => (EvidenceGroup::Contradictory, "CONTRADICTS"),
-        FindingKind::Unresolved => (EvidenceGroup::Unresolved, "UNCERTAIN"),
+        ReportFindingKind::Supporting => (EvidenceGroup::Supporting, "SUPPORTS"),
+        ReportFindingKind::Qualifying => (EvidenceGroup::Qualifying, "QUALIFIES"),
+        ReportFindingKind::Contradictory => (EvidenceGroup::Contradictory, "CONTRADICTS"),
+        ReportFindingKind::Unresolved => (EvidenceGroup::Unresolved, "UNCERTAIN"),
     }
 }
 
 /// The finding kind a group is written as in the report, if it is one.
-fn kind_of(group: EvidenceGroup) -> Option<FindingKind> {
+fn kind_of(group: EvidenceGroup) -> Option<ReportFindingKind> {
     match group {
-        EvidenceGroup::Supporting => Some(FindingKind::Supporting),
-        EvidenceGroup::Qualifying => Some(FindingKind::Qualifying),
-        EvidenceGroup::Contradictory => Some(FindingKind::Contradictory),
-        EvidenceGroup::Unresolved => Some(FindingKind::Unresolved),
+        EvidenceGroup::Supporting => Some(ReportFindingKind::Supporting),
+        EvidenceGroup::Qualifying => Some(ReportFindingKind::Qualifying),
+        EvidenceGroup::Contradictory => Some(ReportFindingKind::Contradictory),
+        EvidenceGroup::Unresolved => Some(ReportFindingKind::Unresolved),
         EvidenceGroup::Competing | EvidenceGroup::Background => None,
     }
 }
@@ -217,7 +217,7 @@ fn measured_item(
     let run = run_label(&e.run_id);
     let summary = format!(
         "{}; run {run} on {}, revision {}{}",
-        verdict_in_words(c, Spread::of(c, e.runs), &e.engine),
+        verdict_in_words(c, SpreadWords::of(c, e.runs), &e.engine),
         e.environment,
         e.revision,
         if e.of_current_revision {
@@ -254,8 +254,8 @@ fn measured_rationale(c: &ClaimResult) -> String {
         ClaimVerdict::Reproduced if c.magnitude_uncertain.is_some() => "The direction the chapter states holds; the run's rounds cannot tell whether the size it gives does.".into(),
         ClaimVerdict::Reproduced if !c.prose_consistent => format!(
             "The measurement agrees with the chapter's table, but the prose says {} where the table gives {}.",
-            crate::text::number(c.stated),
-            crate::text::number(c.published)
+            crate::text::format::number(c.stated),
+            crate::text::format::number(c.published)
         ),
         ClaimVerdict::Reproduced => "The measurement agrees with the chapter's claim.".into(),
         ClaimVerdict::NotReproduced => "The measurement contradicts the chapter's claim.".into(),

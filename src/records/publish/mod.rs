@@ -92,7 +92,7 @@ pub struct SiteData {
 
 /// The path part of a URL (`https://host/a/b/` -> `/a/b/`).
 fn url_path(url: &str) -> String {
-    let url = crate::text::redact_url(url);
+    let url = crate::text::redact::redact_url(url);
     let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
     rest.find('/')
         .map_or_else(|| "/".to_string(), |i| rest[i..].to_string())

@@ -4,7 +4,7 @@
 //! or an experiment proposed and marked UNRUN.
 
 use super::count_word;
-use super::items::{FindingKind, ReportFinding, ReportItems, UnrunExperiment};
+use super::items::{ReportFinding, ReportFindingKind, ReportItems, UnrunExperiment};
 use super::plain::{plain, sentences};
 
 /// What to run without the UNRUN marker the entry carries for the check
@@ -52,32 +52,32 @@ pub fn bullet_text(line: &str) -> Option<&str> {
 
 /// One entry as it is read: its lines, and whether a `###` heading opened it.
 #[derive(Debug, Default)]
-pub struct Entry {
+pub struct ReportEntry {
     title: Option<String>,
     lines: Vec<String>,
     pub headed: bool,
 }
 
-impl Entry {
+impl ReportEntry {
     pub fn new(first: &str) -> Self {
-        Entry {
+        ReportEntry {
             lines: vec![first.to_string()],
-            ..Entry::default()
+            ..ReportEntry::default()
         }
     }
 
     /// An entry opened by a `###` heading.
     pub fn headed(title: &str) -> Self {
-        Entry {
+        ReportEntry {
             title: Some(title.to_string()),
             headed: true,
-            ..Entry::default()
+            ..ReportEntry::default()
         }
     }
 
     /// A table row: its first cell the title, the others its lines.
     pub fn from_cells(cells: &[String]) -> Self {
-        Entry {
+        ReportEntry {
             title: cells.first().cloned(),
             lines: cells
                 .iter()
@@ -103,7 +103,7 @@ impl Entry {
     }
 
     /// The entry as a finding of `kind`, or as the group's "none".
-    pub fn into_finding(self, kind: FindingKind, items: &mut ReportItems) {
+    pub fn into_finding(self, kind: ReportFindingKind, items: &mut ReportItems) {
         let raw = self.raw();
         let text = plain(&raw);
         let lower = text.to_lowercase();

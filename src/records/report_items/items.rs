@@ -10,39 +10,39 @@ use super::ledger::LedgerRow;
 /// names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum FindingKind {
+pub enum ReportFindingKind {
     Supporting,
     Qualifying,
     Contradictory,
     Unresolved,
 }
 
-impl FindingKind {
+impl ReportFindingKind {
     /// Every group, in the report's order.
-    pub const ALL: [FindingKind; 4] = [
-        FindingKind::Supporting,
-        FindingKind::Qualifying,
-        FindingKind::Contradictory,
-        FindingKind::Unresolved,
+    pub const ALL: [ReportFindingKind; 4] = [
+        ReportFindingKind::Supporting,
+        ReportFindingKind::Qualifying,
+        ReportFindingKind::Contradictory,
+        ReportFindingKind::Unresolved,
     ];
 
     /// The group's name, as the report writes it.
     pub fn name(self) -> &'static str {
         match self {
-            FindingKind::Supporting => "Supporting",
-            FindingKind::Qualifying => "Qualifying",
-            FindingKind::Contradictory => "Contradictory",
-            FindingKind::Unresolved => "Unresolved",
+            ReportFindingKind::Supporting => "Supporting",
+            ReportFindingKind::Qualifying => "Qualifying",
+            ReportFindingKind::Contradictory => "Contradictory",
+            ReportFindingKind::Unresolved => "Unresolved",
         }
     }
 
     /// The words that open the group's heading.
     fn words(self) -> &'static [&'static str] {
         match self {
-            FindingKind::Supporting => &["supporting", "supports"],
-            FindingKind::Qualifying => &["qualifying", "qualifies"],
-            FindingKind::Contradictory => &["contradictory", "contradicting", "contradicts"],
-            FindingKind::Unresolved => &["unresolved"],
+            ReportFindingKind::Supporting => &["supporting", "supports"],
+            ReportFindingKind::Qualifying => &["qualifying", "qualifies"],
+            ReportFindingKind::Contradictory => &["contradictory", "contradicting", "contradicts"],
+            ReportFindingKind::Unresolved => &["unresolved"],
         }
     }
 
@@ -50,7 +50,7 @@ impl FindingKind {
     /// (`### Contradictory`), a bold word (`**Supporting**`), or the word
     /// and a colon (`Contradictory: none that I trust`). "evidence" may
     /// follow the word.
-    pub fn from_heading(line: &str) -> Option<(FindingKind, &str)> {
+    pub fn from_heading(line: &str) -> Option<(ReportFindingKind, &str)> {
         let heading = line.starts_with('#');
         let t = line.trim_start_matches(['#', ' ']);
         let t = t.strip_prefix("- ").unwrap_or(t);
@@ -86,7 +86,7 @@ impl FindingKind {
 /// A finding of the report: its group and its text.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReportFinding {
-    pub kind: FindingKind,
+    pub kind: ReportFindingKind,
     /// Plain text.
     pub text: String,
     /// As written (Markdown kept, for the links it cites).
@@ -158,7 +158,7 @@ pub struct ReportItems {
     /// The findings, in the report's order.
     pub findings: Vec<ReportFinding>,
     /// The groups the report says hold nothing ("Contradictory: none").
-    pub findings_none: Vec<FindingKind>,
+    pub findings_none: Vec<ReportFindingKind>,
     /// One recommendation per upgrade-proposal entry.
     pub proposals: Vec<String>,
     /// The experiments section's entries marked UNRUN.

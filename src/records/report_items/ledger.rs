@@ -252,7 +252,7 @@ pub fn row_in(cols: &Columns, row: &[String]) -> Result<LedgerRow, &'static str>
     let url = col(cols.url)
         .and_then(url_in)
         .or_else(|| title_cell.and_then(url_in))
-        .map(|u| crate::text::redact_url(&u));
+        .map(|u| crate::text::redact::redact_url(&u));
     let year = match (col(cols.year), meta.year, col(cols.date)) {
         (Some(y), _, _) => Some(year_cell(y)?),
         (None, Some(y), _) => Some(y),

@@ -19,10 +19,10 @@ mod plain;
 // Sections, marks and table cells as the report check reads them, so the
 // items and the check never disagree about what the report says.
 use super::report::{cells, count_word, heading_lines, is_heading, section_of};
-use entries::{Entry, bullet_text};
+use entries::{ReportEntry, bullet_text};
 
 pub use items::{
-    AuditRow, FindingKind, Gap, ReportFinding, ReportItems, UnrunExperiment, claim_key,
+    AuditRow, Gap, ReportFinding, ReportFindingKind, ReportItems, UnrunExperiment, claim_key,
 };
 pub use ledger::{LedgerRow, arxiv_in, doi_in};
 pub use plain::{plain, sentences};
@@ -54,9 +54,9 @@ struct Reader {
     /// The open upgrade-proposal entry: its title and lines.
     proposal: Option<(String, Vec<String>)>,
     /// The findings group being read.
-    group: Option<FindingKind>,
+    group: Option<ReportFindingKind>,
     /// The open finding or experiment entry.
-    entry: Option<Entry>,
+    entry: Option<ReportEntry>,
     last_blank: bool,
 }
 
@@ -210,11 +210,11 @@ impl Reader {
     fn entry_line(&mut self, s: usize, line: &str) {
         let trimmed = line.trim();
         if s == FINDINGS {
-            if let Some((kind, rest)) = FindingKind::from_heading(trimmed) {
+            if let Some((kind, rest)) = ReportFindingKind::from_heading(trimmed) {
                 self.finish();
                 self.group = Some(kind);
                 if !rest.is_empty() {
-                    self.entry = Some(Entry::new(rest));
+                    self.entry = Some(ReportEntry::new(rest));
                 }
                 return;
             }
@@ -226,7 +226,7 @@ impl Reader {
         let indented = line.starts_with([' ', '\t']);
         if let Some(title) = trimmed.strip_prefix("### ") {
             self.finish();
-            self.entry = Some(Entry::headed(title));
+            self.entry = Some(ReportEntry::headed(title));
         } else if trimmed.starts_with('|') {
             self.finish();
             let row = cells(trimmed);
@@ -236,18 +236,18 @@ impl Reader {
             if self.header.is_none() {
                 self.header = Some(row);
             } else {
-                self.entry = Some(Entry::from_cells(&row));
+                self.entry = Some(ReportEntry::from_cells(&row));
                 self.finish();
             }
         } else if let Some(text) = bullet_text(trimmed).filter(|_| !indented) {
             self.finish();
-            self.entry = Some(Entry::new(text));
+            self.entry = Some(ReportEntry::new(text));
         } else {
             match &mut self.entry {
                 Some(e) if indented || !self.last_blank || e.headed => e.push(trimmed),
                 _ => {
                     self.finish();
-                    self.entry = Some(Entry::new(trimmed));
+                    self.entry = Some(ReportEntry::new(trimmed));
                 }
             }
         }

@@ -115,17 +115,17 @@ fn a_realistic_report_yields_its_ledger_findings_and_unrun_experiments() {
             .starts_with("spin-wait-mean-62.8-to-28.1: ")
     );
 
-    let kinds: Vec<FindingKind> = items.findings.iter().map(|f| f.kind).collect();
+    let kinds: Vec<ReportFindingKind> = items.findings.iter().map(|f| f.kind).collect();
     assert_eq!(
         kinds,
         [
-            FindingKind::Supporting,
-            FindingKind::Supporting,
-            FindingKind::Qualifying,
-            FindingKind::Unresolved
+            ReportFindingKind::Supporting,
+            ReportFindingKind::Supporting,
+            ReportFindingKind::Qualifying,
+            ReportFindingKind::Unresolved
         ]
     );
-    assert_eq!(items.findings_none, [FindingKind::Contradictory]);
+    assert_eq!(items.findings_none, [ReportFindingKind::Contradictory]);
     assert!(
         items.findings[1]
             .raw
@@ -163,7 +163,7 @@ fn findings_groups_are_read_in_every_way_a_report_writes_them() {
 ### Contradictory\n\nNone.\n\nQualifying: c2 only on one CPU.\n\
 - Supporting the claim, a bullet that is not a heading\n";
     let items = read(text);
-    let got: Vec<(FindingKind, &str)> = items
+    let got: Vec<(ReportFindingKind, &str)> = items
         .findings
         .iter()
         .map(|f| (f.kind, f.text.as_str()))
@@ -171,15 +171,15 @@ fn findings_groups_are_read_in_every_way_a_report_writes_them() {
     assert_eq!(
         got,
         [
-            (FindingKind::Supporting, "c1 holds, as the run shows."),
-            (FindingKind::Qualifying, "c2 only on one CPU."),
+            (ReportFindingKind::Supporting, "c1 holds, as the run shows."),
+            (ReportFindingKind::Qualifying, "c2 only on one CPU."),
             (
-                FindingKind::Qualifying,
+                ReportFindingKind::Qualifying,
                 "Supporting the claim, a bullet that is not a heading"
             ),
         ]
     );
-    assert_eq!(items.findings_none, [FindingKind::Contradictory]);
+    assert_eq!(items.findings_none, [ReportFindingKind::Contradictory]);
 }
 
 #[test]

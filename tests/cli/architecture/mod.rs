@@ -1,8 +1,8 @@
 //! The architecture's rules, checked from the source so they stay true: no
 //! import circle between files (nor between the crate's top-level modules),
-//! the layers point down, no command file imports another, and clap and
-//! flag names stay in the command-line layer; and every dependency is used
-//! (`deps`).
+//! the layers point down, no command file imports another, clap and flag
+//! names stay in the command-line layer, and no type name is defined twice;
+//! and every dependency is used (`deps`).
 //!
 //! `source_tree` reads a crate as the compiler does; `rules` states each rule
 //! over what it read; the tests here hold `src/` to them, and `planted` shows
@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use rules::{
-    clap_outside_the_command_line, command_files_importing_another, file_circles,
-    flags_outside_the_command_line, layer_violations,
+    clap_outside_the_command_line, command_files_importing_another, duplicate_type_names,
+    file_circles, flags_outside_the_command_line, layer_violations,
 };
 use source_tree::{Graph, SourceTree, UseLeaf, cycle_path, cycles, use_leaves};
 
@@ -157,4 +157,33 @@ fn clap_and_flag_names_stay_in_the_command_line_layer() {
             .iter()
             .any(|(_, i)| i == "clap")
     );
+}
+
+/// Type names `src/` may define more than once, each with the reason it
+/// is clearer so. None today: `Error` is defined once (`error.rs`); the
+/// `type Error = ...` of a `TryFrom` impl is the trait's associated type,
+/// no type of its own. A module's own `Error` would be the kind of name
+/// to list here, as Rust's own crates do (`std::io::Error`, `std::fmt::Error`).
+const SAME_NAME_ALLOWED: [(&str, &str); 0] = [];
+
+#[test]
+fn no_type_name_is_defined_twice() {
+    let defined = real().type_definitions();
+    assert!(defined.len() >= 100, "{} types read", defined.len());
+    // Test modules are left out: the reader does not see test-only types.
+    assert!(!defined.iter().any(|d| d.file == "testing.rs"));
+    let found = duplicate_type_names(real(), &SAME_NAME_ALLOWED);
+    assert!(
+        found.is_empty(),
+        "type names defined more than once outside tests; give each a name that says what \
+         it is (or list it in SAME_NAME_ALLOWED with the reason):\n{}",
+        found.join("\n")
+    );
+    for (name, reason) in SAME_NAME_ALLOWED {
+        let count = defined.iter().filter(|d| d.name == name).count();
+        assert!(
+            count > 1,
+            "`{name}` is allowed twice ({reason}) but defined {count} time(s)"
+        );
+    }
 }

@@ -2,13 +2,14 @@
 //! temporary folder to break it (a file-level circle closed by a re-export,
 //! a use-tree and an inline path; an upward import after a test module; a
 //! command file importing another; clap and a flag outside the command
-//! line), and on a clean tree where every rule finds nothing.
+//! line; a type name defined twice), and on a clean tree where every rule
+//! finds nothing.
 
 use std::collections::BTreeSet;
 
 use super::rules::{
-    clap_outside_the_command_line, command_files_importing_another, file_circles,
-    flags_outside_the_command_line, layer_violations,
+    clap_outside_the_command_line, command_files_importing_another, duplicate_type_names,
+    file_circles, flags_outside_the_command_line, layer_violations,
 };
 use super::source_tree::SourceTree;
 
@@ -229,4 +230,43 @@ fn a_clean_planted_tree_breaks_no_rule() {
     assert_eq!(command_files_importing_another(&tree), Vec::<String>::new());
     assert_eq!(clap_outside_the_command_line(&tree), Vec::<String>::new());
     assert_eq!(flags_outside_the_command_line(&tree), Vec::<String>::new());
+    assert_eq!(duplicate_type_names(&tree, &[]), Vec::<String>::new());
+}
+
+#[test]
+fn a_planted_type_name_defined_twice_is_found_with_every_place() {
+    let (_dir, tree) = plant(&[
+        (
+            "lib.rs",
+            "pub mod audit;\npub mod tables;\npub mod run;\n\n#[cfg(test)]\nmod testing;\n",
+        ),
+        ("audit.rs", "pub struct Cell;\n\npub enum Error {}\n"),
+        (
+            "tables.rs",
+            "// struct Cell in a comment\npub fn f() -> &'static str {\n    \"enum Cell\"\n}\n\npub struct Cell {\n    pub x: u8,\n}\n\npub trait Error {}\n\n#[cfg(test)]\nmod tests {\n    struct Cell;\n}\n",
+        ),
+        (
+            "run.rs",
+            "pub type Row = u8;\n\npub struct S;\n\nimpl TryFrom<u8> for S {\n    type Error = ();\n    fn try_from(_: u8) -> Result<S, ()> {\n        struct Row;\n        Ok(S)\n    }\n}\n",
+        ),
+        ("testing.rs", "pub struct Cell;\npub struct S;\n"),
+    ]);
+    // Comments, strings, test modules, test-only files and an impl's
+    // associated type define nothing; a type inside a function does.
+    assert_eq!(
+        duplicate_type_names(&tree, &[]),
+        vec![
+            "`Cell` is defined 2 times: src/audit.rs:1, src/tables.rs:6",
+            "`Error` is defined 2 times: src/audit.rs:3, src/tables.rs:10",
+            "`Row` is defined 2 times: src/run.rs:1, src/run.rs:8",
+        ]
+    );
+    // A name on the list with its reason is let be.
+    assert_eq!(
+        duplicate_type_names(&tree, &[("Error", "each module's own error")]),
+        vec![
+            "`Cell` is defined 2 times: src/audit.rs:1, src/tables.rs:6",
+            "`Row` is defined 2 times: src/run.rs:1, src/run.rs:8",
+        ]
+    );
 }

@@ -2,9 +2,10 @@
 //! what breaks it (with the file, line and path that does), so the real
 //! `src/` and a planted tree are judged by the same code.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::source_tree::{Reference, SourceTree, cycle_path, cycles};
+use super::source_tree::{Reference, SourceTree, TypeDefinition, cycle_path, cycles};
 
 /// The command-line layer: the only top-level modules that may know about
 /// clap or name a flag.
@@ -237,4 +238,31 @@ pub fn flags_outside_the_command_line(tree: &SourceTree) -> Vec<String> {
         }
     }
     found
+}
+
+/// Type names (struct, enum, union, type alias, trait) the product defines
+/// more than once, names in `allowed` aside: one line per name, with every
+/// file and line that defines it. A name a reader meets in two places with
+/// two meanings (`Cell` a notebook's cell here, a printed number there)
+/// sends them to the wrong one; a name that says what it is does not.
+pub fn duplicate_type_names(tree: &SourceTree, allowed: &[(&str, &str)]) -> Vec<String> {
+    let mut by_name: BTreeMap<&str, Vec<&TypeDefinition>> = BTreeMap::new();
+    for d in tree.type_definitions() {
+        by_name.entry(d.name.as_str()).or_default().push(d);
+    }
+    by_name
+        .into_iter()
+        .filter(|(name, defs)| defs.len() > 1 && !allowed.iter().any(|(a, _)| a == name))
+        .map(|(name, defs)| {
+            let places: Vec<String> = defs
+                .iter()
+                .map(|d| format!("{}:{}", shown(tree, &d.file), d.line))
+                .collect();
+            format!(
+                "`{name}` is defined {} times: {}",
+                defs.len(),
+                places.join(", ")
+            )
+        })
+        .collect()
 }

@@ -101,6 +101,19 @@ pub struct SourceTree {
     /// Per file: the identifiers of its code outside test items, with lines.
     idents: BTreeMap<String, Vec<(usize, String)>>,
     references: Vec<Reference>,
+    /// The types the product's files define, in file and line order.
+    type_definitions: Vec<TypeDefinition>,
+}
+
+/// A type a file defines: a struct, enum, union, type alias, trait or
+/// trait alias, at module level or inside a function (an associated type
+/// of an impl, `type Error = ...`, defines no type of its own).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeDefinition {
+    pub name: String,
+    /// The file, relative to the root.
+    pub file: String,
+    pub line: usize,
 }
 
 impl SourceTree {
@@ -112,6 +125,7 @@ impl SourceTree {
             texts: BTreeMap::new(),
             idents: BTreeMap::new(),
             references: Vec::new(),
+            type_definitions: Vec::new(),
         };
         collect_texts(root, root, &mut tree.texts);
         let mut found = Vec::new();
@@ -146,6 +160,7 @@ impl SourceTree {
                 pending: Vec::new(),
                 found: Vec::new(),
                 idents: Vec::new(),
+                types: Vec::new(),
             };
             reader.enter(module.clone());
             for item in &parsed.items {
@@ -156,6 +171,12 @@ impl SourceTree {
                 .insert(file.clone(), std::mem::take(&mut reader.idents));
             if !test_only {
                 found.extend(reader.found.drain(..).map(|f| (file.clone(), f)));
+                let types = reader.types.drain(..).map(|(name, line)| TypeDefinition {
+                    name,
+                    file: file.clone(),
+                    line,
+                });
+                tree.type_definitions.extend(types);
             }
         }
         tree.references = found
@@ -164,7 +185,14 @@ impl SourceTree {
             .collect();
         tree.references
             .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        tree.type_definitions
+            .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
         tree
+    }
+
+    /// Every type the product's files define outside test items.
+    pub fn type_definitions(&self) -> &[TypeDefinition] {
+        &self.type_definitions
     }
 
     /// The source root this tree was read from.
@@ -500,6 +528,19 @@ fn item_name(item: &syn::Item) -> Option<(String, bool)> {
     Some((ident.to_string(), value))
 }
 
+/// The name of the type an item defines, if it defines one.
+fn type_defined(item: &syn::Item) -> Option<&syn::Ident> {
+    match item {
+        syn::Item::Enum(i) => Some(&i.ident),
+        syn::Item::Struct(i) => Some(&i.ident),
+        syn::Item::Trait(i) => Some(&i.ident),
+        syn::Item::TraitAlias(i) => Some(&i.ident),
+        syn::Item::Type(i) => Some(&i.ident),
+        syn::Item::Union(i) => Some(&i.ident),
+        _ => None,
+    }
+}
+
 /// What one leaf of a `use` tree binds.
 #[derive(Debug, PartialEq)]
 pub enum UseLeaf {
@@ -579,6 +620,8 @@ struct FileReader<'t> {
     pending: Vec<(ModPath, String, bool)>,
     found: Vec<Found>,
     idents: Vec<(usize, String)>,
+    /// The types it defines outside test items, with their lines.
+    types: Vec<(String, usize)>,
 }
 
 impl FileReader<'_> {
@@ -703,6 +746,10 @@ impl<'ast> Visit<'ast> for FileReader<'_> {
                 }
             }
             return;
+        }
+        if let Some(ident) = type_defined(item) {
+            self.types
+                .push((ident.to_string(), ident.span().start().line));
         }
         if let Some((name, value)) = item_name(item) {
             let m = self.module();
