@@ -249,6 +249,35 @@ fn read_lines(
     })
 }
 
+/// Whether `program` can be started: a path with a `/` must be an
+/// executable file, a bare name must be one on `PATH`. Checked before a
+/// command says what it is about to run, so a missing Python is one line
+/// of error rather than a progress line and then the error.
+pub fn findable(program: &std::path::Path) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 || program.is_absolute() {
+        return match std::fs::metadata(program) {
+            Err(e) => Err(e),
+            Ok(_) if executable(program) => Ok(()),
+            Ok(_) => Err(Error::new(
+                ErrorKind::PermissionDenied,
+                "not an executable file",
+            )),
+        };
+    }
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| executable(&dir.join(program))));
+    if on_path {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorKind::NotFound, "not found on PATH"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,6 +102,7 @@ fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Res
         record: !args.no_record,
     };
     let total: usize = planned.iter().map(|p| p.code_cells() * args.repeat).sum();
+    crate::notebook::harness::check_python(&args.python)?;
     eprintln!(
         "running {} notebook(s) in {} fresh kernel(s) with {}; a notebook is code, and runs with your permissions",
         planned.len(),

@@ -86,6 +86,7 @@ pub fn run_on_pytorch(
     decided: Decided<'_>,
 ) -> Result<BenchRun> {
     crate::bench::pytorch_harness::timeout_from_env()?;
+    crate::bench::pytorch_harness::check_python(python)?;
     catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",

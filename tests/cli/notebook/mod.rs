@@ -82,8 +82,35 @@ fn what_cannot_run_is_one_line_and_exit_2() {
     // No Python at all.
     let out = run(&p, Path::new("/nonexistent/python"), &["06"]);
     assert_eq!(out.status.code(), Some(2));
+    // One line: the error, with no "running ..." line before it.
+    assert_eq!(
+        stderr(&out),
+        "research_companion: error: cannot run /nonexistent/python (No such file or directory (os error 2)); install them with `python3 -m venv DIR && DIR/bin/pip install nbclient ipykernel` and use DIR/bin/python (--python PATH)\n"
+    );
+    let out = run(&p, Path::new("no-such-python-here"), &["06"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("cannot run /nonexistent/python"),
+        stderr(&out).contains("cannot run no-such-python-here (not found on PATH)"),
+        "{}",
+        stderr(&out)
+    );
+    // The same for the PyTorch engine.
+    let out = p
+        .cmd()
+        .args([
+            "bench",
+            "--engine",
+            "pytorch",
+            "--python",
+            "/nonexistent/python",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot run /nonexistent/python (No such file or directory"),
         "{}",
         stderr(&out)
     );
