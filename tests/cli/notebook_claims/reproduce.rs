@@ -156,8 +156,8 @@ fn a_cell_that_fails_in_some_kernels_makes_its_claims_inconclusive_with_the_reas
 
 #[test]
 #[cfg_attr(
-    rc_no_kernel_torch,
-    ignore = "needs a notebook Python with nbclient, ipykernel and torch: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
+    rc_no_kernel,
+    ignore = "needs a notebook Python with nbclient and ipykernel: set RESEARCH_COMPANION_TEST_NOTEBOOK_PYTHON"
 )]
 fn reproduce_all_names_each_chapters_kinds_of_evidence() {
     let Some(KernelBook {
