@@ -29,14 +29,11 @@ pub const HARNESS: &str = include_str!("pytorch_harness.py");
 /// How to get PyTorch, for the error that says it is missing.
 const INSTALL: &str = "install it with `python3 -m venv DIR && DIR/bin/pip install torch numpy` and use DIR/bin/python";
 
-/// One line of error, naming `--python`, when `python` cannot be started.
+/// One line of error when `python` cannot be started (the command line
+/// adds the flag).
 pub fn check_python(python: &Path) -> Result<()> {
-    crate::bounded_child::findable(python).map_err(|e| {
-        Error::Usage(format!(
-            "cannot run {} ({e}); {INSTALL} (--python PATH)",
-            python.display()
-        ))
-    })
+    crate::bounded_child::findable(python)
+        .map_err(|e| Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display())))
 }
 
 /// The answer format this tool reads. Version 2: the window starts at the

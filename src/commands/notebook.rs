@@ -90,6 +90,14 @@ pub fn added_line(outcome: &NotebookAdded) -> String {
     }
 }
 
+/// A usage error of the Python names the flag that chose it.
+fn with_python_flag(e: Error) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        other => other,
+    }
+}
+
 /// `notebook run`
 fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Result<Outcome> {
     let planned = notebook::run::plan(project, &args.chapters)?;
@@ -102,7 +110,7 @@ fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Res
         record: !args.no_record,
     };
     let total: usize = planned.iter().map(|p| p.code_cells() * args.repeat).sum();
-    crate::notebook::harness::check_python(&args.python)?;
+    crate::notebook::harness::check_python(&args.python).map_err(with_python_flag)?;
     eprintln!(
         "running {} notebook(s) in {} fresh kernel(s) with {}; a notebook is code, and runs with your permissions",
         planned.len(),
@@ -120,10 +128,7 @@ fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Res
         &crate::bench::interrupt::interrupted,
     );
     bar.finish_and_clear();
-    let ran = ran.map_err(|e| match e {
-        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-        other => other,
-    })?;
+    let ran = ran.map_err(with_python_flag)?;
     let passed = ran.iter().all(|r| r.run.verdict == NotebookVerdict::Pass);
     out.emit(&RunReport(ran), args.format.into())?;
     Ok(Outcome::check(passed))

@@ -32,14 +32,11 @@ pub const HARNESS: &str = include_str!("nbclient_harness.py");
 /// missing.
 pub const INSTALL: &str = "install them with `python3 -m venv DIR && DIR/bin/pip install nbclient ipykernel` and use DIR/bin/python";
 
-/// One line of error, naming `--python`, when `python` cannot be started.
+/// One line of error when `python` cannot be started (the command line
+/// adds the flag).
 pub fn check_python(python: &Path) -> Result<()> {
-    crate::bounded_child::findable(python).map_err(|e| {
-        Error::Usage(format!(
-            "cannot run {} ({e}); {INSTALL} (--python PATH)",
-            python.display()
-        ))
-    })
+    crate::bounded_child::findable(python)
+        .map_err(|e| Error::Usage(format!("cannot run {} ({e}); {INSTALL}", python.display())))
 }
 
 /// The answer format this tool reads.

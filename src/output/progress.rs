@@ -86,7 +86,12 @@ pub fn run_on_pytorch(
     decided: Decided<'_>,
 ) -> Result<BenchRun> {
     crate::bench::pytorch_harness::timeout_from_env()?;
-    crate::bench::pytorch_harness::check_python(python)?;
+    // Only the Python itself makes a usage error here.
+    let python_flag = |e: Error| match e {
+        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        other => other,
+    };
+    crate::bench::pytorch_harness::check_python(python).map_err(python_flag)?;
     catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",
@@ -95,8 +100,7 @@ pub fn run_on_pytorch(
         settings.rounds
     );
     crate::app::bench::run_reference(settings, python, decided).map_err(|e| match e {
-        // Only the Python itself makes a usage error here.
-        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        Error::Usage(_) => python_flag(e),
         other => flags(other),
     })
 }
