@@ -5,7 +5,7 @@ use crate::app::{Project, status};
 use crate::cli::HistoryArgs;
 use crate::error::{Outcome, Result};
 use crate::output::{Out, Render};
-use crate::records::status::RunCurrency;
+use crate::records::status::{HistoryEntry, RunCurrency};
 use crate::text::escape::visible;
 
 impl Render for status::ChapterHistory {
@@ -19,29 +19,7 @@ impl Render for status::ChapterHistory {
                 RunCurrency::Current => "CURRENT",
                 RunCurrency::Stale => "STALE",
             };
-            let detail = match (&e.report_complete, &e.result) {
-                _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
-                (None, Some(r)) if e.not_comparable.is_some() => format!(
-                    "{} [NOT COMPARABLE with the chapter's tables, never its evidence: {}]",
-                    visible(r),
-                    visible(e.not_comparable.as_deref().unwrap_or_default())
-                ),
-                (Some(true), _) => "report: all 7 sections".to_string(),
-                (Some(false), _) => "report: MISSING SECTIONS".to_string(),
-                (None, Some(r)) => {
-                    // A run that decided notebook claims counts their verdicts.
-                    let r = match &e.notebook_claims {
-                        Some(c) => format!("{}; {}", visible(r), visible(c)),
-                        None => visible(r).into_owned(),
-                    };
-                    match (&e.disturbed, &e.notebook) {
-                        (Some(mark), _) => format!("{r}  [{}]", visible(mark)),
-                        (None, Some(nb)) => format!("{r}  [ran {}]", visible(nb)),
-                        (None, None) => r,
-                    }
-                }
-                (None, None) => String::new(),
-            };
+            let detail = detail(e);
             text.push_str(&format!(
                 "  {}  {:<10}  {}  {}  {:<7}  env {} ({} CPUs)  {detail}\n",
                 e.run_id,
@@ -69,6 +47,35 @@ impl Render for status::ChapterHistory {
             }
         }
         Ok(text)
+    }
+}
+
+/// What a run's line says after its environment: its report's state for
+/// research, its one-line result for experiments and notebook runs, with
+/// the notebook claims it decided and the notebook it ran or its mark.
+fn detail(e: &HistoryEntry) -> String {
+    match (&e.report_complete, &e.result) {
+        _ if e.draft => "report: DRAFT (not counted as research)".to_string(),
+        (None, Some(r)) if e.not_comparable.is_some() => format!(
+            "{} [NOT COMPARABLE with the chapter's tables, never its evidence: {}]",
+            visible(r),
+            visible(e.not_comparable.as_deref().unwrap_or_default())
+        ),
+        (Some(true), _) => "report: all 7 sections".to_string(),
+        (Some(false), _) => "report: MISSING SECTIONS".to_string(),
+        (None, Some(r)) => {
+            // A run that decided notebook claims counts their verdicts.
+            let r = match &e.notebook_claims {
+                Some(c) => format!("{}; {}", visible(r), visible(c)),
+                None => visible(r).into_owned(),
+            };
+            match (&e.disturbed, &e.notebook) {
+                (Some(mark), _) => format!("{r}  [{}]", visible(mark)),
+                (None, Some(nb)) => format!("{r}  [ran {}]", visible(nb)),
+                (None, None) => r,
+            }
+        }
+        (None, None) => String::new(),
     }
 }
 

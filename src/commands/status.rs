@@ -11,118 +11,148 @@ use crate::text::escape::visible;
 
 impl Render for ChapterStatus {
     fn text(&self) -> Result<String> {
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
-        let mut line = format!("{}  {}  {}", self.chapter, self.state, self.label);
-        for r in &self.stale_reasons {
-            line.push_str(&format!(" (Changed: {})", visible(r)));
-        }
-        if let Some(c) = &self.changed_since_research {
-            line.push_str(&format!(" · since the last research run: {}", visible(c)));
-        }
-        line.push_str(&format!(
-            "  · {} research run{}, {} experiment run{} · last researched: {}",
-            self.research_runs,
-            plural(self.research_runs),
-            self.experiment_runs,
-            plural(self.experiment_runs),
-            self.last_researched
-                .map(|t| t.format("%Y-%m-%d").to_string())
-                .unwrap_or_else(|| "never".into())
-        ));
-        line.push('\n');
-        match (&self.claims, &self.latest_experiment) {
-            (Some(c), Some(e)) => line.push_str(&format!(
-                "    {}{c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
-                // Verdicts of an earlier measurement say so before they count.
-                e.earlier_measurement
-                    .as_ref()
-                    .map(|m| format!(
-                        "an earlier measurement ({}), its verdicts then: ",
-                        visible(m)
-                    ))
-                    .unwrap_or_default(),
-                e.run_id,
-                e.recorded_at.format("%Y-%m-%d"),
-                e.revision,
-                if e.of_current_revision {
-                    " (current)"
-                } else {
-                    " (older than the current snapshot)"
-                },
-                visible(&e.env_id),
-                e.logical_cpus
-            )),
-            // Notebook claims are counted below, from the notebook's runs.
-            _ if self.notebook_claims.is_some() => line.push_str(
-                "    no experiment recorded: pipeline claims (over the chapter's tables) unchecked\n",
-            ),
-            _ => line.push_str("    no experiment recorded: claims unchecked\n"),
-        }
-        if let Some(mark) = self
-            .latest_experiment
-            .as_ref()
-            .and_then(|e| e.disturbed.as_ref())
-        {
-            // What the disturbed rounds did not decide holds nothing against
-            // the chapter; a verdict decided on the rounds left still does.
-            let decided_against = self
-                .claims
-                .as_ref()
-                .is_some_and(|c| c.not_reproduced + c.magnitude_differs > 0);
-            line.push_str(&format!(
-                "    the latest experiment was {mark}: a round without an undisturbed run did not count, {}\n",
-                if decided_against {
-                    "and the verdicts above read only the rounds left"
-                } else {
-                    "so it holds nothing against the chapter"
-                }
-            ));
-        }
-        if let Some(e) = &self.latest_experiment
-            && !e.departs.is_empty()
-        {
-            // Its verdicts stand, but on settings other than the defaults.
-            line.push_str(&format!(
-                "    the latest experiment ran with {}\n",
-                visible(&e.departs.join("; "))
-            ));
-        }
-        for later in &self.undecided_later {
-            line.push_str(&format!(
-                "    a later experiment decided nothing and is not counted: {}\n",
-                visible(later)
-            ));
-        }
+        let mut line = head_line(self);
+        line.push_str(&experiment_lines(self));
         if let Some(n) = &self.notebook {
             line.push_str(&format!("    {}\n", n.line()));
         }
         if let Some(n) = &self.notebook_claims {
             line.push_str(&notebook_claims_lines(self, n));
         }
-        if !self.earlier_measurements.is_empty() {
-            line.push_str(
-                "    earlier measurements, not held against today's (the tool changed, not only the machine):\n",
-            );
-            for e in &self.earlier_measurements {
-                line.push_str(&format!("      {}\n", visible(e)));
-            }
-        }
-        if !self.across_environments.is_empty() {
-            line.push_str(&format!(
-                "    evidence from {} environments ({}):\n",
-                self.environments,
-                visible(&self.environment_list.join(", "))
-            ));
-            for c in &self.across_environments {
-                line.push_str(&format!(
-                    "      {}: {}\n",
-                    visible(&c.claim),
-                    c.summary_painted(&Colours)
-                ));
-            }
-        }
+        line.push_str(&earlier_and_across_lines(self));
         Ok(line)
     }
+}
+
+/// The chapter's first line: its state and label, why it is stale, what
+/// changed since research, and its counts of runs.
+fn head_line(s: &ChapterStatus) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut line = format!("{}  {}  {}", s.chapter, s.state, s.label);
+    for r in &s.stale_reasons {
+        line.push_str(&format!(" (Changed: {})", visible(r)));
+    }
+    if let Some(c) = &s.changed_since_research {
+        line.push_str(&format!(" · since the last research run: {}", visible(c)));
+    }
+    line.push_str(&format!(
+        "  · {} research run{}, {} experiment run{} · last researched: {}",
+        s.research_runs,
+        plural(s.research_runs),
+        s.experiment_runs,
+        plural(s.experiment_runs),
+        s.last_researched
+            .map(|t| t.format("%Y-%m-%d").to_string())
+            .unwrap_or_else(|| "never".into())
+    ));
+    line.push('\n');
+    line
+}
+
+/// The latest experiment's claims, and what to know of it.
+fn experiment_lines(s: &ChapterStatus) -> String {
+    let mut line = String::new();
+    match (&s.claims, &s.latest_experiment) {
+        (Some(c), Some(e)) => line.push_str(&format!(
+            "    {}{c}; latest experiment {} on {}, revision {}{}, env {} ({} CPUs)\n",
+            // Verdicts of an earlier measurement say so before they count.
+            e.earlier_measurement
+                .as_ref()
+                .map(|m| format!(
+                    "an earlier measurement ({}), its verdicts then: ",
+                    visible(m)
+                ))
+                .unwrap_or_default(),
+            e.run_id,
+            e.recorded_at.format("%Y-%m-%d"),
+            e.revision,
+            if e.of_current_revision {
+                " (current)"
+            } else {
+                " (older than the current snapshot)"
+            },
+            visible(&e.env_id),
+            e.logical_cpus
+        )),
+        // Notebook claims are counted below, from the notebook's runs.
+        _ if s.notebook_claims.is_some() => line.push_str(
+            "    no experiment recorded: pipeline claims (over the chapter's tables) unchecked\n",
+        ),
+        _ => line.push_str("    no experiment recorded: claims unchecked\n"),
+    }
+    line.push_str(&experiment_notes(s));
+    line
+}
+
+/// What to know of the latest experiment beside its verdicts: disturbed,
+/// run on settings other than the defaults, later ones that decided
+/// nothing.
+fn experiment_notes(s: &ChapterStatus) -> String {
+    let mut line = String::new();
+    if let Some(mark) = s
+        .latest_experiment
+        .as_ref()
+        .and_then(|e| e.disturbed.as_ref())
+    {
+        // What the disturbed rounds did not decide holds nothing against
+        // the chapter; a verdict decided on the rounds left still does.
+        let decided_against = s
+            .claims
+            .as_ref()
+            .is_some_and(|c| c.not_reproduced + c.magnitude_differs > 0);
+        line.push_str(&format!(
+            "    the latest experiment was {mark}: a round without an undisturbed run did not count, {}\n",
+            if decided_against {
+                "and the verdicts above read only the rounds left"
+            } else {
+                "so it holds nothing against the chapter"
+            }
+        ));
+    }
+    if let Some(e) = &s.latest_experiment
+        && !e.departs.is_empty()
+    {
+        // Its verdicts stand, but on settings other than the defaults.
+        line.push_str(&format!(
+            "    the latest experiment ran with {}\n",
+            visible(&e.departs.join("; "))
+        ));
+    }
+    for later in &s.undecided_later {
+        line.push_str(&format!(
+            "    a later experiment decided nothing and is not counted: {}\n",
+            visible(later)
+        ));
+    }
+    line
+}
+
+/// Measurements of an earlier tool, and the claims across environments.
+fn earlier_and_across_lines(s: &ChapterStatus) -> String {
+    let mut line = String::new();
+    if !s.earlier_measurements.is_empty() {
+        line.push_str(
+            "    earlier measurements, not held against today's (the tool changed, not only the machine):\n",
+        );
+        for e in &s.earlier_measurements {
+            line.push_str(&format!("      {}\n", visible(e)));
+        }
+    }
+    if !s.across_environments.is_empty() {
+        line.push_str(&format!(
+            "    evidence from {} environments ({}):\n",
+            s.environments,
+            visible(&s.environment_list.join(", "))
+        ));
+        for c in &s.across_environments {
+            line.push_str(&format!(
+                "      {}: {}\n",
+                visible(&c.claim),
+                c.summary_painted(&Colours)
+            ));
+        }
+    }
+    line
 }
 
 /// The chapter's claims by source (`claims: 6 pipeline (6 reproduced), 2

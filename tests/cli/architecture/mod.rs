@@ -9,6 +9,7 @@
 //! each rule failing on a small tree written to make it fail.
 
 mod deps;
+mod fn_length;
 mod planted;
 pub mod rules;
 pub mod source_tree;
