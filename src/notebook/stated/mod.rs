@@ -238,16 +238,40 @@ fn row_named(line: &Line, r: &Read, i: usize) -> usize {
     }))
 }
 
-/// Whether `code` writes the value `v` as a literal (`h = 1e-4`,
-/// `DataLoader(ds, batch_size=16)`).
+/// What each cell's code sets: the values it writes as literals (`h =
+/// 1e-4`, `DataLoader(ds, batch_size=16)`), read once per check.
 /// Strings and comments are left out: `print('params: 112')` sets nothing.
-fn sets(code: &str, v: f64) -> bool {
-    code.lines().any(|l| {
-        read(&code_only(l))
-            .nums
+struct CodeSettings<'a>(Vec<(&'a str, Vec<f64>)>);
+
+impl<'a> CodeSettings<'a> {
+    fn of(printed: &'a [PrintedCell]) -> Self {
+        CodeSettings(
+            printed
+                .iter()
+                .map(|p| {
+                    let values = p
+                        .code
+                        .lines()
+                        .flat_map(|l| read(&code_only(l)).nums)
+                        .map(|n| n.value)
+                        .collect();
+                    (p.cell.as_str(), values)
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether a cell `within` takes sets the value `v`.
+    fn set(&self, v: f64, within: impl Fn(&str) -> bool) -> bool {
+        self.0
             .iter()
-            .any(|c| (c.value - v).abs() <= 1e-12 * v.abs().max(1.0))
-    })
+            .filter(|(cell, _)| within(cell))
+            .any(|(_, values)| {
+                values
+                    .iter()
+                    .any(|c| (c - v).abs() <= 1e-12 * v.abs().max(1.0))
+            })
+    }
 }
 
 /// A line of Python without its string literals and its comment (each
@@ -319,6 +343,7 @@ fn holding(n: &Num, p: &Num, values: &[f64]) -> usize {
 /// Holds each number of each sentence against the printed output.
 /// `ids` are the claim ids in use (a ready claim takes another).
 pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> Vec<StatedFinding> {
+    let settings = CodeSettings::of(printed);
     let lines: Vec<Line> = printed
         .iter()
         .flat_map(|p| {
@@ -353,7 +378,7 @@ pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> 
                         &r,
                         i,
                         &lines,
-                        printed,
+                        &settings,
                         s.section.as_deref(),
                         &held,
                         &spent,
@@ -409,10 +434,7 @@ pub fn hold(sentences: &[Sentence], printed: &[PrintedCell], ids: &[String]) -> 
                 };
                 // A value the cell's own code sets (`num_workers=0`) is a
                 // setting it echoes, not a result a claim should check.
-                let setting = printed
-                    .iter()
-                    .find(|p| p.cell == line.cell)
-                    .is_some_and(|p| sets(&p.code, line.read.nums[found.num].value));
+                let setting = settings.set(line.read.nums[found.num].value, |c| c == line.cell);
                 f.setting = setting;
                 f.ready_claim = (!setting)
                     .then(|| ready_claim(&s.text, &s.location, n, at, &found.words, &taken))
@@ -561,7 +583,7 @@ fn differs(
     r: &Read,
     i: usize,
     lines: &[Line],
-    printed: &[PrintedCell],
+    settings: &CodeSettings,
     section: Option<&[String]>,
     held: &[(usize, usize)],
     spent: &[&str],
@@ -688,10 +710,9 @@ fn differs(
     let found = best.map(|b| b.0)?;
     let cell = lines[found.line].cell;
     let set_in_code = n.bound.is_none()
-        && printed
-            .iter()
-            .filter(|p| section.map_or(p.cell == cell, |cells| cells.contains(&p.cell)))
-            .any(|p| sets(&p.code, n.value));
+        && settings.set(n.value, |c| {
+            section.map_or(c == cell, |cells| cells.iter().any(|s| s == c))
+        });
     (!set_in_code).then_some(found)
 }
 

@@ -708,6 +708,13 @@ fn a_table_row_is_read_by_its_columns_and_the_row_the_sentence_names() {
     assert_eq!(found[0].printed, Some(163459.0));
 }
 
+/// Whether a cell with `code` sets the value `v`.
+fn sets(code: &str, v: f64) -> bool {
+    let mut p = printed("c", "");
+    p.code = code.into();
+    CodeSettings::of(&[p.clone()]).set(v, |_| true)
+}
+
 #[test]
 fn a_value_in_a_string_or_a_comment_is_set_by_no_code() {
     assert!(sets("loader = DataLoader(ds, batch_size=16)", 16.0));
