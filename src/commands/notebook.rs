@@ -13,7 +13,7 @@ use crate::app::notebook::{self, CheckTarget, Checked, Download, NotebookSource}
 use crate::cli::{
     NotebookAddArgs, NotebookCheckArgs, NotebookCommand, NotebookReportArgs, NotebookRunArgs,
 };
-use crate::error::{Error, Outcome, Result};
+use crate::error::{Outcome, Result};
 use crate::layout::Layout;
 use crate::notebook::NotebookVerdict;
 use crate::notebook::run::{CellOutcome, cell_name, failure_words};
@@ -90,14 +90,6 @@ pub fn added_line(outcome: &NotebookAdded) -> String {
     }
 }
 
-/// A usage error of the Python names the flag that chose it.
-fn with_python_flag(e: Error) -> Error {
-    match e {
-        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-        other => other,
-    }
-}
-
 /// `notebook run`
 fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Result<Outcome> {
     let planned = notebook::run::plan(project, &args.chapters)?;
@@ -110,7 +102,8 @@ fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Res
         record: !args.no_record,
     };
     let total: usize = planned.iter().map(|p| p.code_cells() * args.repeat).sum();
-    crate::notebook::harness::check_python(&args.python).map_err(with_python_flag)?;
+    crate::notebook::harness::check_python(&args.python)
+        .map_err(crate::output::flags::name_python_flag)?;
     eprintln!(
         "running {} notebook(s) in {} fresh kernel(s) with {}; a notebook is code, and runs with your permissions",
         planned.len(),
@@ -128,7 +121,7 @@ fn run_notebooks(out: &mut Out, project: &Project, args: NotebookRunArgs) -> Res
         &crate::bench::interrupt::interrupted,
     );
     bar.finish_and_clear();
-    let ran = ran.map_err(with_python_flag)?;
+    let ran = ran.map_err(crate::output::flags::name_python_flag)?;
     let passed = ran.iter().all(|r| r.run.verdict == NotebookVerdict::Pass);
     out.emit(&RunReport(ran), args.format.into())?;
     Ok(Outcome::check(passed))

@@ -271,10 +271,7 @@ impl Runner for CommandLineRunner<'_> {
             &crate::bench::interrupt::interrupted,
         );
         bar.finish_and_clear();
-        let mut ran = ran.map_err(|e| match e {
-            Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-            other => other,
-        })?;
+        let mut ran = ran.map_err(crate::output::flags::name_python_flag)?;
         Ok(NotebookRan::Ran(Box::new(ran.remove(0))))
     }
 }

@@ -17,6 +17,15 @@ pub fn name_common_flags(e: Error) -> Error {
     }
 }
 
+/// Names `--python` in a usage error: only the Python chosen by that flag
+/// makes one where it is used (it cannot be started, or lacks a module).
+pub fn name_python_flag(e: Error) -> Error {
+    match e {
+        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
+        other => other,
+    }
+}
+
 /// The flag that sets a benchmark knob.
 pub fn knob_flag(knob: Knob) -> &'static str {
     match knob {

@@ -87,11 +87,7 @@ pub fn run_on_pytorch(
 ) -> Result<BenchRun> {
     crate::bench::pytorch_harness::timeout_from_env()?;
     // Only the Python itself makes a usage error here.
-    let python_flag = |e: Error| match e {
-        Error::Usage(m) => Error::Usage(format!("{m} (--python PATH)")),
-        other => other,
-    };
-    crate::bench::pytorch_harness::check_python(python).map_err(python_flag)?;
+    crate::bench::pytorch_harness::check_python(python).map_err(super::flags::name_python_flag)?;
     catch_ctrl_c();
     eprintln!(
         "running {} configuration(s) on PyTorch's DataLoader with {}, {} round(s) at least",
@@ -100,7 +96,7 @@ pub fn run_on_pytorch(
         settings.rounds
     );
     crate::app::bench::run_reference(settings, python, decided).map_err(|e| match e {
-        Error::Usage(_) => python_flag(e),
+        Error::Usage(_) => super::flags::name_python_flag(e),
         other => flags(other),
     })
 }
